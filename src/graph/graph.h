@@ -1,0 +1,70 @@
+// Graph: the object applications build once and pass to every operator. It owns the validated CSR
+// by destination and derives the other layouts on first use (CSC / transpose for backward passes,
+// COO in edge-id order for g-SDDMM, balancedIdx for row balancing, statistics for the tuner).
+// Derived layouts are computed once, thread-safely, and cached.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/formats.h"
+
+namespace gsparse {
+
+class Graph {
+public:
+    Graph() = default;
+
+    /// Validates csr (throws GraphError) and takes it. values, when given, holds one weight per edge id.
+    static Graph from_csr(CSR csr, std::vector<float> values = {});
+    static Graph from_coo(const COO &coo, std::vector<float> values = {});
+    /// Edges src[i] -> dst[i] with edge id i; num_nodes source and destination nodes.
+    static Graph from_edges(int64_t num_nodes, const std::vector<index_t> &src, const std::vector<index_t> &dst,
+                            std::vector<float> values = {});
+    /// Raw CSR arrays (row_ptr of num_rows+1, col_idx of nnz, edge_ids of nnz or null for identity);
+    /// copied and validated.
+    static Graph from_csr_arrays(int64_t num_rows, int64_t num_cols, const index_t *row_ptr, const index_t *col_idx,
+                                 const index_t *edge_ids, int64_t nnz);
+    /// Loads any supported file (see graph/io.h).
+    static Graph load(const std::string &path);
+
+    int64_t num_dst() const { return s_->csr.num_rows; }
+    int64_t num_src() const { return s_->csr.num_cols; }
+    int64_t num_edges() const { return s_->csr.nnz(); }
+    bool has_values() const { return !s_->values.empty(); }
+    /// Per-edge weights indexed by edge id (empty when the graph has none).
+    const std::vector<float> &values() const { return s_->values; }
+
+    const CSR &csr() const { return s_->csr; }
+    const CSC &csc() const;
+    /// The reversed graph (for backward passes), same edge ids.
+    const Graph &reverse() const;
+    /// COO with position i holding edge id i.
+    const COO &coo() const;
+    const std::vector<index_t> &balanced_idx() const;
+    const GraphStats &stats() const;
+    /// Maximum row length (in-degree).
+    int64_t max_row_length() const { return stats().max_row_length; }
+
+    /// A stable 64-bit fingerprint of the structure (sizes, row_ptr, col_idx), for caches.
+    uint64_t fingerprint() const;
+
+private:
+    struct State {
+        CSR csr;
+        std::vector<float> values;
+        std::once_flag csc_once, rev_once, coo_once, bal_once, stats_once, fp_once;
+        std::optional<CSC> csc;
+        std::unique_ptr<Graph> rev;
+        std::optional<COO> coo;
+        std::optional<std::vector<index_t>> balanced;
+        std::optional<GraphStats> stats;
+        uint64_t fp = 0;
+    };
+    std::shared_ptr<State> s_;
+};
+
+}  // namespace gsparse
