@@ -16,7 +16,8 @@ namespace gsparse {
 
 class Graph {
 public:
-    Graph() = default;
+    /// The empty graph (0 nodes, 0 edges).
+    Graph();
 
     /// Validates csr (throws GraphError) and takes it. values, when given, holds one weight per edge id.
     static Graph from_csr(CSR csr, std::vector<float> values = {});

@@ -19,6 +19,13 @@ void validate(const CSC &g, const std::string &what = "CSC");
 /// Sizes agree; row in [0, num_rows), col in [0, num_cols); edge_ids empty or a permutation.
 void validate(const COO &g, const std::string &what = "COO");
 
+/// The structural part of validate(): sizes, row_ptr / col_ptr and index ranges, and edge_ids of the
+/// right length, but not the permutation property of edge_ids (which needs O(nnz) extra memory).
+/// Conversions run it on their input so that they never index out of bounds.
+void validate_structure(const CSR &g, const std::string &what = "CSR");
+void validate_structure(const CSC &g, const std::string &what = "CSC");
+void validate_structure(const COO &g, const std::string &what = "COO");
+
 /// perm has exactly n entries and is a permutation of [0, n).
 void validate_permutation(const std::vector<index_t> &perm, int64_t n, const std::string &what);
 

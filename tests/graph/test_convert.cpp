@@ -1,0 +1,270 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "graph/convert.h"
+#include "graph/validate.h"
+#include "graph_test_util.h"
+#include "support/random_graph.h"
+
+namespace gsparse::test {
+namespace {
+
+COO small_coo() {
+    // Edges in id order: 0: 2->1, 1: 0->3, 2: 1->1, 3: 3->0, 4: 0->1 (src->dst); 4 nodes.
+    COO c;
+    c.num_rows = 4;
+    c.num_cols = 4;
+    c.row = {1, 3, 1, 0, 1};
+    c.col = {2, 0, 1, 3, 0};
+    return c;
+}
+
+TEST(Convert, CooToCsrIsAStableCountingSort) {
+    const CSR g = coo_to_csr(small_coo());
+    EXPECT_EQ(g.num_rows, 4);
+    EXPECT_EQ(g.num_cols, 4);
+    EXPECT_EQ(g.row_ptr, (std::vector<index_t>{0, 1, 4, 4, 5}));
+    EXPECT_EQ(g.col_idx, (std::vector<index_t>{3, 2, 1, 0, 0}));
+    EXPECT_EQ(explicit_ids(g), (std::vector<index_t>{3, 0, 2, 4, 1}));
+    EXPECT_NO_THROW(validate(g));
+}
+
+TEST(Convert, CooToCsrKeepsGivenEdgeIds) {
+    COO c = small_coo();
+    c.edge_ids = {0, 4, 3, 2, 1};
+    const CSR g = coo_to_csr(c);
+    EXPECT_EQ(explicit_ids(g), (std::vector<index_t>{2, 0, 3, 1, 4}));
+    EXPECT_EQ(edges_of(g), edges_of(c));
+}
+
+TEST(Convert, CooToCsrOnRowSortedInputKeepsPositions) {
+    COO c;
+    c.num_rows = 3;
+    c.num_cols = 3;
+    c.row = {0, 0, 2};
+    c.col = {2, 1, 0};
+    const CSR g = coo_to_csr(c);
+    EXPECT_EQ(g.row_ptr, (std::vector<index_t>{0, 2, 2, 3}));
+    EXPECT_EQ(g.col_idx, (std::vector<index_t>{2, 1, 0}));
+    EXPECT_EQ(explicit_ids(g), (std::vector<index_t>{0, 1, 2}));
+}
+
+TEST(Convert, RejectsInvalidInputInsteadOfCrashing) {
+    COO c = small_coo();
+    c.row[2] = 4;
+    EXPECT_TRUE(throws_with<GraphError>([&] { coo_to_csr(c); }, {"row[2] = 4"}));
+    CSR g = make_csr(2, 2, {0, 1, 3}, {0, 5, 1});
+    EXPECT_TRUE(throws_with<GraphError>([&] { csr_to_csc(g); }, {"col_idx[1] = 5"}));
+    EXPECT_TRUE(throws_with<GraphError>([&] { transpose(g); }, {"col_idx[1] = 5"}));
+    EXPECT_TRUE(throws_with<GraphError>([&] { sort_rows(g); }, {"col_idx[1] = 5"}));
+    g = make_csr(2, 2, {0, 1}, {0});
+    EXPECT_TRUE(throws_with<GraphError>([&] { balanced_index(g); }, {"row_ptr has 2 entries"}));
+    EXPECT_TRUE(throws_with<GraphError>([&] { compute_stats(g); }, {"row_ptr has 2 entries"}));
+}
+
+TEST(Convert, CsrToCscSmall) {
+    const CSR g = coo_to_csr(small_coo());
+    const CSC c = csr_to_csc(g);
+    EXPECT_EQ(c.num_rows, 4);
+    EXPECT_EQ(c.num_cols, 4);
+    EXPECT_EQ(c.col_ptr, (std::vector<index_t>{0, 2, 3, 4, 5}));
+    EXPECT_EQ(c.row_idx, (std::vector<index_t>{1, 3, 1, 1, 0}));
+    // Column 0 holds edges 4 (0->1) and 1 (0->3) in row order.
+    EXPECT_EQ(c.edge_id(0), 4);
+    EXPECT_EQ(c.edge_id(1), 1);
+    EXPECT_EQ(edges_of(c), edges_of(g));
+}
+
+TEST(Convert, CooInEdgeOrder) {
+    const COO c = small_coo();
+    const COO e = coo_in_edge_order(coo_to_csr(c));
+    EXPECT_TRUE(e.identity_edge_ids());
+    EXPECT_EQ(e.row, c.row);
+    EXPECT_EQ(e.col, c.col);
+}
+
+TEST(Convert, CooInEdgeOrderRejectsNonPermutation) {
+    CSR g = coo_to_csr(small_coo());
+    g.edge_ids = {0, 1, 1, 3, 4};
+    EXPECT_TRUE(throws_with<GraphError>([&] { coo_in_edge_order(g); }, {"edge_ids[2] = 1 duplicates"}));
+    g.edge_ids = {0, 1, 7, 3, 4};
+    EXPECT_TRUE(throws_with<GraphError>([&] { coo_in_edge_order(g); }, {"edge_ids[2] = 7"}));
+}
+
+TEST(Convert, SortRowsIsStableAndMovesEdgeIds) {
+    CSR g = make_csr(3, 6, {0, 4, 4, 7}, {5, 2, 5, 1, 3, 0, 3});
+    sort_rows(g);
+    EXPECT_EQ(g.col_idx, (std::vector<index_t>{1, 2, 5, 5, 0, 3, 3}));
+    // The two 5s of row 0 keep their order (ids 0 then 2); the two 3s of row 2 too (4 then 6).
+    EXPECT_EQ(g.edge_ids, (std::vector<index_t>{3, 1, 0, 2, 5, 4, 6}));
+    EXPECT_NO_THROW(validate_sorted_rows(g));
+    EXPECT_NO_THROW(validate(g));
+}
+
+TEST(Convert, SortRowsLeavesSortedIdentityGraphsAlone) {
+    CSR g = make_csr(2, 3, {0, 2, 3}, {0, 2, 1});
+    sort_rows(g);
+    EXPECT_TRUE(g.identity_edge_ids());
+    EXPECT_EQ(g.col_idx, (std::vector<index_t>{0, 2, 1}));
+}
+
+TEST(Convert, SortRowsLongRow) {
+    // A row longer than the insertion-sort cutoff, with many duplicates.
+    const int n = 1000;
+    CSR g;
+    g.num_rows = 1;
+    g.num_cols = 17;
+    g.row_ptr = {0, n};
+    for (int i = 0; i < n; i++) g.col_idx.push_back((i * 7919) % 17);
+    const EdgeMap before = edges_of(g);
+    sort_rows(g);
+    EXPECT_TRUE(std::is_sorted(g.col_idx.begin(), g.col_idx.end()));
+    EXPECT_EQ(edges_of(g), before);
+    for (int i = 1; i < n; i++)
+        if (g.col_idx[i] == g.col_idx[i - 1]) {
+            EXPECT_LT(g.edge_ids[i - 1], g.edge_ids[i]) << "unstable at " << i;
+        }
+}
+
+TEST(Convert, BalancedIndexSmall) {
+    // Row lengths: 2, 0, 3, 2, 3, 1.
+    const CSR g = make_csr(6, 2, {0, 2, 2, 5, 7, 10, 11}, {0, 1, 0, 1, 1, 0, 1, 0, 0, 1, 1});
+    EXPECT_EQ(balanced_index(g), (std::vector<index_t>{2, 4, 0, 3, 5, 1}));
+    EXPECT_TRUE(balanced_index(make_csr(0, 0, {0}, {})).empty());
+}
+
+void check_balanced(const CSR &g) {
+    const std::vector<index_t> idx = balanced_index(g);
+    ASSERT_NO_THROW(validate_permutation(idx, g.num_rows, "balancedIdx"));
+    for (size_t i = 1; i < idx.size(); i++) {
+        const int64_t a = g.row_length(idx[i - 1]), b = g.row_length(idx[i]);
+        ASSERT_GE(a, b) << "at " << i;
+        if (a == b) {
+            ASSERT_LT(idx[i - 1], idx[i]) << "tie order at " << i;
+        }
+    }
+}
+
+TEST(Convert, BalancedIndexRandomGraphs) {
+    for (uint64_t seed = 1; seed <= 5; seed++) check_balanced(random_graph(seed).csr());
+}
+
+TEST(Convert, BalancedIndexRowsLongerThan16Bits) {
+    // Lengths beyond 65535 exercise the second radix pass.
+    const std::vector<int64_t> lengths = {70000, 3, 131072, 65536, 0, 65535, 131073, 3, 70000};
+    CSR g;
+    g.num_rows = static_cast<int64_t>(lengths.size());
+    g.num_cols = 1;
+    g.row_ptr = {0};
+    for (int64_t len : lengths) g.row_ptr.push_back(static_cast<index_t>(g.row_ptr.back() + len));
+    g.col_idx.assign(static_cast<size_t>(g.row_ptr.back()), 0);
+    EXPECT_EQ(balanced_index(g), (std::vector<index_t>{6, 2, 0, 8, 3, 5, 1, 7, 4}));
+    check_balanced(g);
+}
+
+TEST(Convert, StatsOfKnownGraph) {
+    // Row lengths 3, 0, 1, 2: mean 1.5, population variance 1.25.
+    const CSR g = make_csr(4, 7, {0, 3, 3, 4, 6}, {0, 1, 2, 3, 4, 6});
+    const GraphStats s = compute_stats(g);
+    EXPECT_EQ(s.num_rows, 4);
+    EXPECT_EQ(s.num_cols, 7);
+    EXPECT_EQ(s.nnz, 6);
+    EXPECT_DOUBLE_EQ(s.avg_row_length, 1.5);
+    EXPECT_EQ(s.max_row_length, 3);
+    EXPECT_EQ(s.empty_rows, 1);
+    EXPECT_NEAR(s.row_length_cov, std::sqrt(1.25) / 1.5, 1e-12);
+}
+
+TEST(Convert, StatsOfRegularAndEmptyGraphs) {
+    const GraphStats r = compute_stats(make_csr(3, 3, {0, 2, 4, 6}, {0, 1, 1, 2, 0, 2}));
+    EXPECT_DOUBLE_EQ(r.avg_row_length, 2.0);
+    EXPECT_DOUBLE_EQ(r.row_length_cov, 0.0);
+    EXPECT_EQ(r.empty_rows, 0);
+    const GraphStats e = compute_stats(make_csr(5, 5, {0, 0, 0, 0, 0, 0}, {}));
+    EXPECT_EQ(e.nnz, 0);
+    EXPECT_EQ(e.empty_rows, 5);
+    EXPECT_DOUBLE_EQ(e.avg_row_length, 0.0);
+    EXPECT_DOUBLE_EQ(e.row_length_cov, 0.0);
+    const GraphStats z = compute_stats(make_csr(0, 0, {0}, {}));
+    EXPECT_EQ(z.num_rows, 0);
+    EXPECT_DOUBLE_EQ(z.row_length_cov, 0.0);
+}
+
+/// All layouts of a random graph agree edge by edge.
+void check_conversions(const CSR &csr) {
+    ASSERT_NO_THROW(validate(csr));
+    const EdgeMap ref = edges_of(csr);
+
+    const CSC csc = csr_to_csc(csr);
+    ASSERT_NO_THROW(validate(csc));
+    EXPECT_EQ(edges_of(csc), ref);
+
+    const COO coo = csr_to_coo(csr);
+    ASSERT_NO_THROW(validate(coo));
+    EXPECT_EQ(edges_of(coo), ref);
+
+    const COO ordered = coo_in_edge_order(csr);
+    ASSERT_TRUE(ordered.identity_edge_ids());
+    for (int64_t e = 0; e < ordered.nnz(); e++) {
+        ASSERT_EQ(ordered.row[e], ref[e].first) << "edge " << e;
+        ASSERT_EQ(ordered.col[e], ref[e].second) << "edge " << e;
+    }
+
+    const CSR t = transpose(csr);
+    ASSERT_NO_THROW(validate(t));
+    EXPECT_EQ(t.num_rows, csr.num_cols);
+    EXPECT_EQ(t.num_cols, csr.num_rows);
+    const EdgeMap rev = edges_of(t);
+    for (size_t e = 0; e < ref.size(); e++) {
+        ASSERT_EQ(rev[e].first, ref[e].second) << "edge " << e;
+        ASSERT_EQ(rev[e].second, ref[e].first) << "edge " << e;
+    }
+
+    // Back and forth: rows come out sorted (stably), which is exactly sort_rows of the original.
+    CSR sorted = csr;
+    sort_rows(sorted);
+    EXPECT_EQ(edges_of(sorted), ref);
+    ASSERT_NO_THROW(validate_sorted_rows(sorted));
+    expect_same_csr(csc_to_csr(csc), sorted);
+    expect_same_csr(transpose(t), sorted);
+    expect_same_csr(coo_to_csr(coo), csr);
+}
+
+TEST(Convert, RandomGraphsKeepEdgeIds) {
+    for (uint64_t seed = 11; seed <= 16; seed++) {
+        SCOPED_TRACE(seed);
+        check_conversions(random_graph(seed).csr());
+    }
+}
+
+TEST(Convert, RandomBipartiteGraphsKeepEdgeIds) {
+    RandomGraphOptions opt;
+    opt.num_nodes = 120;
+    opt.num_src = 45;
+    for (uint64_t seed = 21; seed <= 24; seed++) {
+        SCOPED_TRACE(seed);
+        const CSR g = random_graph(seed, opt).csr();
+        EXPECT_EQ(g.num_rows, 120);
+        EXPECT_EQ(g.num_cols, 45);
+        check_conversions(g);
+    }
+}
+
+TEST(Convert, IdentityEdgeIdGraphs) {
+    RandomGraphOptions opt;
+    opt.shuffle_edge_ids = false;
+    CSR g = random_graph(31, opt).csr();
+    g.edge_ids.clear();  // rows as generated, ids = positions
+    check_conversions(g);
+}
+
+TEST(Convert, EmptyGraphs) {
+    check_conversions(make_csr(0, 0, {0}, {}));
+    check_conversions(make_csr(4, 2, {0, 0, 0, 0, 0}, {}));
+}
+
+}  // namespace
+}  // namespace gsparse::test
