@@ -1,0 +1,55 @@
+// The interface every schedule file implements, and the registry that maps (operator kind, device)
+// to the schedules available for it.
+//
+// A schedule definition knows its parameter space for a given problem, an expert default point,
+// a validity rule that explains why a point is rejected, and how to apply a point to the algorithm's
+// Funcs. Schedules never change what an algorithm computes, only how.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "graph/formats.h"
+#include "ops/sddmm_algorithm.h"
+#include "ops/spmm_algorithm.h"
+#include "schedules/schedule_params.h"
+
+namespace gsparse {
+
+/// What a schedule may look at when choosing defaults or checking validity.
+struct Problem {
+    FeatureLayout layout;
+    GraphStats stats;  ///< rows (destinations for SpMM), nnz, row-length spread
+};
+
+template <typename Algorithm>
+struct ScheduleDef {
+    std::string name;
+    Device device = Device::CPU;
+    ScheduleSpace (*space)(const Problem &) = nullptr;
+    ScheduleParams (*default_params)(const Problem &) = nullptr;
+    /// nullopt when valid, else the reason.
+    std::optional<std::string> (*invalid_reason)(const ScheduleParams &, const Problem &) = nullptr;
+    void (*apply)(Algorithm &, const ScheduleParams &) = nullptr;
+};
+
+using SpmmScheduleDef = ScheduleDef<SpmmAlgorithm>;
+using SddmmScheduleDef = ScheduleDef<SddmmAlgorithm>;
+
+/// All registered schedules.
+const std::vector<SpmmScheduleDef> &spmm_schedules();
+const std::vector<SddmmScheduleDef> &sddmm_schedules();
+/// Lookup by name; throws ScheduleError listing the known names.
+const SpmmScheduleDef &spmm_schedule(const std::string &name);
+const SddmmScheduleDef &sddmm_schedule(const std::string &name);
+/// The default schedule definition for a device; throws ScheduleError when there is none.
+const SpmmScheduleDef &default_spmm_schedule(Device device);
+const SddmmScheduleDef &default_sddmm_schedule(Device device);
+
+/// Throws ScheduleError with the schedule's reason when params is invalid for the problem.
+template <typename Algorithm>
+void check_schedule(const ScheduleDef<Algorithm> &def, const ScheduleParams &params, const Problem &problem);
+
+}  // namespace gsparse

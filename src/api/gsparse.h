@@ -1,0 +1,62 @@
+// gsparse's C++ API for applications.
+//
+//   gsparse::Graph g = gsparse::Graph::load("cora.mtx");
+//   gsparse::Tensor x = ...;                                 // num_src x F, f32
+//   gsparse::Tensor h = gsparse::gspmm(g, "copy_lhs", "sum", x, {}).out;   // num_dst x F
+//   gsparse::Tensor s = gsparse::gsddmm(g, "dot", h, h, "u", "v");         // num_edges x 1
+//
+// Shapes follow DGL: dimension 0 is nodes (source nodes for g-SpMM's lhs) or edges (edge ids), the
+// rest are feature dimensions that broadcast. Every mismatch throws ShapeError naming the tensors.
+// Kernels are compiled on first use and cached (see runtime/kernel_cache.h).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/error.h"
+#include "core/tensor.h"
+#include "graph/graph.h"
+#include "ops/broadcast.h"
+#include "ops/op_spec.h"
+#include "runtime/kernel_cache.h"
+#include "schedules/schedule_params.h"
+
+namespace gsparse {
+
+struct OpOptions {
+    /// A schedule point; the device's expert default when absent.
+    std::optional<ScheduleParams> schedule;
+    /// The cache compiled kernels go to; the process-wide cache when null.
+    KernelCache *cache = nullptr;
+};
+
+struct SpmmResult {
+    Tensor out;    ///< num_dst x out feature shape
+    Tensor arg_u;  ///< max/min: source id per output element (-1 for nodes without in-edges); int32
+    Tensor arg_e;  ///< max/min: edge id per output element (-1 likewise); int32
+};
+
+/// g-SpMM. lhs: num_src x ... node features (ignored for copy_rhs, may be undefined);
+/// rhs: num_edges x ... edge features by edge id (ignored for copy_lhs, may be undefined).
+SpmmResult gspmm(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs,
+                 const OpOptions &options = {});
+SpmmResult gspmm(const Graph &g, const std::string &op, const std::string &reduce, const Tensor &lhs,
+                 const Tensor &rhs, const OpOptions &options = {});
+/// g-SpMM into caller-provided outputs (e.g. Tensor::wrap of application memory).
+void gspmm_into(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs, Tensor &out,
+                Tensor *arg_u = nullptr, Tensor *arg_e = nullptr, const OpOptions &options = {});
+
+/// g-SDDMM; the result has num_edges rows in edge-id order.
+Tensor gsddmm(const Graph &g, const SddmmSpec &spec, const Tensor &lhs, const Tensor &rhs,
+              const OpOptions &options = {});
+Tensor gsddmm(const Graph &g, const std::string &op, const Tensor &lhs, const Tensor &rhs,
+              const std::string &lhs_target = "u", const std::string &rhs_target = "v",
+              const OpOptions &options = {});
+void gsddmm_into(const Graph &g, const SddmmSpec &spec, const Tensor &lhs, const Tensor &rhs, Tensor &out,
+                 const OpOptions &options = {});
+
+/// Output shapes (including the leading dimension).
+std::vector<int64_t> gspmm_output_shape(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs);
+std::vector<int64_t> gsddmm_output_shape(const Graph &g, const SddmmSpec &spec, const Tensor &lhs, const Tensor &rhs);
+
+}  // namespace gsparse

@@ -1,0 +1,164 @@
+// The C++ API: argument checks, layout planning, schedule choice, kernel lookup and the call.
+#include <algorithm>
+
+#include "api/gsparse.h"
+#include "ops/halide_types.h"
+#include "runtime/sddmm_kernel.h"
+#include "runtime/spmm_kernel.h"
+#include "schedules/schedule.h"
+
+namespace gsparse {
+
+namespace {
+
+std::vector<int64_t> feature_shape(const Tensor &t) {
+    return std::vector<int64_t>(t.shape().begin() + 1, t.shape().end());
+}
+
+/// Checks one operand and returns its feature shape.
+std::vector<int64_t> check_operand(const Tensor &t, const char *name, int64_t rows, const char *rows_what) {
+    if (!t.defined() || t.dim() < 1)
+        fail<ShapeError>(name, " must be a tensor with a leading ", rows_what, " dimension, got ",
+                         t.defined() ? t.str() : std::string("an undefined tensor"));
+    if (t.size(0) != rows) fail<ShapeError>(name, " ", t.str(), " must have ", rows, " rows (", rows_what, ")");
+    if (t.device() != Device::CPU)
+        fail<ShapeError>(name, " is on ", device_name(t.device()), "; only CPU tensors run in this build");
+    check_feature_dtype(t.dtype());
+    return feature_shape(t);
+}
+
+DType operand_dtype(BinaryOp op, const Tensor &lhs, const Tensor &rhs) {
+    if (uses_lhs(op) && uses_rhs(op) && lhs.dtype() != rhs.dtype())
+        fail<ShapeError>("lhs ", lhs.str(), " and rhs ", rhs.str(), " have different dtypes");
+    return uses_lhs(op) ? lhs.dtype() : rhs.dtype();
+}
+
+struct SpmmPlan {
+    FeatureLayout layout;
+    DType dtype;
+};
+
+SpmmPlan plan_spmm(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs) {
+    check_spmm_spec(spec);
+    std::vector<int64_t> lf, rf;
+    if (uses_lhs(spec.op)) lf = check_operand(lhs, "lhs (source-node features)", g.num_src(), "source nodes");
+    if (uses_rhs(spec.op)) rf = check_operand(rhs, "rhs (edge features)", g.num_edges(), "edges");
+    if (!uses_lhs(spec.op)) lf = rf;
+    if (!uses_rhs(spec.op)) rf = lf;
+    return {plan_features(spec.op, lf, rf), operand_dtype(spec.op, lhs, rhs)};
+}
+
+int64_t operand_rows(const Graph &g, OperandTarget t) {
+    return t == OperandTarget::Src ? g.num_src() : t == OperandTarget::Dst ? g.num_dst() : g.num_edges();
+}
+
+const char *rows_what(OperandTarget t) {
+    return t == OperandTarget::Src ? "source nodes" : t == OperandTarget::Dst ? "destination nodes" : "edges";
+}
+
+SpmmPlan plan_sddmm(const Graph &g, const SddmmSpec &spec, const Tensor &lhs, const Tensor &rhs) {
+    std::vector<int64_t> lf, rf;
+    if (uses_lhs(spec.op)) lf = check_operand(lhs, "lhs", operand_rows(g, spec.lhs), rows_what(spec.lhs));
+    if (uses_rhs(spec.op)) rf = check_operand(rhs, "rhs", operand_rows(g, spec.rhs), rows_what(spec.rhs));
+    if (!uses_lhs(spec.op)) lf = rf;
+    if (!uses_rhs(spec.op)) rf = lf;
+    return {plan_features(spec.op, lf, rf), operand_dtype(spec.op, lhs, rhs)};
+}
+
+void check_output(const Tensor &out, const std::vector<int64_t> &shape, DType dtype, const char *name) {
+    if (out.shape() != shape || out.dtype() != dtype)
+        fail<ShapeError>(name, " ", out.defined() ? out.str() : std::string("(undefined)"), " must be ",
+                         dtype_name(dtype), shape_str(shape));
+    if (out.device() != Device::CPU) fail<ShapeError>(name, " must be a CPU tensor in this build");
+}
+
+std::vector<int64_t> with_rows(int64_t rows, const std::vector<int64_t> &feat) {
+    std::vector<int64_t> s{rows};
+    s.insert(s.end(), feat.begin(), feat.end());
+    return s;
+}
+
+}  // namespace
+
+std::vector<int64_t> gspmm_output_shape(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs) {
+    return with_rows(g.num_dst(), plan_spmm(g, spec, lhs, rhs).layout.out_shape);
+}
+
+std::vector<int64_t> gsddmm_output_shape(const Graph &g, const SddmmSpec &spec, const Tensor &lhs,
+                                         const Tensor &rhs) {
+    return with_rows(g.num_edges(), plan_sddmm(g, spec, lhs, rhs).layout.out_shape);
+}
+
+void gspmm_into(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs, Tensor &out,
+                Tensor *arg_u, Tensor *arg_e, const OpOptions &options) {
+    SpmmPlan plan = plan_spmm(g, spec, lhs, rhs);
+    const auto shape = with_rows(g.num_dst(), plan.layout.out_shape);
+    check_output(out, shape, plan.dtype, "out");
+    if (has_arg_outputs(spec.reduce)) {
+        if (!arg_u || !arg_e) fail<ShapeError>(spec.name(), " needs arg_u and arg_e outputs");
+        check_output(*arg_u, shape, DType::I32, "arg_u");
+        check_output(*arg_e, shape, DType::I32, "arg_e");
+    }
+    SpmmKernelKey key;
+    key.spec = spec;
+    key.layout = plan.layout;
+    key.dtype = plan.dtype;
+    const bool needs_edge_ids = uses_rhs(spec.op) || has_arg_outputs(spec.reduce);
+    key.identity_edge_ids = !needs_edge_ids || g.csr().identity_edge_ids();
+    key.device = Device::CPU;
+    key.schedule = options.schedule ? *options.schedule
+                                    : default_spmm_schedule(key.device).default_params({plan.layout, g.stats()});
+    auto kernel = SpmmKernel::get(key, options.cache ? *options.cache : KernelCache::global());
+    kernel->run(g, lhs, rhs, out, arg_u, arg_e);
+}
+
+SpmmResult gspmm(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs,
+                 const OpOptions &options) {
+    SpmmPlan plan = plan_spmm(g, spec, lhs, rhs);
+    const auto shape = with_rows(g.num_dst(), plan.layout.out_shape);
+    SpmmResult r;
+    r.out = Tensor::empty(shape, plan.dtype);
+    if (has_arg_outputs(spec.reduce)) {
+        r.arg_u = Tensor::empty(shape, DType::I32);
+        r.arg_e = Tensor::empty(shape, DType::I32);
+    }
+    const bool args = has_arg_outputs(spec.reduce);
+    gspmm_into(g, spec, lhs, rhs, r.out, args ? &r.arg_u : nullptr, args ? &r.arg_e : nullptr, options);
+    return r;
+}
+
+SpmmResult gspmm(const Graph &g, const std::string &op, const std::string &reduce, const Tensor &lhs,
+                 const Tensor &rhs, const OpOptions &options) {
+    return gspmm(g, SpmmSpec{parse_binary_op(op), parse_reduce_op(reduce)}, lhs, rhs, options);
+}
+
+void gsddmm_into(const Graph &g, const SddmmSpec &spec, const Tensor &lhs, const Tensor &rhs, Tensor &out,
+                 const OpOptions &options) {
+    SpmmPlan plan = plan_sddmm(g, spec, lhs, rhs);
+    check_output(out, with_rows(g.num_edges(), plan.layout.out_shape), plan.dtype, "out");
+    SddmmKernelKey key;
+    key.spec = spec;
+    key.layout = plan.layout;
+    key.dtype = plan.dtype;
+    key.device = Device::CPU;
+    key.schedule = options.schedule ? *options.schedule
+                                    : default_sddmm_schedule(key.device).default_params({plan.layout, g.stats()});
+    auto kernel = SddmmKernel::get(key, options.cache ? *options.cache : KernelCache::global());
+    kernel->run(g, lhs, rhs, out);
+}
+
+Tensor gsddmm(const Graph &g, const SddmmSpec &spec, const Tensor &lhs, const Tensor &rhs,
+              const OpOptions &options) {
+    SpmmPlan plan = plan_sddmm(g, spec, lhs, rhs);
+    Tensor out = Tensor::empty(with_rows(g.num_edges(), plan.layout.out_shape), plan.dtype);
+    gsddmm_into(g, spec, lhs, rhs, out, options);
+    return out;
+}
+
+Tensor gsddmm(const Graph &g, const std::string &op, const Tensor &lhs, const Tensor &rhs,
+              const std::string &lhs_target, const std::string &rhs_target, const OpOptions &options) {
+    return gsddmm(g, SddmmSpec{parse_binary_op(op), parse_target(lhs_target), parse_target(rhs_target)}, lhs, rhs,
+                  options);
+}
+
+}  // namespace gsparse

@@ -1,0 +1,46 @@
+// The g-SDDMM algorithm as a Halide pipeline, written as in the paper's Fig. 7: an edge-indexed
+// definition over the COO arrays (position e holds edge id e, so results are in edge-id order).
+//
+//   out(f, e) = L(f, t_l(e)) ⊕ R(f, t_r(e))                   add, sub, mul, div, copy_lhs, copy_rhs
+//   dot(f, e) = 0;  dot(f, e) += L(r, f, t_l(e)) * R(r, f, t_r(e))   r < reduce_len
+//   out(f, e) = dot(f, e)
+//
+// with t(e) = src(e) for target u, dst(e) for v and e itself for e. Schedules are applied separately.
+#pragma once
+
+#include <Halide.h>
+
+#include <vector>
+
+#include "core/dtype.h"
+#include "ops/broadcast.h"
+#include "ops/op_spec.h"
+
+namespace gsparse {
+
+struct SddmmAlgorithm {
+    SddmmSpec spec;
+    FeatureLayout layout;
+    DType dtype = DType::F32;
+
+    // Inputs: COO in edge-id order.
+    Halide::ImageParam src_idx, dst_idx, lhs, rhs;
+    Halide::Param<int32_t> num_edges{"num_edges"}, num_src{"num_src"}, num_dst{"num_dst"};
+
+    Halide::Var e{"e"};
+    std::vector<Halide::Var> f;  ///< canonical output feature dims, innermost first
+    Halide::RDom r;              ///< dot's reduction over the last feature dimension (undefined otherwise)
+
+    Halide::Func dot{"sddmm_dot"};  ///< defined for dot only
+    Halide::Func out{"sddmm_out"};
+
+    std::vector<Halide::Argument> arguments() const;
+    bool uses_lhs() const { return gsparse::uses_lhs(spec.op); }
+    bool uses_rhs() const { return gsparse::uses_rhs(spec.op); }
+    bool reads_src() const;
+    bool reads_dst() const;
+};
+
+SddmmAlgorithm build_sddmm_algorithm(const SddmmSpec &spec, const FeatureLayout &layout, DType dtype);
+
+}  // namespace gsparse

@@ -1,0 +1,52 @@
+// The g-SpMM algorithm as a Halide pipeline, written as in the paper's Fig. 4: for every row
+// (destination node) v a reduction domain k runs over v's ragged neighbour range
+// [rowPtr(v), rowPtr(v+1)), gathers source features X(f, colIdx(rowPtr(v) + k)) and edge features
+// Y(f, eid(rowPtr(v) + k)), combines them with ⊕ and reduces with Φ.
+//
+//   acc(f, v)  = identity(Φ)
+//   acc(f, v)  = Φ(acc(f, v), X(f, colIdx(rowPtr(v) + k)) ⊕ Y(f, eid(rowPtr(v) + k)))   k < deg(v)
+//   out(f, v)  = finalize(acc(f, v))     (mean divides by deg; empty rows give 0)
+//
+// Only the algorithm is defined here; schedules (schedules/) are applied to the Funcs afterwards.
+// f stands for the canonical feature dimensions of the operator's FeatureLayout.
+#pragma once
+
+#include <Halide.h>
+
+#include <vector>
+
+#include "core/dtype.h"
+#include "ops/broadcast.h"
+#include "ops/op_spec.h"
+
+namespace gsparse {
+
+struct SpmmAlgorithm {
+    SpmmSpec spec;
+    FeatureLayout layout;
+    DType dtype = DType::F32;
+    bool identity_edge_ids = true;
+    bool reads_edge_ids = false;  ///< whether eid(.) is a load from edge_ids (else the position)
+
+    // Inputs.
+    Halide::ImageParam row_ptr, col_idx, edge_ids, lhs, rhs;
+    Halide::Param<int32_t> max_degree{"max_degree"}, num_edges{"num_edges"}, num_src{"num_src"};
+
+    // Loop variables: v indexes rows, f[0] is the innermost feature dimension.
+    Halide::Var v{"v"};
+    std::vector<Halide::Var> f;
+    Halide::RDom k;
+
+    Halide::Func acc{"spmm_acc"};
+    Halide::Func out{"spmm_out"};  ///< a Tuple (value, arg_u, arg_e) for max/min
+
+    /// The pipeline's inputs, in the order of the AOT signature.
+    std::vector<Halide::Argument> arguments() const;
+    bool uses_lhs() const { return gsparse::uses_lhs(spec.op); }
+    bool uses_rhs() const { return gsparse::uses_rhs(spec.op); }
+};
+
+SpmmAlgorithm build_spmm_algorithm(const SpmmSpec &spec, const FeatureLayout &layout, DType dtype,
+                                   bool identity_edge_ids);
+
+}  // namespace gsparse

@@ -1,0 +1,63 @@
+#include "runtime/sddmm_kernel.h"
+
+#include "core/error.h"
+#include "runtime/halide_buffers.h"
+#include "runtime/lowered_stmt.h"
+#include "runtime/target.h"
+#include "schedules/schedule.h"
+
+namespace gsparse {
+
+std::string SddmmKernelKey::str() const {
+    return std::string("sddmm/") + spec.name() + "/" + layout.key() + "/" + dtype_name(dtype) + "/" +
+           schedule.str() + "/" + device_name(device);
+}
+
+SddmmKernel::SddmmKernel(const SddmmKernelKey &key) : key_(key) {
+    const SddmmScheduleDef &def = sddmm_schedule(key.schedule.schedule);
+    if (def.device != key.device)
+        fail<ScheduleError>("schedule ", def.name, " is for ", device_name(def.device), ", not ",
+                            device_name(key.device));
+    Problem problem{key.layout, {}};
+    check_schedule(def, key.schedule, problem);
+    algo_ = build_sddmm_algorithm(key.spec, key.layout, key.dtype);
+    def.apply(algo_, key.schedule);
+    pipeline_ = Halide::Pipeline(algo_.out);
+    target_ = jit_target(key.device);
+    try {
+        pipeline_.compile_jit(target_);
+    } catch (const Halide::Error &e) {
+        fail<KernelError>("compiling ", key.str(), " failed: ", e.what());
+    }
+}
+
+std::shared_ptr<const SddmmKernel> SddmmKernel::get(const SddmmKernelKey &key, KernelCache &cache) {
+    return cache.get<SddmmKernel>(key.str(), [&] { return std::make_shared<const SddmmKernel>(key); });
+}
+
+std::string SddmmKernel::lowered_stmt() const { return lowered_stmt_text(pipeline_, algo_.arguments(), target_); }
+
+void SddmmKernel::run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out) const {
+    const COO &coo = g.coo();
+    if (out.dim() < 1 || out.size(0) != coo.nnz())
+        fail<ShapeError>("output ", out.str(), " must have ", coo.nnz(), " rows (one per edge)");
+    if (out.dtype() != key_.dtype) fail<ShapeError>("output dtype ", dtype_name(out.dtype()), " != kernel dtype");
+    if (coo.nnz() == 0) return;
+
+    Halide::ParamMap params;
+    if (algo_.reads_src()) params.set(algo_.src_idx, index_buffer(coo.col, "src_idx"));
+    if (algo_.reads_dst()) params.set(algo_.dst_idx, index_buffer(coo.row, "dst_idx"));
+    if (algo_.uses_lhs()) params.set(algo_.lhs, feature_buffer(lhs, key_.layout.lhs_extents(), "lhs"));
+    if (algo_.uses_rhs()) params.set(algo_.rhs, feature_buffer(rhs, key_.layout.rhs_extents(), "rhs"));
+    params.set(algo_.num_edges, static_cast<int32_t>(coo.nnz()));
+    params.set(algo_.num_src, static_cast<int32_t>(coo.num_cols));
+    params.set(algo_.num_dst, static_cast<int32_t>(coo.num_rows));
+    Halide::Buffer<> out_buf = feature_buffer(out, key_.layout.extents, "out");
+    try {
+        pipeline_.realize(out_buf, target_, params);
+    } catch (const Halide::Error &e) {
+        fail<KernelError>("running ", key_.str(), " failed: ", e.what());
+    }
+}
+
+}  // namespace gsparse

@@ -1,0 +1,47 @@
+// A compiled g-SDDMM kernel: the algorithm for one (op, targets, layout, dtype), scheduled,
+// JIT-compiled for one target, and callable on any graph and tensors that fit it.
+#pragma once
+
+#include <Halide.h>
+
+#include <memory>
+#include <string>
+
+#include "core/tensor.h"
+#include "graph/graph.h"
+#include "ops/sddmm_algorithm.h"
+#include "runtime/kernel_cache.h"
+#include "schedules/schedule_params.h"
+
+namespace gsparse {
+
+struct SddmmKernelKey {
+    SddmmSpec spec;
+    FeatureLayout layout;
+    DType dtype = DType::F32;
+    ScheduleParams schedule;
+    Device device = Device::CPU;
+
+    std::string str() const;
+};
+
+class SddmmKernel {
+public:
+    explicit SddmmKernel(const SddmmKernelKey &key);
+    static std::shared_ptr<const SddmmKernel> get(const SddmmKernelKey &key,
+                                                  KernelCache &cache = KernelCache::global());
+
+    /// Runs on g; out has num_edges rows in edge-id order. Throws ShapeError on mismatched tensors.
+    void run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out) const;
+
+    const SddmmKernelKey &key() const { return key_; }
+    std::string lowered_stmt() const;
+
+private:
+    SddmmKernelKey key_;
+    mutable SddmmAlgorithm algo_;
+    mutable Halide::Pipeline pipeline_;
+    Halide::Target target_;
+};
+
+}  // namespace gsparse

@@ -1,0 +1,90 @@
+#include "runtime/spmm_kernel.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/error.h"
+#include "runtime/halide_buffers.h"
+#include "runtime/lowered_stmt.h"
+#include "runtime/target.h"
+#include "schedules/schedule.h"
+
+namespace gsparse {
+
+std::string SpmmKernelKey::str() const {
+    return std::string("spmm/") + spec.name() + "/" + layout.key() + "/" + dtype_name(dtype) +
+           (identity_edge_ids ? "/eid=pos" : "/eid=map") + "/" + schedule.str() + "/" + device_name(device);
+}
+
+SpmmKernel::SpmmKernel(const SpmmKernelKey &key) : key_(key) {
+    const SpmmScheduleDef &def = spmm_schedule(key.schedule.schedule);
+    if (def.device != key.device)
+        fail<ScheduleError>("schedule ", def.name, " is for ", device_name(def.device), ", not ",
+                            device_name(key.device));
+    Problem problem{key.layout, {}};
+    check_schedule(def, key.schedule, problem);
+    algo_ = build_spmm_algorithm(key.spec, key.layout, key.dtype, key.identity_edge_ids);
+    def.apply(algo_, key.schedule);
+    pipeline_ = Halide::Pipeline(algo_.out);
+    target_ = jit_target(key.device);
+    try {
+        pipeline_.compile_jit(target_);
+    } catch (const Halide::Error &e) {
+        fail<KernelError>("compiling ", key.str(), " failed: ", e.what());
+    }
+}
+
+std::shared_ptr<const SpmmKernel> SpmmKernel::get(const SpmmKernelKey &key, KernelCache &cache) {
+    return cache.get<SpmmKernel>(key.str(), [&] { return std::make_shared<const SpmmKernel>(key); });
+}
+
+std::string SpmmKernel::lowered_stmt() const { return lowered_stmt_text(pipeline_, algo_.arguments(), target_); }
+
+void SpmmKernel::run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u,
+                     Tensor *arg_e) const {
+    const CSR &csr = g.csr();
+    const bool needs_edge_ids = algo_.uses_rhs() || has_arg_outputs(key_.spec.reduce);
+    if (needs_edge_ids && csr.identity_edge_ids() != key_.identity_edge_ids)
+        fail<KernelError>("kernel compiled for ", key_.identity_edge_ids ? "identity" : "mapped",
+                          " edge ids called on a graph with the other kind");
+    const bool args = has_arg_outputs(key_.spec.reduce);
+    if (args && (!arg_u || !arg_e)) fail<ShapeError>(key_.spec.name(), " needs arg_u and arg_e output tensors");
+    if (out.dim() < 1 || out.size(0) != csr.num_rows)
+        fail<ShapeError>("output ", out.str(), " must have ", csr.num_rows, " rows");
+    if (out.dtype() != key_.dtype) fail<ShapeError>("output dtype ", dtype_name(out.dtype()), " != kernel dtype");
+    if (csr.num_rows == 0) return;
+    if (csr.nnz() == 0) {
+        // No edges: every node is empty. Nothing to gather, so no kernel launch.
+        std::memset(out.data(), 0, out.nbytes());
+        if (args) {
+            std::fill_n(arg_u->data_as<int32_t>(), arg_u->numel(), -1);
+            std::fill_n(arg_e->data_as<int32_t>(), arg_e->numel(), -1);
+        }
+        return;
+    }
+
+    Halide::ParamMap params;
+    params.set(algo_.row_ptr, index_buffer(csr.row_ptr, "row_ptr"));
+    params.set(algo_.col_idx, index_buffer(csr.col_idx, "col_idx"));
+    if (algo_.reads_edge_ids) params.set(algo_.edge_ids, index_buffer(csr.edge_ids, "edge_ids"));
+    if (algo_.uses_lhs()) params.set(algo_.lhs, feature_buffer(lhs, key_.layout.lhs_extents(), "lhs"));
+    if (algo_.uses_rhs()) params.set(algo_.rhs, feature_buffer(rhs, key_.layout.rhs_extents(), "rhs"));
+    params.set(algo_.max_degree, static_cast<int32_t>(g.max_row_length()));
+    params.set(algo_.num_edges, static_cast<int32_t>(csr.nnz()));
+    params.set(algo_.num_src, static_cast<int32_t>(csr.num_cols));
+
+    Halide::Buffer<> out_buf = feature_buffer(out, key_.layout.extents, "out");
+    try {
+        if (args) {
+            Halide::Buffer<> u_buf = feature_buffer(*arg_u, key_.layout.extents, "arg_u");
+            Halide::Buffer<> e_buf = feature_buffer(*arg_e, key_.layout.extents, "arg_e");
+            pipeline_.realize(Halide::Realization({out_buf, u_buf, e_buf}), target_, params);
+        } else {
+            pipeline_.realize(out_buf, target_, params);
+        }
+    } catch (const Halide::Error &e) {
+        fail<KernelError>("running ", key_.str(), " failed: ", e.what());
+    }
+}
+
+}  // namespace gsparse

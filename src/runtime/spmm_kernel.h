@@ -1,0 +1,51 @@
+// A compiled g-SpMM kernel: the algorithm for one (op, layout, dtype, index layout), scheduled,
+// JIT-compiled for one target, and callable on any graph and tensors that fit it.
+#pragma once
+
+#include <Halide.h>
+
+#include <memory>
+#include <string>
+
+#include "core/tensor.h"
+#include "graph/graph.h"
+#include "ops/spmm_algorithm.h"
+#include "runtime/kernel_cache.h"
+#include "schedules/schedule_params.h"
+
+namespace gsparse {
+
+struct SpmmKernelKey {
+    SpmmSpec spec;
+    FeatureLayout layout;
+    DType dtype = DType::F32;
+    bool identity_edge_ids = true;
+    ScheduleParams schedule;
+    Device device = Device::CPU;
+
+    std::string str() const;
+};
+
+class SpmmKernel {
+public:
+    /// Builds the algorithm, checks and applies the schedule (ScheduleError when invalid), compiles.
+    explicit SpmmKernel(const SpmmKernelKey &key);
+    /// The cached kernel for key (compiled on first use).
+    static std::shared_ptr<const SpmmKernel> get(const SpmmKernelKey &key, KernelCache &cache = KernelCache::global());
+
+    /// Runs on g. lhs/rhs/out (and arg_u/arg_e for max/min) must have the shapes of the key's layout
+    /// (rows: num_src / num_edges / num_dst); throws ShapeError otherwise.
+    void run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u, Tensor *arg_e) const;
+
+    const SpmmKernelKey &key() const { return key_; }
+    /// The lowered statement of the scheduled pipeline (for inspection and IR tests).
+    std::string lowered_stmt() const;
+
+private:
+    SpmmKernelKey key_;
+    mutable SpmmAlgorithm algo_;
+    mutable Halide::Pipeline pipeline_;
+    Halide::Target target_;
+};
+
+}  // namespace gsparse

@@ -1,0 +1,108 @@
+// g-SDDMM on the CPU target: every ⊕ × lhs target × rhs target, with and without broadcasting, on
+// fresh random graphs, against the plain C++ reference.
+#include <gtest/gtest.h>
+
+#include "api/gsparse.h"
+#include "schedules/schedule.h"
+#include "support/compare.h"
+#include "support/random_graph.h"
+
+namespace gsparse {
+namespace {
+
+struct Shapes {
+    const char *name;
+    std::vector<int64_t> lhs, rhs;
+};
+
+const std::vector<Shapes> kShapes = {
+    {"F1", {1}, {1}},
+    {"F47", {47}, {47}},
+    {"heads", {4, 6}, {4, 1}},      // dot: 4 heads, last dim reduced -> shapes {4,6} . {4,1} invalid for dot
+    {"head_bcast", {1, 10}, {3, 10}},
+};
+
+const BinaryOp kOps[] = {BinaryOp::Add,  BinaryOp::Sub,     BinaryOp::Mul,    BinaryOp::Div,
+                         BinaryOp::Dot,  BinaryOp::CopyLhs, BinaryOp::CopyRhs};
+const OperandTarget kTargets[] = {OperandTarget::Src, OperandTarget::Dst, OperandTarget::Edge};
+
+int64_t rows_for(const Graph &g, OperandTarget t) {
+    return t == OperandTarget::Src ? g.num_src() : t == OperandTarget::Dst ? g.num_dst() : g.num_edges();
+}
+
+using Param = std::tuple<BinaryOp, OperandTarget, OperandTarget, size_t>;
+
+class SddmmTest : public ::testing::TestWithParam<Param> {};
+
+TEST_P(SddmmTest, MatchesReference) {
+    auto [op, lt, rt, shape_index] = GetParam();
+    Shapes sh = kShapes[shape_index];
+    if (op == BinaryOp::Dot && sh.lhs.back() != sh.rhs.back()) sh.rhs.back() = sh.lhs.back();
+    const uint64_t seed = 5000 + static_cast<uint64_t>(op) * 131 + static_cast<uint64_t>(lt) * 17 +
+                          static_cast<uint64_t>(rt) * 5 + shape_index;
+    test::RandomGraphOptions opt;
+    opt.num_nodes = 200;
+    opt.num_src = 170;  // bipartite: source and destination counts differ
+    Graph g = test::random_graph(seed, opt);
+    auto ls = sh.lhs, rs = sh.rhs;
+    ls.insert(ls.begin(), rows_for(g, lt));
+    rs.insert(rs.begin(), rows_for(g, rt));
+    Tensor lhs = test::random_tensor(ls, seed + 1);
+    Tensor rhs = op == BinaryOp::Div ? test::random_tensor(rs, seed + 2, DType::F32, 0.5, 2.0)
+                                     : test::random_tensor(rs, seed + 2);
+    SddmmSpec spec{op, lt, rt};
+    Tensor got = gsddmm(g, spec, lhs, rhs);
+    EXPECT_TRUE(test::matches_reference(got, reference_sddmm(g, spec, lhs, rhs), 1e-5));
+}
+
+std::string param_name(const ::testing::TestParamInfo<Param> &info) {
+    auto [op, lt, rt, s] = info.param;
+    return std::string(target_name(lt)) + "_" + binary_op_name(op) + "_" + target_name(rt) + "_" + kShapes[s].name;
+}
+
+// Every op and target pair with odd F; broadcasting and F = 1 for every op with (u, v) and (u, e).
+INSTANTIATE_TEST_SUITE_P(AllTargets, SddmmTest,
+                         ::testing::Combine(::testing::ValuesIn(kOps), ::testing::ValuesIn(kTargets),
+                                            ::testing::ValuesIn(kTargets), ::testing::Values<size_t>(1)),
+                         param_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, SddmmTest,
+                         ::testing::Combine(::testing::ValuesIn(kOps), ::testing::Values(OperandTarget::Src),
+                                            ::testing::Values(OperandTarget::Dst, OperandTarget::Edge),
+                                            ::testing::Values<size_t>(0, 2, 3)),
+                         param_name);
+
+TEST(Sddmm, DotOutputShapeEndsInOne) {
+    Graph g = test::random_graph(9);
+    Tensor h = test::random_tensor({g.num_src(), 8, 16}, 10);
+    Tensor out = gsddmm(g, "dot", h, h, "u", "v");
+    EXPECT_EQ(out.shape(), (std::vector<int64_t>{g.num_edges(), 8, 1}));
+}
+
+TEST(Sddmm, EveryCpuSchedulePointMatches) {
+    Graph g = test::random_graph(11);
+    for (std::vector<int64_t> feat : {std::vector<int64_t>{37}, std::vector<int64_t>{2, 20}}) {
+        auto s = feat;
+        s.insert(s.begin(), g.num_src());
+        Tensor x = test::random_tensor(s, 12);
+        for (BinaryOp op : {BinaryOp::Dot, BinaryOp::Mul}) {
+            SddmmSpec spec{op, OperandTarget::Src, OperandTarget::Dst};
+            ReferenceResult ref = reference_sddmm(g, spec, x, x);
+            const auto &def = default_sddmm_schedule(Device::CPU);
+            Problem problem{plan_features(op, feat, feat), g.stats()};
+            ScheduleSpace space = def.space(problem);
+            int valid = 0;
+            for (size_t i = 0; i < space.size(); i++) {
+                ScheduleParams p = space.at(i);
+                if (def.invalid_reason(p, problem)) continue;
+                valid++;
+                OpOptions o;
+                o.schedule = p;
+                EXPECT_TRUE(test::matches_reference(gsddmm(g, spec, x, x, o), ref, 1e-5)) << p.str();
+            }
+            EXPECT_GT(valid, 4);
+        }
+    }
+}
+
+}  // namespace
+}  // namespace gsparse
