@@ -1,0 +1,137 @@
+// gsparse-tune: finds the fastest schedule of a sparse operator for a graph and feature length.
+//
+//   gsparse-tune                                   # g-SpMM copy_lhs/sum, F = 32, on the built-in
+//                                                  # default graph (reddit twin at scale 0.01), CPU
+//   gsparse-tune --graph cora.mtx --op sddmm --binary dot --feat 64 --json result.json
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "autotune/tuner.h"
+#include "core/error.h"
+#include "graph/convert.h"
+#include "twin/twin.h"
+
+using namespace gsparse;
+using namespace gsparse::autotune;
+
+namespace {
+
+struct Args {
+    std::string graph_file, dataset = "reddit", order = "shuffled";
+    double scale = 0.01;
+    uint64_t graph_seed = 1;
+    std::string op = "spmm", binary = "copy_lhs", reduce = "sum", lhs_target = "u", rhs_target = "v";
+    int64_t feat = 32, edge_feat = 0;
+    std::string mode = "exhaustive", target = "cpu", json_out;
+    size_t budget = 0;
+    int runs = 10;
+    uint64_t seed = 1;
+    bool quiet = false;
+};
+
+Graph load_problem_graph(const Args &a, std::string &name) {
+    if (!a.graph_file.empty()) {
+        name = a.graph_file;
+        return Graph::load(a.graph_file);
+    }
+    datasets::TwinOptions opt;
+    opt.scale = a.scale;
+    opt.seed = a.graph_seed;
+    opt.order = datasets::parse_node_order(a.order);
+    name = a.dataset + " twin (scale " + CLI::detail::to_string(a.scale) + ", " + a.order + " ids)";
+    return Graph::from_csr(datasets::generate_twin(datasets::twin_spec(a.dataset), opt));
+}
+
+void print_summary(const TuneResult &r) {
+    std::printf("operator      %s, lhs features %s, rhs features %s\n", r.op.c_str(), shape_str(r.lhs_feat).c_str(),
+                shape_str(r.rhs_feat).c_str());
+    std::printf("graph         %s: %lld nodes, %lld edges, avg row %.1f, max row %lld, row COV %.2f\n",
+                r.graph.c_str(), static_cast<long long>(r.stats.num_rows), static_cast<long long>(r.stats.nnz),
+                r.stats.avg_row_length, static_cast<long long>(r.stats.max_row_length), r.stats.row_length_cov);
+    std::printf("search        %s over %zu valid of %zu points on %s (%u hardware threads), %.1f s\n",
+                r.mode.c_str(), r.valid_size, r.space_size, r.device.c_str(), std::thread::hardware_concurrency(),
+                r.wall_s);
+    std::printf("expert        %-50s %9.3f ms\n", r.expert_default.schedule.str().c_str(), r.expert_default.median_ms);
+    std::printf("best schedule %-50s %9.3f ms (median of %zu runs)\n", r.best.schedule.str().c_str(),
+                r.best.median_ms, r.best.run_ms.size());
+    std::printf("speedup over the expert default: %.2fx\n", r.speedup_over_default());
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    Args a;
+    CLI::App app{"gsparse-tune: find the fastest schedule of a g-SpMM / g-SDDMM kernel for a graph"};
+    app.set_version_flag("--version", "gsparse-tune 0.1.0");
+    auto *graph_opt = app.add_option("--graph", a.graph_file, "graph file (.mtx, .gcsr, edge list)")->check(CLI::ExistingFile);
+    app.add_option("--dataset", a.dataset, "built-in twin used when --graph is absent")
+        ->check(CLI::IsMember(datasets::twin_names()))
+        ->excludes(graph_opt);
+    app.add_option("--scale", a.scale, "scale of the twin (0, 1]")->check(CLI::Range(1e-6, 1.0))->excludes(graph_opt);
+    app.add_option("--graph-seed", a.graph_seed, "seed of the twin generator")->excludes(graph_opt);
+    app.add_option("--order", a.order, "node id order of the twin")
+        ->check(CLI::IsMember({"shuffled", "community"}))
+        ->excludes(graph_opt);
+    app.add_option("--op", a.op, "operator")->check(CLI::IsMember({"spmm", "sddmm"}));
+    app.add_option("--binary", a.binary, "binary op: add sub mul div dot copy_lhs copy_rhs")
+        ->check(CLI::IsMember({"add", "sub", "mul", "div", "dot", "copy_lhs", "copy_rhs", "copy_u", "copy_e"}));
+    app.add_option("--reduce", a.reduce, "reduce op of g-SpMM")->check(CLI::IsMember({"sum", "mean", "max", "min"}));
+    app.add_option("--lhs-target", a.lhs_target, "g-SDDMM lhs operand: u, v or e")->check(CLI::IsMember({"u", "v", "e"}));
+    app.add_option("--rhs-target", a.rhs_target, "g-SDDMM rhs operand: u, v or e")->check(CLI::IsMember({"u", "v", "e"}));
+    app.add_option("--feat", a.feat, "feature length F")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+    app.add_option("--edge-feat", a.edge_feat, "feature length of edge operands (default F; 1 = a scalar per edge)")
+        ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+    app.add_option("--mode", a.mode, "search mode")->check(CLI::IsMember({"exhaustive", "random"}));
+    app.add_option("--budget", a.budget, "candidates measured in random mode")->check(CLI::PositiveNumber);
+    app.add_option("--runs", a.runs, "timed runs per candidate (after one warm-up)")->check(CLI::Range(1, 10000));
+    app.add_option("--seed", a.seed, "seed of the search");
+    app.add_option("--target", a.target, "device to tune for")->check(CLI::IsMember({"cpu", "cuda"}));
+    app.add_option("--json", a.json_out, "write the full result as JSON to this file");
+    app.add_flag("--quiet", a.quiet, "no progress bar");
+    CLI11_PARSE(app, argc, argv);
+
+    try {
+        if (a.target == "cuda")
+            fail<Error>("--target cuda: this build of gsparse-tune tunes CPU kernels only");
+        TuningProblem p;
+        p.device = Device::CPU;
+        p.graph = load_problem_graph(a, p.graph_name);
+        const int64_t ef = a.edge_feat ? a.edge_feat : a.feat;
+        if (a.op == "spmm") {
+            p.kind = OpKind::Spmm;
+            p.spmm = {parse_binary_op(a.binary), parse_reduce_op(a.reduce)};
+            check_spmm_spec(p.spmm);
+            p.lhs_feat = {a.feat};
+            p.rhs_feat = {ef};
+        } else {
+            p.kind = OpKind::Sddmm;
+            p.sddmm = {parse_binary_op(a.binary), parse_target(a.lhs_target), parse_target(a.rhs_target)};
+            p.lhs_feat = {p.sddmm.lhs == OperandTarget::Edge ? ef : a.feat};
+            p.rhs_feat = {p.sddmm.rhs == OperandTarget::Edge ? ef : a.feat};
+        }
+        p.prepare(a.seed);
+        TuneOptions opt;
+        opt.mode = parse_search_mode(a.mode);
+        opt.budget = a.budget;
+        opt.runs = a.runs;
+        opt.seed = a.seed;
+        opt.progress = !a.quiet;
+        TuneResult r = tune(p, opt);
+        print_summary(r);
+        if (!a.json_out.empty()) {
+            std::ofstream f(a.json_out);
+            if (!f) fail<Error>("cannot write ", a.json_out);
+            f << r.to_json().dump(2) << "\n";
+            if (!f) fail<Error>("writing ", a.json_out, " failed");
+        }
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "gsparse-tune: error: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

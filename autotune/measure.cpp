@@ -1,0 +1,76 @@
+#include "autotune/measure.h"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+
+#include "core/error.h"
+#include "runtime/sddmm_kernel.h"
+#include "runtime/spmm_kernel.h"
+
+namespace gsparse::autotune {
+
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+Measurer::Measurer(TuningProblem &problem, int runs, int warmup) : problem_(problem), runs_(runs), warmup_(warmup) {
+    if (runs < 1) fail<Error>("the number of timed runs must be >= 1, got ", runs);
+    if (warmup < 0) fail<Error>("the number of warm-up runs must be >= 0, got ", warmup);
+}
+
+Measurement Measurer::measure(const ScheduleParams &schedule) {
+    Measurement m;
+    m.schedule = schedule;
+    TuningProblem &p = problem_;
+    try {
+        auto t0 = std::chrono::steady_clock::now();
+        std::function<void()> run;
+        if (p.kind == OpKind::Spmm) {
+            SpmmKernelKey key;
+            key.spec = p.spmm;
+            key.layout = p.layout;
+            key.dtype = DType::F32;
+            key.identity_edge_ids = !(uses_rhs(p.spmm.op) || has_arg_outputs(p.spmm.reduce)) ||
+                                    p.graph.csr().identity_edge_ids();
+            key.schedule = schedule;
+            key.device = p.device;
+            auto kernel = SpmmKernel::get(key, cache_);
+            const bool args = has_arg_outputs(p.spmm.reduce);
+            run = [&p, kernel, args] { kernel->run(p.graph, p.lhs, p.rhs, p.out, args ? &p.arg_u : nullptr, args ? &p.arg_e : nullptr); };
+        } else {
+            SddmmKernelKey key;
+            key.spec = p.sddmm;
+            key.layout = p.layout;
+            key.dtype = DType::F32;
+            key.schedule = schedule;
+            key.device = p.device;
+            auto kernel = SddmmKernel::get(key, cache_);
+            run = [&p, kernel] { kernel->run(p.graph, p.lhs, p.rhs, p.out); };
+        }
+        m.compile_ms = ms_since(t0);
+        for (int i = 0; i < warmup_; i++) run();
+        for (int i = 0; i < runs_; i++) {
+            auto t = std::chrono::steady_clock::now();
+            run();
+            m.run_ms.push_back(ms_since(t));
+        }
+        std::vector<double> sorted = m.run_ms;
+        std::sort(sorted.begin(), sorted.end());
+        size_t n = sorted.size();
+        m.median_ms = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+        m.mean_ms = std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(n);
+        m.min_ms = sorted.front();
+        m.ok = true;
+    } catch (const std::exception &e) {
+        m.ok = false;
+        m.error = e.what();
+    }
+    return m;
+}
+
+}  // namespace gsparse::autotune

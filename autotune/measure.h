@@ -1,0 +1,35 @@
+// Measurement of schedule candidates: compile the kernel for a candidate, run it once to warm up,
+// then time `runs` runs. On the CPU every run is timed with the steady clock around the call.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "autotune/tuning_problem.h"
+#include "runtime/kernel_cache.h"
+#include "schedules/schedule_params.h"
+
+namespace gsparse::autotune {
+
+struct Measurement {
+    ScheduleParams schedule;
+    bool ok = false;
+    std::string error;           ///< why compiling or running failed (ok == false)
+    double compile_ms = 0;
+    std::vector<double> run_ms;  ///< every timed run
+    double median_ms = 0, mean_ms = 0, min_ms = 0;
+};
+
+class Measurer {
+public:
+    explicit Measurer(TuningProblem &problem, int runs = 10, int warmup = 1);
+    /// Never throws for a failing candidate: the failure is recorded in the Measurement.
+    Measurement measure(const ScheduleParams &schedule);
+
+private:
+    TuningProblem &problem_;
+    int runs_, warmup_;
+    KernelCache cache_;
+};
+
+}  // namespace gsparse::autotune

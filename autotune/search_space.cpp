@@ -1,0 +1,25 @@
+#include "autotune/search_space.h"
+
+namespace gsparse::autotune {
+
+template <typename Def>
+static SearchSpace enumerate(const Def &def, const Problem &problem) {
+    SearchSpace s;
+    s.schedule = def.name;
+    s.space = def.space(problem);
+    for (size_t i = 0; i < s.space.size(); i++) {
+        ScheduleParams p = s.space.at(i);
+        if (auto why = def.invalid_reason(p, problem)) s.rejected.emplace_back(p, *why);
+        else s.valid.push_back(p);
+    }
+    s.expert_default = def.default_params(problem);
+    return s;
+}
+
+SearchSpace build_search_space(const TuningProblem &problem) {
+    Problem p = problem.schedule_problem();
+    if (problem.kind == OpKind::Spmm) return enumerate(default_spmm_schedule(problem.device), p);
+    return enumerate(default_sddmm_schedule(problem.device), p);
+}
+
+}  // namespace gsparse::autotune

@@ -1,0 +1,39 @@
+// A tuning problem: one operator on one graph at one feature shape and device, with the input
+// tensors the candidates are measured on. Feature values are random (timing does not depend on
+// them; division uses values away from zero).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "graph/graph.h"
+#include "ops/broadcast.h"
+#include "ops/op_spec.h"
+#include "schedules/schedule.h"
+
+namespace gsparse::autotune {
+
+enum class OpKind { Spmm, Sddmm };
+
+struct TuningProblem {
+    OpKind kind = OpKind::Spmm;
+    SpmmSpec spmm;
+    SddmmSpec sddmm;
+    std::vector<int64_t> lhs_feat, rhs_feat;  ///< feature shapes of the operands
+    Device device = Device::CPU;
+    Graph graph;
+    std::string graph_name;
+
+    // Derived by prepare().
+    FeatureLayout layout;
+    Tensor lhs, rhs, out, arg_u, arg_e;
+
+    /// Plans the layout and allocates inputs/outputs; throws ShapeError for shapes that do not fit.
+    void prepare(uint64_t seed = 1);
+    Problem schedule_problem() const { return {layout, graph.stats()}; }
+    /// "spmm copy_u_sum" / "sddmm u_dot_v".
+    std::string op_name() const;
+};
+
+}  // namespace gsparse::autotune

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Configures (once) and builds gsparse in build/ (Release). Extra arguments go to cmake --build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=${GSPARSE_JOBS:-$(nproc)}
+if [ ! -f build/CMakeCache.txt ]; then
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+cmake --build build -j"$jobs" "$@"
