@@ -1,6 +1,7 @@
 // Format dispatch by extension and the shared file helpers of the loaders and writers.
 #include "graph/io.h"
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <algorithm>
@@ -14,31 +15,50 @@
 namespace gsparse {
 namespace io_detail {
 
-std::string read_file(const std::string &path) {
-    std::FILE *f = std::fopen(path.c_str(), "rb");
-    if (!f) fail<FormatError>("cannot open '", path, "' for reading: ", std::strerror(errno));
-    std::string data;
-    size_t expected = 0;
-    // Read the size the file has now, then keep reading until EOF in case it is not a regular file.
-    if (fseeko(f, 0, SEEK_END) == 0) {
-        const off_t size = ftello(f);
-        if (size > 0) expected = static_cast<size_t>(size);
-        fseeko(f, 0, SEEK_SET);
+InFile::InFile(const std::string &path) : path_(path) {
+    f_ = std::fopen(path.c_str(), "rb");
+    if (!f_) fail<FormatError>("cannot open '", path, "' for reading: ", std::strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f_), &st) != 0) {
+        const int err = errno;
+        std::fclose(f_);
+        fail<FormatError>("cannot stat '", path, "': ", std::strerror(err));
     }
+    if (S_ISDIR(st.st_mode)) {
+        std::fclose(f_);
+        fail<FormatError>("cannot read '", path, "': it is a directory");
+    }
+    if (S_ISREG(st.st_mode)) regular_size_ = static_cast<int64_t>(st.st_size);
+}
+
+InFile::~InFile() { std::fclose(f_); }
+
+size_t InFile::read_some(void *dst, size_t n) {
+    const size_t got = n > 0 ? std::fread(dst, 1, n, f_) : 0;
+    if (got < n && std::ferror(f_)) fail<FormatError>("cannot read '", path_, "': ", std::strerror(errno));
+    return got;
+}
+
+void InFile::read_exact(void *dst, size_t n, uint64_t offset, const char *what) {
+    if (read_some(dst, n) != n)
+        fail<FormatError>(path_, ": cannot read ", n, " bytes of ", what, " at byte offset ", offset,
+                          " (the file ended early)");
+}
+
+std::string read_file(const std::string &path) {
+    InFile in(path);
+    std::string data;
     size_t used = 0;
-    // One byte more than the size so that an unchanged regular file is read by a single fread.
-    size_t chunk = expected > 0 ? expected + 1 : (1u << 20);
+    // One byte more than a regular file's size, so that an unchanged file is read by a single call
+    // and its end is seen; other files (and files that grow meanwhile) are read in chunks.
+    size_t chunk = in.regular_size() >= 0 ? static_cast<size_t>(in.regular_size()) + 1 : (size_t{1} << 20);
     while (true) {
         data.resize(used + chunk);
-        const size_t got = std::fread(&data[used], 1, chunk, f);
+        const size_t got = in.read_some(&data[used], chunk);
         used += got;
         if (got < chunk) break;
-        chunk = std::max<size_t>(chunk, 1u << 20);
+        chunk = std::max<size_t>(used, size_t{1} << 20);
     }
-    const bool error = std::ferror(f) != 0;
-    const int err = errno;
-    std::fclose(f);
-    if (error) fail<FormatError>("cannot read '", path, "': ", std::strerror(err));
     data.resize(used);
     return data;
 }

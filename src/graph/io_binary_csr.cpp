@@ -1,9 +1,6 @@
 // Binary CSR (.gcsr): a 40-byte little-endian header followed by the raw arrays (see
 // docs/graph-formats.md). Loading is a few bulk reads after checking the file size against the
 // header, then validation.
-#include <sys/types.h>
-
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -63,39 +60,10 @@ void store_le(unsigned char *p, T v) {
     std::memcpy(p, &v, sizeof(T));
 }
 
-class InFile {
-public:
-    explicit InFile(const std::string &path) : path_(path) {
-        f_ = std::fopen(path.c_str(), "rb");
-        if (!f_) fail<FormatError>("cannot open '", path, "' for reading: ", std::strerror(errno));
-    }
-    ~InFile() { std::fclose(f_); }
-    InFile(const InFile &) = delete;
-    InFile &operator=(const InFile &) = delete;
-
-    uint64_t size() {
-        if (fseeko(f_, 0, SEEK_END) != 0) fail<FormatError>("cannot seek in '", path_, "': ", std::strerror(errno));
-        const off_t s = ftello(f_);
-        if (s < 0 || fseeko(f_, 0, SEEK_SET) != 0)
-            fail<FormatError>("cannot seek in '", path_, "': ", std::strerror(errno));
-        return static_cast<uint64_t>(s);
-    }
-    /// Reads exactly n bytes at the current offset.
-    void read(void *dst, size_t n, uint64_t offset, const char *what) {
-        if (n > 0 && std::fread(dst, 1, n, f_) != n)
-            fail<FormatError>(path_, ": cannot read ", n, " bytes of ", what, " at byte offset ", offset,
-                              " (file truncated while reading?)");
-    }
-
-private:
-    std::string path_;
-    std::FILE *f_;
-};
-
 template <typename T>
 void read_array(InFile &in, std::vector<T> &v, uint64_t count, uint64_t &offset, const char *what) {
     v.resize(static_cast<size_t>(count));
-    in.read(v.data(), static_cast<size_t>(count) * sizeof(T), offset, what);
+    in.read_exact(v.data(), static_cast<size_t>(count) * sizeof(T), offset, what);
     to_from_le(v.data(), v.size());
     offset += count * sizeof(T);
 }
@@ -115,12 +83,14 @@ void write_array(OutFile &out, const T *data, size_t n) {
 
 LoadedGraph load_binary_csr(const std::string &path) {
     InFile in(path);
-    const uint64_t file_size = in.size();
+    if (in.regular_size() < 0)
+        fail<FormatError>(path, ": not a regular file (a .gcsr file is checked against its size before reading)");
+    const uint64_t file_size = static_cast<uint64_t>(in.regular_size());
     if (file_size < kHeaderBytes)
         fail<FormatError>(path, ": the file has ", file_size, " bytes, fewer than the ", kHeaderBytes,
                           "-byte .gcsr header (truncated or not a .gcsr file)");
     unsigned char h[kHeaderBytes];
-    in.read(h, kHeaderBytes, 0, "the header");
+    in.read_exact(h, kHeaderBytes, 0, "the header");
     if (std::memcmp(h, kMagic, sizeof(kMagic)) != 0)
         fail<FormatError>(path, ": bad magic at byte offset 0 (expected \"GSPCSR\\0\\1\"; not a .gcsr file)");
     const uint32_t version = load_le<uint32_t>(h + 8);

@@ -68,7 +68,7 @@ index_t parse_node(const std::string &path, int64_t line_no, std::string_view to
 LoadedGraph load_edge_list(const std::string &path, std::optional<int64_t> num_nodes) {
     if (num_nodes && (*num_nodes < 0 || *num_nodes > kIndexMax))
         fail<GraphError>(path, ": num_nodes = ", *num_nodes, " is out of range [0, INT32_MAX]");
-    const std::string data = read_file(path);
+    std::string data = read_file(path);
     LineCursor lines(data.data(), data.data() + data.size());
 
     int64_t num_dst = num_nodes ? *num_nodes : -1;
@@ -140,6 +140,8 @@ LoadedGraph load_edge_list(const std::string &path, std::optional<int64_t> num_n
     if (!counts_known) num_dst = num_src = static_cast<int64_t>(max_id) + 1;
     coo.num_rows = num_dst;
     coo.num_cols = num_src;
+
+    std::string().swap(data);  // release the text before building the CSR
 
     LoadedGraph out;
     out.csr = coo_to_csr(coo);

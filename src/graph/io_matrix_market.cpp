@@ -73,7 +73,7 @@ float parse_value(const std::string &path, int64_t line_no, std::string_view tok
 }  // namespace
 
 LoadedGraph load_matrix_market(const std::string &path) {
-    const std::string data = read_file(path);
+    std::string data = read_file(path);
     LineCursor lines(data.data(), data.data() + data.size());
     std::string_view line;
     std::string_view tok[6];
@@ -176,6 +176,8 @@ LoadedGraph load_matrix_market(const std::string &path) {
     if (count < declared)
         fail<FormatError>(path, ": the file ends after ", count, " of the ", declared, " entries declared on line ",
                           size_line, " (truncated file?)");
+
+    std::string().swap(data);  // release the text before building the CSR
 
     LoadedGraph out;
     out.csr = coo_to_csr(coo);

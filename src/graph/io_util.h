@@ -15,6 +15,28 @@
 
 namespace gsparse::io_detail {
 
+/// A file opened for binary reading. Throws FormatError when it cannot be opened or is a directory.
+class InFile {
+public:
+    explicit InFile(const std::string &path);
+    ~InFile();
+    InFile(const InFile &) = delete;
+    InFile &operator=(const InFile &) = delete;
+
+    /// Size in bytes of a regular file, or -1 for other kinds (pipes, devices).
+    int64_t regular_size() const { return regular_size_; }
+    /// Reads up to n bytes and returns how many were read (fewer only at the end of the file).
+    size_t read_some(void *dst, size_t n);
+    /// Reads exactly n bytes at the current position, which is byte `offset` of the file.
+    void read_exact(void *dst, size_t n, uint64_t offset, const char *what);
+    const std::string &path() const { return path_; }
+
+private:
+    std::string path_;
+    std::FILE *f_ = nullptr;
+    int64_t regular_size_ = -1;
+};
+
 /// The whole content of a file. Throws FormatError when it cannot be opened or read.
 std::string read_file(const std::string &path);
 

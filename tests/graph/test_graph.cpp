@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <thread>
 
 #include "graph/convert.h"
@@ -205,6 +206,16 @@ TEST(Graph, LoadFromEachFormat) {
         EXPECT_EQ(h.fingerprint(), g.fingerprint());  // g's rows are already sorted
     }
     EXPECT_THROW(Graph::load(dir.path("missing.mtx")), FormatError);
+}
+
+TEST(Graph, LoadingADirectoryIsAFormatError) {
+    ScratchDir dir;
+    const std::string d = dir.path("sub.mtx");
+    std::filesystem::create_directories(d);
+    EXPECT_TRUE(throws_with<FormatError>([&] { load_matrix_market(d); }, {d, "directory"}));
+    EXPECT_TRUE(throws_with<FormatError>([&] { load_edge_list(d); }, {"directory"}));
+    EXPECT_TRUE(throws_with<FormatError>([&] { load_binary_csr(d); }, {"directory"}));
+    EXPECT_THROW(Graph::load(d), FormatError);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <map>
+#include <ostream>
 
 #include "graph/convert.h"
 #include "graph/graph.h"
@@ -19,6 +19,8 @@ struct RealGraph {
     int64_t stored;  // entries in the file
     bool symmetric;
 };
+
+void PrintTo(const RealGraph &g, std::ostream *os) { *os << g.name; }
 
 // From ../shared/datasets/README.md.
 const RealGraph kRealGraphs[] = {
