@@ -98,6 +98,11 @@ int main(int argc, char **argv) {
     try {
         if (a.target == "cuda")
             fail<Error>("--target cuda: this build of gsparse-tune tunes CPU kernels only");
+        std::ofstream json_file;
+        if (!a.json_out.empty()) {
+            json_file.open(a.json_out);  // fail before spending time on tuning
+            if (!json_file) fail<Error>("cannot write ", a.json_out);
+        }
         TuningProblem p;
         p.device = Device::CPU;
         p.graph = load_problem_graph(a, p.graph_name);
@@ -124,10 +129,8 @@ int main(int argc, char **argv) {
         TuneResult r = tune(p, opt);
         print_summary(r);
         if (!a.json_out.empty()) {
-            std::ofstream f(a.json_out);
-            if (!f) fail<Error>("cannot write ", a.json_out);
-            f << r.to_json().dump(2) << "\n";
-            if (!f) fail<Error>("writing ", a.json_out, " failed");
+            json_file << r.to_json().dump(2) << "\n";
+            if (!json_file) fail<Error>("writing ", a.json_out, " failed");
         }
     } catch (const std::exception &e) {
         std::fprintf(stderr, "gsparse-tune: error: %s\n", e.what());

@@ -1,0 +1,97 @@
+// The CPU tuner: search space, modes, and a full tune whose best kernel matches the reference.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "api/gsparse.h"
+#include "autotune/search_space.h"
+#include "autotune/tuner.h"
+#include "core/error.h"
+#include "support/compare.h"
+#include "support/random_graph.h"
+
+namespace gsparse::autotune {
+namespace {
+
+TuningProblem small_problem(OpKind kind, int64_t feat) {
+    TuningProblem p;
+    p.kind = kind;
+    p.graph = test::random_graph(31);
+    p.graph_name = "random";
+    p.spmm = {BinaryOp::Mul, ReduceOp::Max};
+    p.sddmm = {BinaryOp::Dot, OperandTarget::Src, OperandTarget::Dst};
+    p.lhs_feat = {feat};
+    p.rhs_feat = {feat};
+    p.prepare();
+    return p;
+}
+
+TEST(SearchSpace, RejectsVectorsWiderThanTheFeatureWithAReason) {
+    TuningProblem p = small_problem(OpKind::Spmm, 6);
+    SearchSpace s = build_search_space(p);
+    EXPECT_EQ(s.valid.size() + s.rejected.size(), s.space.size());
+    ASSERT_FALSE(s.rejected.empty());
+    for (const auto &[params, why] : s.rejected) {
+        EXPECT_GT(params.get("vector_width"), 6);
+        EXPECT_NE(why.find("exceeds"), std::string::npos);
+    }
+    for (const auto &v : s.valid) EXPECT_LE(v.get("vector_width"), 6);
+    EXPECT_TRUE(std::find(s.valid.begin(), s.valid.end(), s.expert_default) != s.valid.end());
+}
+
+TEST(Tuner, ExhaustiveSpmmFindsAValidScheduleThatMatchesTheReference) {
+    TuningProblem p = small_problem(OpKind::Spmm, 24);
+    TuneOptions o;
+    o.runs = 2;
+    o.progress = false;
+    TuneResult r = tune(p, o);
+    SearchSpace s = build_search_space(p);
+    EXPECT_EQ(r.candidates.size(), s.valid.size());
+    EXPECT_TRUE(std::find(s.valid.begin(), s.valid.end(), r.best.schedule) != s.valid.end());
+    ASSERT_TRUE(r.best.ok);
+    for (const auto &m : r.candidates) {
+        EXPECT_TRUE(m.ok) << m.error;
+        EXPECT_EQ(m.run_ms.size(), 2u);
+        EXPECT_LE(r.best.median_ms, m.median_ms);
+    }
+    EXPECT_LE(r.best.median_ms, r.expert_default.median_ms);
+    EXPECT_GE(r.speedup_over_default(), 1.0);
+
+    OpOptions opt;
+    opt.schedule = r.best.schedule;
+    SpmmResult got = gspmm(p.graph, p.spmm, p.lhs, p.rhs, opt);
+    EXPECT_TRUE(test::matches_reference(got.out, reference_spmm(p.graph, p.spmm, p.lhs, p.rhs), 1e-5, 1e-6,
+                                        &got.arg_u, &got.arg_e));
+
+    nlohmann::json j = r.to_json();
+    EXPECT_EQ(j["best"]["schedule"], "cpu_spmm");
+    EXPECT_EQ(j["candidates"].size(), r.candidates.size());
+}
+
+TEST(Tuner, RandomModeMeasuresTheBudgetDeterministically) {
+    TuningProblem p = small_problem(OpKind::Sddmm, 32);
+    TuneOptions o;
+    o.mode = SearchMode::Random;
+    o.budget = 3;
+    o.runs = 1;
+    o.progress = false;
+    TuneResult a = tune(p, o), b = tune(p, o);
+    ASSERT_EQ(a.candidates.size(), 3u);
+    for (size_t i = 0; i < 3; i++) EXPECT_EQ(a.candidates[i].schedule, b.candidates[i].schedule);
+    o.seed = 99;
+    TuneResult c = tune(p, o);
+    bool differs = false;
+    for (size_t i = 0; i < 3; i++) differs |= !(a.candidates[i].schedule == c.candidates[i].schedule);
+    EXPECT_TRUE(differs);
+    Tensor out = gsddmm(p.graph, p.sddmm, p.lhs, p.rhs, OpOptions{a.best.schedule, nullptr});
+    EXPECT_TRUE(test::matches_reference(out, reference_sddmm(p.graph, p.sddmm, p.lhs, p.rhs), 1e-5));
+}
+
+TEST(Tuner, BadOptions) {
+    EXPECT_THROW(parse_search_mode("annealing"), Error);
+    TuningProblem p = small_problem(OpKind::Spmm, 8);
+    EXPECT_THROW(Measurer(p, 0), Error);
+}
+
+}  // namespace
+}  // namespace gsparse::autotune
