@@ -89,7 +89,7 @@ LoadedGraph load_edge_list(const std::string &path, std::optional<int64_t> num_n
     std::string_view tok[4];
     while (lines.next(line)) {
         const char c = first_char(line);
-        if (c == '\0') continue;
+        if (c == '\n') continue;
         const int64_t ln = lines.line_no();
         if (c == '#' || c == '%') {
             const size_t start = line.find_first_not_of(" \t\r\v\f");
@@ -123,6 +123,7 @@ LoadedGraph load_edge_list(const std::string &path, std::optional<int64_t> num_n
         const index_t u = parse_node(path, ln, tok[0], "source", counts_known ? num_src : kIndexMax, counts_known);
         const index_t v = parse_node(path, ln, tok[1], "destination", counts_known ? num_dst : kIndexMax, counts_known);
         if (w) {
+            if (values.capacity() == 0) values.reserve(static_cast<size_t>(cap));
             float x = 0;
             const ParseStatus st = parse_float(tok[2], x);
             if (st == ParseStatus::NotNumber)

@@ -118,7 +118,7 @@ LoadedGraph load_matrix_market(const std::string &path) {
     bool have_size = false;
     while (lines.next(line)) {
         const char c = first_char(line);
-        if (c == '\0' || c == '%') continue;
+        if (c == '\n' || c == '%') continue;
         have_size = true;
         break;
     }

@@ -103,11 +103,11 @@ inline int split_tokens(std::string_view line, std::string_view *tokens, int max
     }
 }
 
-/// The first non-blank character of line, or '\0' for a blank line.
+/// The first non-blank character of line, or '\n' (which no line contains) for a blank line.
 inline char first_char(std::string_view line) {
     for (char c : line)
         if (!is_space(c)) return c;
-    return '\0';
+    return '\n';
 }
 
 enum class ParseStatus { Ok, NotNumber, OutOfRange };

@@ -152,10 +152,43 @@ TEST(EdgeList, GarbageAndTruncatedFiles) {
         EXPECT_THROW(load_edge_list(p), FormatError);
     }
     EXPECT_THROW(load_edge_list(dir.path("missing.el")), FormatError);
+    EXPECT_THROW(load_edge_list(dir.write("nul.el", std::string(64, '\0'))), FormatError);
+    EXPECT_THROW(load_edge_list(dir.write("nul2.el", "0 1\n" + std::string(3, '\0') + "\n")), FormatError);
     // Truncation mid-line: the last line loses its weight or its destination.
     const std::string full = "0 1 2.5\n1 2 3.5\n";
     EXPECT_THROW(load_edge_list(dir.write("t1.el", full.substr(0, full.size() - 4))), FormatError);
     EXPECT_THROW(load_edge_list(dir.write("t2.el", full.substr(0, full.size() - 6))), FormatError);
+}
+
+TEST(EdgeList, RandomEditsNeverCrashOrAcceptInvalidGraphs) {
+    ScratchDir dir;
+    const std::string base = "#!gsparse num_dst=6 num_src=6\n# c\n0 1 0.5\n2 3 1\n5 5 -2\n4 0 3e2\n";
+    const std::string alphabet = "0123456789 -+.e\n#%\t";
+    std::mt19937 rng(29);
+    int loaded = 0;
+    for (int t = 0; t < 500; t++) {
+        std::string s = base;
+        const int edits = 1 + static_cast<int>(rng() % 3);
+        for (int k = 0; k < edits; k++) {
+            const size_t pos = rng() % s.size();
+            const char c = alphabet[rng() % alphabet.size()];
+            switch (rng() % 3) {
+                case 0: s[pos] = c; break;
+                case 1: s.insert(s.begin() + static_cast<std::ptrdiff_t>(pos), c); break;
+                default: s.erase(pos, 1); break;
+            }
+        }
+        const std::string p = dir.write("edit.el", s);
+        try {
+            const LoadedGraph g = load_edge_list(p);
+            ASSERT_NO_THROW(validate(g.csr)) << s;
+            ASSERT_TRUE(g.values.empty() || g.values.size() == static_cast<size_t>(g.csr.nnz())) << s;
+            loaded++;
+        } catch (const Error &) {
+        }
+    }
+    EXPECT_GT(loaded, 0);
+    EXPECT_LT(loaded, 500);
 }
 
 TEST(EdgeList, RoundTrip) {

@@ -222,6 +222,10 @@ TEST(MatrixMarket, GarbageBytes) {
         const std::string q = dir.write("garbage2.mtx", std::string(kBanner) + bytes);
         EXPECT_THROW(load_matrix_market(q), Error);
     }
+    const std::string nul = std::string(8, '\0');
+    EXPECT_THROW(load_matrix_market(dir.write("nul.mtx", nul)), FormatError);
+    EXPECT_THROW(load_matrix_market(dir.write("nul2.mtx", std::string(kBanner) + nul + "\n1 1 0\n")), FormatError);
+    EXPECT_THROW(load_matrix_market(dir.write("nul3.mtx", std::string(kBanner) + "1 1 0\n" + nul)), FormatError);
 }
 
 TEST(MatrixMarket, TruncatedAtEveryByte) {
@@ -240,6 +244,39 @@ TEST(MatrixMarket, TruncatedAtEveryByte) {
         } catch (const FormatError &) {
         }
     }
+}
+
+TEST(MatrixMarket, RandomEditsNeverCrashOrAcceptInvalidGraphs) {
+    ScratchDir dir;
+    const std::string base =
+        "%%MatrixMarket matrix coordinate real symmetric\n% c\n5 5 6\n1 1 1\n2 1 0.5\n3 2 -2\n5 3 1e3\n"
+        "4 4 7\n5 1 3\n";
+    const std::string alphabet = "0123456789 -+.e\n%\t";
+    std::mt19937 rng(17);
+    int loaded = 0;
+    for (int t = 0; t < 500; t++) {
+        std::string s = base;
+        const int edits = 1 + static_cast<int>(rng() % 3);
+        for (int k = 0; k < edits; k++) {
+            const size_t pos = rng() % s.size();
+            const char c = alphabet[rng() % alphabet.size()];
+            switch (rng() % 3) {
+                case 0: s[pos] = c; break;
+                case 1: s.insert(s.begin() + static_cast<std::ptrdiff_t>(pos), c); break;
+                default: s.erase(pos, 1); break;
+            }
+        }
+        const std::string p = dir.write("edit.mtx", s);
+        try {
+            const LoadedGraph g = load_matrix_market(p);
+            ASSERT_NO_THROW(validate(g.csr)) << s;
+            ASSERT_EQ(g.values.size(), static_cast<size_t>(g.csr.nnz())) << s;
+            loaded++;
+        } catch (const Error &) {
+        }
+    }
+    EXPECT_GT(loaded, 0);
+    EXPECT_LT(loaded, 500);
 }
 
 // Round trips through a written file.
