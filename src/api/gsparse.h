@@ -7,7 +7,9 @@
 //
 // Shapes follow DGL: dimension 0 is nodes (source nodes for g-SpMM's lhs) or edges (edge ids), the
 // rest are feature dimensions that broadcast. Every mismatch throws ShapeError naming the tensors.
-// Kernels are compiled on first use and cached (see runtime/kernel_cache.h).
+// Kernels are compiled on first use and cached (see runtime/kernel_cache.h). Tensors on
+// Device::CUDA hold device pointers; the kernels then run on the GPU without copying features,
+// and the graph's index arrays are copied to the device once per graph.
 #pragma once
 
 #include <optional>
@@ -23,11 +25,22 @@
 
 namespace gsparse {
 
+/// The CUDA context and stream (a CUcontext and a CUstream, as void *) that GPU kernels run on, so
+/// that they share memory and ordering with the application (PyTorch's current stream, a
+/// benchmark's stream). A null context lets the Halide runtime use its own; a null stream is the
+/// context's default stream.
+struct CudaLaunch {
+    void *context = nullptr;
+    void *stream = nullptr;
+};
+
 struct OpOptions {
     /// A schedule point; the device's expert default when absent.
     std::optional<ScheduleParams> schedule;
     /// The cache compiled kernels go to; the process-wide cache when null.
     KernelCache *cache = nullptr;
+    /// For tensors on Device::CUDA (device pointers): where the kernels run.
+    CudaLaunch cuda;
 };
 
 struct SpmmResult {

@@ -160,4 +160,13 @@ uint64_t Graph::fingerprint() const {
     return s_->fp;
 }
 
+std::shared_ptr<void> Graph::attachment(const std::string &key, const std::function<std::shared_ptr<void>()> &make) const {
+    std::lock_guard<std::mutex> lock(s_->attach_mu);
+    auto it = s_->attachments.find(key);
+    if (it != s_->attachments.end()) return it->second;
+    auto value = make();
+    s_->attachments.emplace(key, value);
+    return value;
+}
+
 }  // namespace gsparse

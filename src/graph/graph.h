@@ -4,6 +4,8 @@
 // Derived layouts are computed once, thread-safely, and cached.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -53,6 +55,10 @@ public:
     /// A stable 64-bit fingerprint of the structure (sizes, row_ptr, col_idx), for caches.
     uint64_t fingerprint() const;
 
+    /// Per-graph state of other components (for example device copies of the index arrays), created
+    /// by make() on first request for key and kept as long as the graph (and its copies) live.
+    std::shared_ptr<void> attachment(const std::string &key, const std::function<std::shared_ptr<void>()> &make) const;
+
 private:
     struct State {
         CSR csr;
@@ -64,6 +70,8 @@ private:
         std::optional<std::vector<index_t>> balanced;
         std::optional<GraphStats> stats;
         uint64_t fp = 0;
+        std::mutex attach_mu;
+        std::map<std::string, std::shared_ptr<void>> attachments;
     };
     std::shared_ptr<State> s_;
 };
