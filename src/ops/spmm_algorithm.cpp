@@ -56,9 +56,11 @@ SpmmAlgorithm build_spmm_algorithm(const SpmmSpec &spec, const FeatureLayout &la
     Expr degree = a.row_ptr(a.v + 1) - start;
     a.k = RDom(0, a.max_degree, "k");
     a.k.where(a.k < degree);
-    Expr pos = validated_index(start + a.k, a.num_edges);
-    Expr u = validated_index(a.col_idx(pos), a.num_src);
-    Expr e = a.reads_edge_ids ? validated_index(a.edge_ids(pos), a.num_edges) : pos;
+    Expr pos_kv = validated_index(start + a.kv, a.num_edges);
+    a.nbr(a.kv, a.v) = validated_index(a.col_idx(pos_kv), a.num_src);
+    a.eid(a.kv, a.v) = a.reads_edge_ids ? validated_index(a.edge_ids(pos_kv), a.num_edges) : pos_kv;
+    Expr u = a.nbr(a.k, a.v);
+    Expr e = a.eid(a.k, a.v);
 
     Expr x = a.uses_lhs() ? Expr(a.lhs(operand_args(a.f, layout.lhs_varies, u))) : Expr();
     Expr y = a.uses_rhs() ? Expr(a.rhs(operand_args(a.f, layout.rhs_varies, e))) : Expr();

@@ -37,6 +37,11 @@ struct SpmmAlgorithm {
     std::vector<Halide::Var> f;
     Halide::RDom k;
 
+    /// Neighbour ids and edge ids of row v as 2-D functions of (position in row, row): the ragged
+    /// CSR accesses in a rectangular index space, so a schedule can stage a kNnzTile x kMTile tile
+    /// of them (inlined by default).
+    Halide::Var kv{"kv"};
+    Halide::Func nbr{"spmm_nbr"}, eid{"spmm_eid"};
     Halide::Func acc{"spmm_acc"};
     Halide::Func out{"spmm_out"};  ///< a Tuple (value, arg_u, arg_e) for max/min
 
