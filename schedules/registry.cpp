@@ -1,11 +1,12 @@
 #include "core/error.h"
 #include "schedules/cpu_schedules.h"
+#include "schedules/gpu_schedules.h"
 #include "schedules/schedule.h"
 
 namespace gsparse {
 
 const std::vector<SpmmScheduleDef> &spmm_schedules() {
-    static const std::vector<SpmmScheduleDef> defs = {cpu_spmm_schedule()};
+    static const std::vector<SpmmScheduleDef> defs = {cpu_spmm_schedule(), gpu_spmm_schedule()};
     return defs;
 }
 

@@ -20,19 +20,11 @@
 #include "graph/graph.h"
 #include "ops/broadcast.h"
 #include "ops/op_spec.h"
+#include "runtime/cuda_launch.h"
 #include "runtime/kernel_cache.h"
 #include "schedules/schedule_params.h"
 
 namespace gsparse {
-
-/// The CUDA context and stream (a CUcontext and a CUstream, as void *) that GPU kernels run on, so
-/// that they share memory and ordering with the application (PyTorch's current stream, a
-/// benchmark's stream). A null context lets the Halide runtime use its own; a null stream is the
-/// context's default stream.
-struct CudaLaunch {
-    void *context = nullptr;
-    void *stream = nullptr;
-};
 
 struct OpOptions {
     /// A schedule point; the device's expert default when absent.

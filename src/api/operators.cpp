@@ -21,8 +21,6 @@ std::vector<int64_t> check_operand(const Tensor &t, const char *name, int64_t ro
         fail<ShapeError>(name, " must be a tensor with a leading ", rows_what, " dimension, got ",
                          t.defined() ? t.str() : std::string("an undefined tensor"));
     if (t.size(0) != rows) fail<ShapeError>(name, " ", t.str(), " must have ", rows, " rows (", rows_what, ")");
-    if (t.device() != Device::CPU)
-        fail<ShapeError>(name, " is on ", device_name(t.device()), "; only CPU tensors run in this build");
     check_feature_dtype(t.dtype());
     return feature_shape(t);
 }
@@ -69,7 +67,25 @@ void check_output(const Tensor &out, const std::vector<int64_t> &shape, DType dt
     if (out.shape() != shape || out.dtype() != dtype)
         fail<ShapeError>(name, " ", out.defined() ? out.str() : std::string("(undefined)"), " must be ",
                          dtype_name(dtype), shape_str(shape));
-    if (out.device() != Device::CPU) fail<ShapeError>(name, " must be a CPU tensor in this build");
+}
+
+/// The device all used operands and outputs live on; throws ShapeError when they disagree.
+Device common_device(std::initializer_list<const Tensor *> tensors) {
+    const Tensor *first = nullptr;
+    for (const Tensor *t : tensors) {
+        if (!t || !t->defined() || t->dim() == 0) continue;
+        if (!first) first = t;
+        else if (t->device() != first->device())
+            fail<ShapeError>("tensors on different devices: ", first->str(), " on ", device_name(first->device()), " and ",
+                             t->str(), " on ", device_name(t->device()));
+    }
+    return first ? first->device() : Device::CPU;
+}
+
+void require_cpu(Device d, const char *op) {
+    if (d != Device::CPU)
+        fail<ShapeError>(op, " allocates its outputs on the CPU; for device tensors allocate the outputs on the device "
+                             "and call ", op, "_into");
 }
 
 std::vector<int64_t> with_rows(int64_t rows, const std::vector<int64_t> &feat) {
@@ -105,16 +121,17 @@ void gspmm_into(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const T
     key.dtype = plan.dtype;
     const bool needs_edge_ids = uses_rhs(spec.op) || has_arg_outputs(spec.reduce);
     key.identity_edge_ids = !needs_edge_ids || g.csr().identity_edge_ids();
-    key.device = Device::CPU;
+    key.device = common_device({uses_lhs(spec.op) ? &lhs : nullptr, uses_rhs(spec.op) ? &rhs : nullptr, &out, arg_u, arg_e});
     key.schedule = options.schedule ? *options.schedule
                                     : default_spmm_schedule(key.device).default_params({plan.layout, g.stats()});
     auto kernel = SpmmKernel::get(key, options.cache ? *options.cache : KernelCache::global());
-    kernel->run(g, lhs, rhs, out, arg_u, arg_e);
+    kernel->run(g, lhs, rhs, out, arg_u, arg_e, options.cuda);
 }
 
 SpmmResult gspmm(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs,
                  const OpOptions &options) {
     SpmmPlan plan = plan_spmm(g, spec, lhs, rhs);
+    require_cpu(common_device({uses_lhs(spec.op) ? &lhs : nullptr, uses_rhs(spec.op) ? &rhs : nullptr}), "gspmm");
     const auto shape = with_rows(g.num_dst(), plan.layout.out_shape);
     SpmmResult r;
     r.out = Tensor::empty(shape, plan.dtype);
@@ -140,7 +157,8 @@ void gsddmm_into(const Graph &g, const SddmmSpec &spec, const Tensor &lhs, const
     key.spec = spec;
     key.layout = plan.layout;
     key.dtype = plan.dtype;
-    key.device = Device::CPU;
+    key.device = common_device({uses_lhs(spec.op) ? &lhs : nullptr, uses_rhs(spec.op) ? &rhs : nullptr, &out});
+    if (key.device != Device::CPU) fail<ShapeError>("g-SDDMM runs on CPU tensors only in this build");
     key.schedule = options.schedule ? *options.schedule
                                     : default_sddmm_schedule(key.device).default_params({plan.layout, g.stats()});
     auto kernel = SddmmKernel::get(key, options.cache ? *options.cache : KernelCache::global());
@@ -150,6 +168,7 @@ void gsddmm_into(const Graph &g, const SddmmSpec &spec, const Tensor &lhs, const
 Tensor gsddmm(const Graph &g, const SddmmSpec &spec, const Tensor &lhs, const Tensor &rhs,
               const OpOptions &options) {
     SpmmPlan plan = plan_sddmm(g, spec, lhs, rhs);
+    require_cpu(common_device({uses_lhs(spec.op) ? &lhs : nullptr, uses_rhs(spec.op) ? &rhs : nullptr}), "gsddmm");
     Tensor out = Tensor::empty(with_rows(g.num_edges(), plan.layout.out_shape), plan.dtype);
     gsddmm_into(g, spec, lhs, rhs, out, options);
     return out;

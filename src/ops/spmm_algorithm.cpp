@@ -56,7 +56,9 @@ SpmmAlgorithm build_spmm_algorithm(const SpmmSpec &spec, const FeatureLayout &la
     Expr degree = a.row_ptr(a.v + 1) - start;
     a.k = RDom(0, a.max_degree, "k");
     a.k.where(a.k < degree);
-    Expr pos_kv = validated_index(start + a.kv, a.num_edges);
+    // Positions past the row's end are clamped into the array: a staged tile of a short row reads
+    // valid (unused) entries instead of running off the end of col_idx.
+    Expr pos_kv = validated_index(min(start + a.kv, a.num_edges - 1), a.num_edges);
     a.nbr(a.kv, a.v) = validated_index(a.col_idx(pos_kv), a.num_src);
     a.eid(a.kv, a.v) = a.reads_edge_ids ? validated_index(a.edge_ids(pos_kv), a.num_edges) : pos_kv;
     Expr u = a.nbr(a.k, a.v);

@@ -13,6 +13,7 @@
 
 #include <Halide.h>
 
+#include <memory>
 #include <vector>
 
 #include "core/dtype.h"
@@ -44,6 +45,11 @@ struct SpmmAlgorithm {
     Halide::Func nbr{"spmm_nbr"}, eid{"spmm_eid"};
     Halide::Func acc{"spmm_acc"};
     Halide::Func out{"spmm_out"};  ///< a Tuple (value, arg_u, arg_e) for max/min
+
+    /// Set by schedules: lowering passes of the extension to run on this pipeline, and the row tile
+    /// (rows per block) that the device copy of row_ptr must be padded to (padded rows are empty).
+    std::vector<std::shared_ptr<Halide::Internal::IRMutator>> lowering_passes;
+    int row_tile = 1;
 
     /// The pipeline's inputs, in the order of the AOT signature.
     std::vector<Halide::Argument> arguments() const;

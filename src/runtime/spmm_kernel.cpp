@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "runtime/device_graph.h"
 #include "runtime/halide_buffers.h"
 #include "runtime/lowered_stmt.h"
 #include "runtime/target.h"
@@ -26,6 +27,7 @@ SpmmKernel::SpmmKernel(const SpmmKernelKey &key) : key_(key) {
     algo_ = build_spmm_algorithm(key.spec, key.layout, key.dtype, key.identity_edge_ids);
     def.apply(algo_, key.schedule);
     pipeline_ = Halide::Pipeline(algo_.out);
+    for (const auto &pass : algo_.lowering_passes) pipeline_.add_custom_lowering_pass(pass.get(), nullptr);
     target_ = jit_target(key.device);
     try {
         pipeline_.compile_jit(target_);
@@ -40,8 +42,8 @@ std::shared_ptr<const SpmmKernel> SpmmKernel::get(const SpmmKernelKey &key, Kern
 
 std::string SpmmKernel::lowered_stmt() const { return lowered_stmt_text(pipeline_, algo_.arguments(), target_); }
 
-void SpmmKernel::run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u,
-                     Tensor *arg_e) const {
+void SpmmKernel::run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u, Tensor *arg_e,
+                     const CudaLaunch &launch) const {
     const CSR &csr = g.csr();
     const bool needs_edge_ids = algo_.uses_rhs() || has_arg_outputs(key_.spec.reduce);
     if (needs_edge_ids && csr.identity_edge_ids() != key_.identity_edge_ids)
@@ -52,7 +54,19 @@ void SpmmKernel::run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tenso
     if (out.dim() < 1 || out.size(0) != csr.num_rows)
         fail<ShapeError>("output ", out.str(), " must have ", csr.num_rows, " rows");
     if (out.dtype() != key_.dtype) fail<ShapeError>("output dtype ", dtype_name(out.dtype()), " != kernel dtype");
+    for (const Tensor *t : std::initializer_list<const Tensor *>{&lhs, &rhs, &out, arg_u, arg_e})
+        if (t && t->defined() && t->data() && t->device() != key_.device)
+            fail<ShapeError>("tensor ", t->str(), " is on ", device_name(t->device()), " but the kernel runs on ",
+                             device_name(key_.device));
     if (csr.num_rows == 0) return;
+    if (key_.device == Device::CUDA) run_cuda(g, lhs, rhs, out, arg_u, arg_e, launch);
+    else run_cpu(g, lhs, rhs, out, arg_u, arg_e);
+}
+
+void SpmmKernel::run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u,
+                         Tensor *arg_e) const {
+    const CSR &csr = g.csr();
+    const bool args = has_arg_outputs(key_.spec.reduce);
     if (csr.nnz() == 0) {
         // No edges: every node is empty. Nothing to gather, so no kernel launch.
         std::memset(out.data(), 0, out.nbytes());
@@ -85,6 +99,46 @@ void SpmmKernel::run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tenso
     } catch (const Halide::Error &e) {
         fail<KernelError>("running ", key_.str(), " failed: ", e.what());
     }
+}
+
+void SpmmKernel::run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u,
+                          Tensor *arg_e, const CudaLaunch &launch) const {
+    const CSR &csr = g.csr();
+    auto dev = DeviceCsr::get(g, algo_.row_tile, launch, target_);
+    Halide::ParamMap params;
+    params.set(algo_.row_ptr, dev->row_ptr);
+    params.set(algo_.col_idx, dev->col_idx);
+    if (algo_.reads_edge_ids) params.set(algo_.edge_ids, dev->edge_ids);
+    auto wrap = [&](const Tensor &t, const std::vector<int64_t> &extents, const char *name) {
+        return wrap_device_buffer(halide_type(t.dtype()), t.data(), halide_sizes(extents, t.size(0)), target_, name);
+    };
+    std::vector<Halide::Buffer<>> wrapped;
+    if (algo_.uses_lhs()) {
+        wrapped.push_back(wrap(lhs, key_.layout.lhs_extents(), "lhs"));
+        params.set(algo_.lhs, wrapped.back());
+    }
+    if (algo_.uses_rhs()) {
+        wrapped.push_back(wrap(rhs, key_.layout.rhs_extents(), "rhs"));
+        params.set(algo_.rhs, wrapped.back());
+    }
+    params.set(algo_.max_degree, static_cast<int32_t>(g.max_row_length()));
+    params.set(algo_.num_edges, static_cast<int32_t>(std::max<int64_t>(csr.nnz(), 1)));
+    params.set(algo_.num_src, static_cast<int32_t>(std::max<int64_t>(csr.num_cols, 1)));
+    std::vector<Halide::Buffer<>> outs = {wrap(out, key_.layout.extents, "out")};
+    if (has_arg_outputs(key_.spec.reduce)) {
+        outs.push_back(wrap(*arg_u, key_.layout.extents, "arg_u"));
+        outs.push_back(wrap(*arg_e, key_.layout.extents, "arg_e"));
+    }
+    CudaJITContext ctx(launch);
+    try {
+        if (outs.size() == 1) pipeline_.realize(&ctx, outs[0], target_, params);
+        else pipeline_.realize(&ctx, Halide::Realization(outs), target_, params);
+    } catch (const Halide::Error &e) {
+        fail<KernelError>("running ", key_.str(), " on the GPU failed: ", e.what());
+    }
+    // The wrappers only borrow the caller's memory.
+    for (auto *list : {&wrapped, &outs})
+        for (auto &b : *list) b.get()->device_detach_native(&ctx);
 }
 
 }  // namespace gsparse

@@ -10,6 +10,7 @@
 #include "core/tensor.h"
 #include "graph/graph.h"
 #include "ops/spmm_algorithm.h"
+#include "runtime/cuda_launch.h"
 #include "runtime/kernel_cache.h"
 #include "schedules/schedule_params.h"
 
@@ -35,13 +36,19 @@ public:
 
     /// Runs on g. lhs/rhs/out (and arg_u/arg_e for max/min) must have the shapes of the key's layout
     /// (rows: num_src / num_edges / num_dst); throws ShapeError otherwise.
-    void run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u, Tensor *arg_e) const;
+    /// On a CUDA kernel the tensors hold device pointers and launch names the context and stream.
+    void run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u, Tensor *arg_e,
+             const CudaLaunch &launch = {}) const;
 
     const SpmmKernelKey &key() const { return key_; }
     /// The lowered statement of the scheduled pipeline (for inspection and IR tests).
     std::string lowered_stmt() const;
 
 private:
+    void run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u, Tensor *arg_e) const;
+    void run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u, Tensor *arg_e,
+                  const CudaLaunch &launch) const;
+
     SpmmKernelKey key_;
     mutable SpmmAlgorithm algo_;
     mutable Halide::Pipeline pipeline_;

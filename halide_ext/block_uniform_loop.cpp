@@ -1,0 +1,71 @@
+#include "halide_ext/block_uniform_loop.h"
+
+#include <sstream>
+
+namespace gsparse::ext {
+
+using namespace Halide;
+using namespace Halide::Internal;
+
+namespace {
+
+/// Whether e refers to a GPU thread id (the names Halide gives fused thread loops).
+class UsesThreadId : public IRVisitor {
+public:
+    bool found = false;
+
+private:
+    using IRVisitor::visit;
+    void visit(const Variable *op) override {
+        if (op->name.find("__thread_id_") != std::string::npos || op->name.find("__lane") != std::string::npos)
+            found = true;
+    }
+};
+
+}  // namespace
+
+BlockUniformLoop::BlockUniformLoop(std::string loop_name, Expr trips)
+    : loop_name_(std::move(loop_name)), trips_(std::move(trips)) {}
+
+Stmt BlockUniformLoop::mutate(const Stmt &s) {
+    if (!top_) return IRMutator::mutate(s);
+    // Entry point of the pass: the whole pipeline.
+    UsesThreadId check;
+    trips_.accept(&check);
+    if (check.found) {
+        std::ostringstream msg;
+        msg << "block-uniform trip count for " << loop_name_ << " uses a GPU thread id: " << trips_;
+        throw CompileError(msg.str());
+    }
+    top_ = false;
+    rewritten_ = 0;
+    Stmt result = IRMutator::mutate(s);
+    top_ = true;
+    return simplify(result);
+}
+
+Stmt BlockUniformLoop::visit(const For *op) {
+    if (op->name != loop_name_) return IRMutator::visit(op);
+    rewritten_++;
+    Stmt body = mutate(op->body);
+    Expr extent = min(op->extent, max(trips_, 0));
+    return For::make(op->name, op->min, extent, op->for_type, op->device_api, body);
+}
+
+Expr block_max_chunks(const Parameter &row_ptr, const Expr &block_row0, int rows, int chunk) {
+    auto load = [&](const Expr &row) {
+        return Load::make(Int(32), row_ptr.name(), cast<int64_t>(row), Buffer<>(), row_ptr, const_true(),
+                          ModulusRemainder());
+    };
+    Expr longest;
+    Expr prev = load(block_row0);
+    for (int i = 0; i < rows; i++) {
+        Expr next = load(block_row0 + (i + 1));
+        Expr len = next - prev;
+        longest = longest.defined() ? max(longest, len) : len;
+        prev = next;
+    }
+    return (longest + (chunk - 1)) / chunk;
+}
+
+}  // namespace gsparse::ext

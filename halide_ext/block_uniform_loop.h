@@ -1,0 +1,53 @@
+// Pass: block-uniform trip counts for staged sparse loops (the barrier rule of the paper's
+// Algorithm 1).
+//
+// When a schedule stages a tile of a row's neighbours in shared memory at the outer split `ko` of
+// the row's reduction domain, the `ko` loop sits inside the fused GPU thread loops and contains
+// gpu_thread_barrier calls, so every thread of the block must run it the same number of times.
+// Halide can only give it the bound of the reduction domain, which is the graph's maximum row
+// length: every block would iterate to the longest row of the whole graph.
+//
+// Expects: a lowered Stmt at custom-lowering-pass time (after GPU thread-loop fusion, before
+// kernels are split off) containing serial For loops named `loop_name`.
+// Produces: the same Stmt in which each such loop's extent is min(extent, trips), where `trips` is
+// a block-uniform Expr (it may read block ids, parameters and buffers, never thread ids): the
+// largest chunk count of the rows of the block. Work inside the loop stays guarded by the original
+// per-row predicates, so threads whose rows are shorter idle at the barriers.
+#pragma once
+
+#include <Halide.h>
+
+#include <string>
+
+namespace gsparse::ext {
+
+class BlockUniformLoop : public Halide::Internal::IRMutator {
+public:
+    /// Throws Halide::CompileError later, in mutate(), if trips uses a GPU thread id.
+    BlockUniformLoop(std::string loop_name, Halide::Expr trips);
+
+    Halide::Internal::Stmt mutate(const Halide::Internal::Stmt &s) override;
+    using Halide::Internal::IRMutator::mutate;
+
+    /// Number of loops rewritten by the last mutate() of a whole pipeline.
+    int rewritten() const { return rewritten_; }
+
+protected:
+    using Halide::Internal::IRMutator::visit;
+    Halide::Internal::Stmt visit(const Halide::Internal::For *op) override;
+
+private:
+    std::string loop_name_;
+    Halide::Expr trips_;
+    int rewritten_ = 0;
+    bool top_ = true;
+};
+
+/// The largest number of `chunk`-sized chunks of the rows block_row0 .. block_row0 + rows - 1,
+/// reading a row pointer array (a non-decreasing int32 buffer of the pipeline, min 0) as a lowered
+/// Load: max_i ceil((row_ptr[r_i + 1] - row_ptr[r_i]) / chunk). row_ptr must have at least
+/// block_row0 + rows + 1 elements.
+Halide::Expr block_max_chunks(const Halide::Internal::Parameter &row_ptr, const Halide::Expr &block_row0, int rows,
+                              int chunk);
+
+}  // namespace gsparse::ext

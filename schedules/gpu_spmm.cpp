@@ -1,0 +1,143 @@
+// Schedule gpu_spmm: the CUDA schedule of g-SpMM.
+//
+//   out   blocks of kMTile rows x (kNTile * kNRegTile) features; threads (kNTile, kMTile); each
+//         thread owns kNRegTile outputs at stride kNTile, so every load and store of the warp is
+//         coalesced and the register tile is fully unrolled.
+//   acc   per-thread accumulators in registers (MemoryType::Register), computed per block.
+//   nbr   with smemColIdx, the neighbour ids of the block's rows are staged kNnzTile at a time in
+//         shared memory (a kNnzTile x kMTile tile, filled by the block's threads with coalesced
+//         loads) at the outer split ko of the row's reduction domain. The ko loop contains
+//         barriers, so the extension's BlockUniformLoop pass bounds it by the longest row of the
+//         block instead of the longest row of the graph.
+#include <algorithm>
+
+#include "halide_ext/block_uniform_loop.h"
+#include "schedules/gpu_schedules.h"
+
+namespace gsparse {
+
+using namespace Halide;
+
+namespace {
+
+const char *kName = "gpu_spmm";
+
+ScheduleSpace space(const Problem &) {
+    return {kName,
+            {{"kMTile", {1, 2, 4, 8, 16}, "rows per thread block"},
+             {"kNTile", {1, 2, 4, 8, 16, 32, 64, 128}, "threads along the innermost feature dimension"},
+             {"kNRegTile", {1, 2, 4, 8}, "outputs per thread at stride kNTile"},
+             {"kNnzTile", {16, 32, 64, 128}, "nonzeros of a row staged per step"},
+             {"smemColIdx", {0, 1}, "stage neighbour ids in shared memory"}}};
+}
+
+std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem &p) {
+    const int64_t M = s.get("kMTile"), T = s.get("kNTile"), R = s.get("kNRegTile"), KT = s.get("kNnzTile"),
+                  smem = s.get("smemColIdx");
+    const int64_t f0 = p.layout.extents[0];
+    auto pow2 = [](int64_t x) { return x >= 1 && (x & (x - 1)) == 0; };
+    for (auto [name, x] : {std::pair{"kMTile", M}, {"kNTile", T}, {"kNRegTile", R}, {"kNnzTile", KT}})
+        if (!pow2(x)) return std::string(name) + " must be a power of two >= 1, got " + std::to_string(x);
+    if (smem != 0 && smem != 1) return "smemColIdx must be 0 or 1, got " + std::to_string(smem);
+    if (T * R > f0)
+        return "kNTile * kNRegTile = " + std::to_string(T * R) + " exceeds the innermost feature extent " +
+               std::to_string(f0);
+    if (M * T > 1024) return "kMTile * kNTile = " + std::to_string(M * T) + " threads exceed 1024 per block";
+    if (M * T < 32) return "kMTile * kNTile = " + std::to_string(M * T) + " threads is less than a warp";
+    if (R > 8) return "kNRegTile above 8 spills registers";
+    if (smem) {
+        const int64_t bytes = KT * M * 4;
+        if (bytes > 48 * 1024) return "shared tile of " + std::to_string(bytes) + " bytes exceeds 48 KiB";
+        if (KT % std::min(T, KT) != 0) return "kNnzTile must be a multiple of kNTile";
+    }
+    return std::nullopt;
+}
+
+ScheduleParams default_params(const Problem &p) {
+    const int64_t f0 = p.layout.extents[0];
+    ScheduleParams s;
+    s.schedule = kName;
+    // Expert defaults per feature-length band: a warp of threads across features when there are at
+    // least 32 of them, register tiles for long features, more rows per block for short ones.
+    int64_t T = 1;
+    while (T * 2 <= std::min<int64_t>(f0, 32)) T *= 2;
+    int64_t R = 1;
+    while (T * R * 2 <= std::min<int64_t>(f0, 128) && R < 4) R *= 2;
+    int64_t M = std::max<int64_t>(1, 128 / T);
+    M = std::min<int64_t>(M, 16);
+    while (M * T < 32) M *= 2;
+    s.values = {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", R}, {"kNnzTile", 32}, {"smemColIdx", 1}};
+    return s;
+}
+
+void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
+    const int M = static_cast<int>(s.get("kMTile")), T = static_cast<int>(s.get("kNTile")),
+              R = static_cast<int>(s.get("kNRegTile")), KT = static_cast<int>(s.get("kNnzTile"));
+    const bool smem = s.get("smemColIdx") != 0;
+    const int rank = a.layout.rank();
+
+    // Buffers start at 0, so block ids map to rows without offsets.
+    for (Halide::OutputImageParam buf : a.out.output_buffers())
+        for (int d = 0; d <= rank; d++) buf.dim(d).set_min(0);
+    a.row_ptr.dim(0).set_min(0);
+
+    Var fo("fo"), fi("fi"), fr("fr"), ft("ft"), vo("vo"), vi("vi");
+    Var f0 = a.f[0];
+    a.out.split(f0, fo, fi, T * R, TailStrategy::ShiftInwards)
+        .split(fi, fr, ft, T)
+        .split(a.v, vo, vi, M, TailStrategy::GuardWithIf);
+    std::vector<VarOrRVar> order = {fr, ft, vi, fo};
+    for (int d = 1; d < rank; d++) order.push_back(a.f[d]);
+    order.push_back(vo);
+    a.out.reorder(order).unroll(fr).gpu_threads(ft, vi);
+    // Extra feature dims (heads) go to the grid: x = feature blocks, y = heads, z = row blocks.
+    std::string row_block_axis;
+    if (rank == 1) {
+        a.out.gpu_blocks(fo, vo);
+        row_block_axis = "y";
+    } else {
+        Var heads = a.f[1];
+        for (int d = 2; d < rank; d++) a.out.fuse(heads, a.f[d], heads);
+        a.out.gpu_blocks(fo, heads, vo);
+        row_block_axis = "z";
+    }
+
+    // Per-thread register accumulators for the block's rows and features.
+    a.acc.compute_at(a.out, fo).store_in(MemoryType::Register).bound_extent(a.v, M);
+    a.acc.split(f0, fo, fi, T * R).split(fi, fr, ft, T).reorder(fr, ft, a.v, fo).unroll(fr).gpu_threads(ft, a.v);
+    Stage upd = a.acc.update();
+    upd.split(f0, fo, fi, T * R).split(fi, fr, ft, T);
+    RVar k = a.k.x;
+    if (smem) {
+        RVar ko("ko"), ki("ki");
+        upd.split(k, ko, ki, KT, TailStrategy::GuardWithIf).reorder(fr, ki, ft, a.v, ko, fo);
+        upd.unroll(fr).gpu_threads(ft, a.v);
+        Var kvo("kvo"), kvi("kvi");
+        a.nbr.compute_at(a.acc, ko)
+            .store_in(MemoryType::GPUShared)
+            .bound_extent(a.kv, KT)
+            .split(a.kv, kvo, kvi, std::min(T, KT))
+            .gpu_threads(kvi, a.v);
+        Expr block_row0 = Internal::Variable::make(Int(32), a.out.name() + ".s0.v.vo.__block_id_" + row_block_axis) * M;
+        a.lowering_passes.push_back(std::make_shared<ext::BlockUniformLoop>(
+            a.acc.name() + ".s1." + k.name() + ".ko", ext::block_max_chunks(a.row_ptr.parameter(), block_row0, M, KT)));
+    } else {
+        upd.reorder(fr, k, ft, a.v, fo).unroll(fr).gpu_threads(ft, a.v);
+    }
+    a.row_tile = M;
+}
+
+}  // namespace
+
+SpmmScheduleDef gpu_spmm_schedule() {
+    SpmmScheduleDef d;
+    d.name = kName;
+    d.device = Device::CUDA;
+    d.space = space;
+    d.default_params = default_params;
+    d.invalid_reason = invalid_reason;
+    d.apply = apply;
+    return d;
+}
+
+}  // namespace gsparse

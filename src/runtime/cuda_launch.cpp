@@ -1,0 +1,45 @@
+#include "runtime/cuda_launch.h"
+
+#include "core/error.h"
+
+namespace gsparse {
+
+namespace {
+
+int32_t acquire_context(Halide::JITUserContext *user_context, void **cuda_context, bool create) {
+    auto *ctx = static_cast<CudaJITContext *>(user_context);
+    *cuda_context = ctx->launch().context;
+    return 0;
+}
+
+int32_t release_context(Halide::JITUserContext *) { return 0; }
+
+int32_t get_stream(Halide::JITUserContext *user_context, void *, void **stream) {
+    *stream = static_cast<CudaJITContext *>(user_context)->launch().stream;
+    return 0;
+}
+
+}  // namespace
+
+CudaJITContext::CudaJITContext(const CudaLaunch &launch) : launch_(launch) {
+    if (launch.context) {
+        handlers.custom_cuda_acquire_context = acquire_context;
+        handlers.custom_cuda_release_context = release_context;
+    }
+    handlers.custom_cuda_get_stream = get_stream;
+}
+
+const halide_device_interface_t *cuda_device_interface(const Halide::Target &target) {
+    return Halide::get_device_interface_for_device_api(Halide::DeviceAPI::CUDA, target, "gsparse");
+}
+
+Halide::Buffer<> wrap_device_buffer(Halide::Type type, void *device_ptr, const std::vector<int> &sizes,
+                                    const Halide::Target &target, const char *name) {
+    if (!device_ptr) fail<ShapeError>("null device pointer for ", name);
+    Halide::Buffer<> b(type, nullptr, sizes, name);
+    int err = b.device_wrap_native(cuda_device_interface(target), reinterpret_cast<uint64_t>(device_ptr));
+    if (err) fail<KernelError>("wrapping device pointer of ", name, " failed (Halide error ", err, ")");
+    return b;
+}
+
+}  // namespace gsparse

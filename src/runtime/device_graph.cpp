@@ -1,0 +1,87 @@
+#include "runtime/device_graph.h"
+
+#include <sstream>
+
+#include "core/error.h"
+
+namespace gsparse {
+
+namespace {
+
+/// A host-backed buffer copied to the device in the launch's context.
+Halide::Buffer<> upload(std::vector<index_t> &host, const CudaLaunch &launch, const Halide::Target &target,
+                        const char *name) {
+    Halide::Buffer<> b(Halide::Int(32), host.data(), {static_cast<int>(host.size())}, name);
+    b.set_host_dirty();
+    CudaJITContext ctx(launch);
+    Halide::Runtime::Buffer<> *rb = b.get();
+    int err = rb->copy_to_device(cuda_device_interface(target), &ctx);
+    if (err) fail<KernelError>("copying ", name, " to the GPU failed (Halide error ", err, ")");
+    return b;
+}
+
+void release(Halide::Buffer<> &b, const CudaLaunch &launch) {
+    if (!b.defined()) return;
+    CudaJITContext ctx(launch);
+    b.get()->device_free(&ctx);
+}
+
+std::string key_of(const char *what, const void *context, int tile) {
+    std::ostringstream os;
+    os << what << '/' << context << '/' << tile;
+    return os.str();
+}
+
+}  // namespace
+
+DeviceCsr::DeviceCsr(const Graph &g, int row_tile, const CudaLaunch &launch, const Halide::Target &target)
+    : launch_(launch), target_(target) {
+    const CSR &csr = g.csr();
+    const int64_t rows = csr.num_rows;
+    const int64_t padded = (rows + row_tile - 1) / row_tile * row_tile;
+    row_ptr_host_ = csr.row_ptr;
+    row_ptr_host_.resize(static_cast<size_t>(padded + 1), static_cast<index_t>(csr.nnz()));
+    row_ptr = upload(row_ptr_host_, launch, target, "row_ptr");
+    // Index buffers are never empty, so a graph without edges still binds valid buffers.
+    std::vector<index_t> &cols = csr.nnz() ? const_cast<std::vector<index_t> &>(csr.col_idx) : (col_idx_pad_ = {0});
+    col_idx = upload(cols, launch, target, "col_idx");
+    if (!csr.identity_edge_ids()) edge_ids = upload(const_cast<std::vector<index_t> &>(csr.edge_ids), launch, target, "edge_ids");
+}
+
+DeviceCsr::~DeviceCsr() {
+    release(row_ptr, launch_);
+    release(col_idx, launch_);
+    release(edge_ids, launch_);
+}
+
+std::shared_ptr<DeviceCsr> DeviceCsr::get(const Graph &g, int row_tile, const CudaLaunch &launch,
+                                          const Halide::Target &target) {
+    return std::static_pointer_cast<DeviceCsr>(g.attachment(key_of("cuda_csr", launch.context, row_tile), [&] {
+        return std::static_pointer_cast<void>(std::make_shared<DeviceCsr>(g, row_tile, launch, target));
+    }));
+}
+
+DeviceCoo::DeviceCoo(const Graph &g, const CudaLaunch &launch, const Halide::Target &target) : launch_(launch) {
+    const COO &coo = g.coo();
+    if (coo.nnz()) {
+        src = upload(const_cast<std::vector<index_t> &>(coo.col), launch, target, "src_idx");
+        dst = upload(const_cast<std::vector<index_t> &>(coo.row), launch, target, "dst_idx");
+    } else {
+        pad_ = {0};
+        src = upload(pad_, launch, target, "src_idx");
+        dst = upload(pad_, launch, target, "dst_idx");
+    }
+}
+
+DeviceCoo::~DeviceCoo() {
+    release(src, launch_);
+    release(dst, launch_);
+}
+
+std::shared_ptr<DeviceCoo> DeviceCoo::get(const Graph &g, const CudaLaunch &launch, const Halide::Target &target) {
+    return std::static_pointer_cast<DeviceCoo>(g.attachment(key_of("cuda_coo", launch.context, 0), [&] {
+        return std::static_pointer_cast<void>(std::make_shared<DeviceCoo>(g, launch, target));
+    }));
+}
+
+}  // namespace gsparse

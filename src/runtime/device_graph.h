@@ -1,0 +1,53 @@
+// Device copies of a graph's index arrays for GPU kernels. They are uploaded once per graph, CUDA
+// context and row tile, kept with the graph (Graph::attachment), and freed in the context they were
+// allocated in. row_ptr is padded with empty rows to a multiple of the row tile, so blocks of a
+// schedule with kMTile rows never read past its end.
+#pragma once
+
+#include <Halide.h>
+
+#include <memory>
+#include <vector>
+
+#include "graph/graph.h"
+#include "runtime/cuda_launch.h"
+
+namespace gsparse {
+
+class DeviceCsr {
+public:
+    DeviceCsr(const Graph &g, int row_tile, const CudaLaunch &launch, const Halide::Target &target);
+    ~DeviceCsr();
+    DeviceCsr(const DeviceCsr &) = delete;
+    DeviceCsr &operator=(const DeviceCsr &) = delete;
+
+    Halide::Buffer<> row_ptr, col_idx, edge_ids;  ///< edge_ids is undefined for identity edge ids
+
+    /// The device copy for (g, row_tile, launch.context), created on first use.
+    static std::shared_ptr<DeviceCsr> get(const Graph &g, int row_tile, const CudaLaunch &launch,
+                                          const Halide::Target &target);
+
+private:
+    std::vector<index_t> row_ptr_host_, col_idx_pad_;
+    CudaLaunch launch_;
+    Halide::Target target_;
+};
+
+/// COO arrays in edge-id order on the device (for g-SDDMM).
+class DeviceCoo {
+public:
+    DeviceCoo(const Graph &g, const CudaLaunch &launch, const Halide::Target &target);
+    ~DeviceCoo();
+    DeviceCoo(const DeviceCoo &) = delete;
+    DeviceCoo &operator=(const DeviceCoo &) = delete;
+
+    Halide::Buffer<> src, dst;
+
+    static std::shared_ptr<DeviceCoo> get(const Graph &g, const CudaLaunch &launch, const Halide::Target &target);
+
+private:
+    std::vector<index_t> pad_;
+    CudaLaunch launch_;
+};
+
+}  // namespace gsparse
