@@ -130,7 +130,14 @@ int main(int argc, char **argv) {
     CLI::App *gen_cmd = app.add_subcommand("gen", "generate a twin and write it to a graph file");
     gen_cmd->add_option("name", gen.name, "twin name (see 'gsparse-data list')")->required();
     gen_cmd->add_option("--scale", gen.scale, "fraction of the nodes and edges, in (0, 1]")->capture_default_str();
-    gen_cmd->add_option("--seed", gen.seed, "random seed")->capture_default_str();
+    gen_cmd->add_option("--seed", gen.seed, "random seed (a non-negative integer)")
+        ->check(CLI::Validator(
+            [](std::string &text) {
+                return text.find('-') == std::string::npos ? std::string()
+                                                            : "must be a non-negative integer, got " + text;
+            },
+            "UINT64"))
+        ->capture_default_str();
     gen.communities_opt =
         gen_cmd->add_option("--communities", gen.communities, "community count (default: the twin's, capped at nodes)");
     gen.intra_opt = gen_cmd->add_option("--intra", gen.intra,
@@ -146,6 +153,15 @@ int main(int argc, char **argv) {
 
     CLI::App *list_cmd = app.add_subcommand("list", "list the twins and their published statistics");
 
+    // A first word that is neither a flag nor a command is named as such (CLI11 would only say that a
+    // command is required).
+    if (argc > 1 && argv[1][0] != '-') {
+        const std::string cmd = argv[1];
+        if (cmd != "gen" && cmd != "stats" && cmd != "list") {
+            std::cerr << "gsparse-data: error: unknown command '" << cmd << "'; valid commands: gen, stats, list\n";
+            return 2;
+        }
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp &e) {

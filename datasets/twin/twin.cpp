@@ -37,7 +37,7 @@ std::string joined_names() {
 }
 
 /// Community sizes: at least one node each, the rest split in proportion to stratified lognormal
-/// weights (sigma 0.75: the largest community is several times the smallest) in a random order.
+/// weights (sigma 0.75: the largest community is many times the smallest) in a random order.
 std::vector<int64_t> community_starts(int64_t nodes, int64_t k, uint64_t seed) {
     std::vector<double> w(static_cast<size_t>(k));
     for (int64_t c = 0; c < k; c++) w[c] = std::exp(0.75 * detail::normal_quantile((c + 0.5) / k));
