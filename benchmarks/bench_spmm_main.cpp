@@ -104,6 +104,8 @@ struct SchedulePoint {
 /// ({"schedule": NAME, "params": {...}}), "NAME{k=v, ...}" strings, or "default"; objects may add
 /// "label" (a name for tables, e.g. for ablations) and the filters "feats", "ops", "graphs". An
 /// object {"points": [...]} is read as its list; a gsparse-tune result is read as its "best" point.
+SchedulePoint parse_schedule_point(const json &item);
+
 std::vector<SchedulePoint> load_schedule_points(const std::string &path) {
     std::ifstream in(path);
     if (!in) fail<Error>("cannot read the schedule file '", path, "'");
@@ -118,24 +120,32 @@ std::vector<SchedulePoint> load_schedule_points(const std::string &path) {
     if (!j.is_array()) fail<Error>("schedule file '", path, "' must hold a JSON list of schedule points");
     std::vector<SchedulePoint> points;
     for (const auto &item : j) {
-        SchedulePoint p;
-        if (item.is_string()) {
-            const std::string text = item.get<std::string>();
-            if (text != "default") p.params = ScheduleParams::parse(text);
-        } else if (item.is_object()) {
-            const bool is_default = item.value("schedule", std::string()) == "default" || item.value("default", false);
-            if (!is_default) p.params = ScheduleParams::from_json(item);
-            if (item.contains("label")) p.label = item["label"].get<std::string>();
-            if (item.contains("feats")) p.feats = item["feats"].get<std::set<int64_t>>();
-            if (item.contains("ops")) p.ops = item["ops"].get<std::set<std::string>>();
-            if (item.contains("graphs")) p.graphs = item["graphs"].get<std::set<std::string>>();
-        } else {
-            fail<Error>("schedule file '", path, "': an item is neither an object nor a string: ", item.dump());
+        try {
+            points.push_back(parse_schedule_point(item));
+        } catch (const std::exception &e) {
+            fail<Error>("schedule file '", path, "': item ", item.dump(), ": ", e.what());
         }
-        points.push_back(std::move(p));
     }
     if (points.empty()) fail<Error>("schedule file '", path, "' lists no schedule point");
     return points;
+}
+
+SchedulePoint parse_schedule_point(const json &item) {
+    SchedulePoint p;
+    if (item.is_string()) {
+        const std::string text = item.get<std::string>();
+        if (text != "default") p.params = ScheduleParams::parse(text);
+    } else if (item.is_object()) {
+        const bool is_default = item.value("schedule", std::string()) == "default" || item.value("default", false);
+        if (!is_default) p.params = ScheduleParams::from_json(item);
+        if (item.contains("label")) p.label = item["label"].get<std::string>();
+        if (item.contains("feats")) p.feats = item["feats"].get<std::set<int64_t>>();
+        if (item.contains("ops")) p.ops = item["ops"].get<std::set<std::string>>();
+        if (item.contains("graphs")) p.graphs = item["graphs"].get<std::set<std::string>>();
+    } else {
+        fail<Error>("an item must be an object or a string");
+    }
+    return p;
 }
 
 // --- Graphs ---------------------------------------------------------------------------------------

@@ -82,6 +82,8 @@ public:
                      const std::vector<float> &weights_by_edge_id, int64_t max_rows, uint64_t sample_seed);
 
     const std::vector<int64_t> &rows() const { return rows_; }
+    /// The reference values, rows().size() x F, row-major.
+    const std::vector<double> &values() const { return ref_; }
 
     /// Downloads the sampled rows of out (num_dst x F floats on the device) and compares them.
     Comparison check(const float *device_out) const;
