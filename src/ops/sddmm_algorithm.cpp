@@ -1,8 +1,8 @@
 #include "ops/sddmm_algorithm.h"
 
+#include "halide_ext/ragged_bounds.h"
 #include "ops/binary.h"
 #include "ops/halide_types.h"
-#include "ops/index_bounds.h"
 
 namespace gsparse {
 
@@ -46,8 +46,8 @@ SddmmAlgorithm build_sddmm_algorithm(const SddmmSpec &spec, const FeatureLayout 
 
     auto row_of = [&](OperandTarget target) -> Expr {
         switch (target) {
-        case OperandTarget::Src: return validated_index(a.src_idx(a.e), a.num_src);
-        case OperandTarget::Dst: return validated_index(a.dst_idx(a.e), a.num_dst);
+        case OperandTarget::Src: return a.src_idx(a.e);
+        case OperandTarget::Dst: return a.dst_idx(a.e);
         case OperandTarget::Edge: return a.e;
         }
         return a.e;
@@ -74,6 +74,12 @@ SddmmAlgorithm build_sddmm_algorithm(const SddmmSpec &spec, const FeatureLayout 
         Expr rr = a.uses_rhs() ? operand(a.rhs, layout.rhs_varies, spec.rhs, Expr()) : Expr();
         a.out(fe) = apply_binary(spec.op, l, rr);
     }
+
+    // The COO arrays' node ids lie in [0, num_src) / [0, num_dst) (graph validation); the extension
+    // bounds the gathers from them.
+    ext::SparseLayout sparse;
+    sparse.coo_index_array(a.src_idx, a.num_edges, a.num_src).coo_index_array(a.dst_idx, a.num_edges, a.num_dst);
+    ext::infer_ragged_bounds({a.out, a.dot}, sparse);
     return a;
 }
 

@@ -1,8 +1,8 @@
 #include "ops/spmm_algorithm.h"
 
+#include "halide_ext/ragged_bounds.h"
 #include "ops/binary.h"
 #include "ops/halide_types.h"
-#include "ops/index_bounds.h"
 
 namespace gsparse {
 
@@ -56,11 +56,11 @@ SpmmAlgorithm build_spmm_algorithm(const SpmmSpec &spec, const FeatureLayout &la
     Expr degree = a.row_ptr(a.v + 1) - start;
     a.k = RDom(0, a.max_degree, "k");
     a.k.where(a.k < degree);
-    // Positions past the row's end are clamped into the array: a staged tile of a short row reads
-    // valid (unused) entries instead of running off the end of col_idx.
-    Expr pos_kv = validated_index(min(start + a.kv, a.num_edges - 1), a.num_edges);
-    a.nbr(a.kv, a.v) = validated_index(a.col_idx(pos_kv), a.num_src);
-    a.eid(a.kv, a.v) = a.reads_edge_ids ? validated_index(a.edge_ids(pos_kv), a.num_edges) : pos_kv;
+    // Positions past the row's end are clamped into the array by infer_ragged_bounds (below): a
+    // staged tile of a short row reads valid (unused) entries instead of running off the end of col_idx.
+    Expr pos_kv = start + a.kv;
+    a.nbr(a.kv, a.v) = a.col_idx(pos_kv);
+    a.eid(a.kv, a.v) = a.reads_edge_ids ? a.edge_ids(pos_kv) : pos_kv;
     Expr u = a.nbr(a.k, a.v);
     Expr e = a.eid(a.k, a.v);
 
@@ -96,6 +96,14 @@ SpmmAlgorithm build_spmm_algorithm(const SpmmSpec &spec, const FeatureLayout &la
         break;
     }
     }
+
+    // The sparse structure, guaranteed by graph validation; the extension bounds the ragged CSR
+    // accesses and the gathers from it.
+    ext::SparseLayout sparse;
+    sparse.csr(a.row_ptr, a.num_edges)
+        .nnz_index_array(a.col_idx, a.num_src)
+        .nnz_index_array(a.edge_ids, a.num_edges);
+    ext::infer_ragged_bounds({a.out, a.acc, a.nbr, a.eid}, sparse);
     return a;
 }
 
