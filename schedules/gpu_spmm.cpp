@@ -24,11 +24,12 @@ const char *kName = "gpu_spmm";
 
 ScheduleSpace space(const Problem &) {
     return {kName,
-            {{"kMTile", {1, 2, 4, 8, 16}, "rows per thread block"},
+            {{"kMTile", {1, 2, 4, 8, 16, 32}, "rows per thread block"},
              {"kNTile", {1, 2, 4, 8, 16, 32, 64, 128}, "threads along the innermost feature dimension"},
              {"kNRegTile", {1, 2, 4, 8}, "outputs per thread at stride kNTile"},
              {"kNnzTile", {16, 32, 64, 128}, "nonzeros of a row staged per step"},
-             {"smemColIdx", {0, 1}, "stage neighbour ids in shared memory"}}};
+             {"smemColIdx", {0, 1}, "stage neighbour ids in shared memory"},
+             {"kRowSplit", {0, 256, 1024, 4096}, "split rows into segments of at most this many nonzeros (0: whole rows)"}}};
 }
 
 std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem &p) {
@@ -39,6 +40,10 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
     for (auto [name, x] : {std::pair{"kMTile", M}, {"kNTile", T}, {"kNRegTile", R}, {"kNnzTile", KT}})
         if (!pow2(x)) return std::string(name) + " must be a power of two >= 1, got " + std::to_string(x);
     if (smem != 0 && smem != 1) return "smemColIdx must be 0 or 1, got " + std::to_string(smem);
+    const int64_t split = s.get("kRowSplit");
+    if (split < 0 || (split > 0 && !pow2(split)))
+        return "kRowSplit must be 0 or a power of two, got " + std::to_string(split);
+    if (split > 0 && split < KT) return "kRowSplit must be at least kNnzTile";
     if (T * R > f0)
         return "kNTile * kNRegTile = " + std::to_string(T * R) + " exceeds the innermost feature extent " +
                std::to_string(f0);
@@ -55,18 +60,28 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
 
 ScheduleParams default_params(const Problem &p) {
     const int64_t f0 = p.layout.extents[0];
+    const bool skewed = p.stats.max_row_length > 8 * std::max(1.0, p.stats.avg_row_length);
     ScheduleParams s;
     s.schedule = kName;
-    // Expert defaults per feature-length band: a warp of threads across features when there are at
-    // least 32 of them, register tiles for long features, more rows per block for short ones.
-    int64_t T = 1;
-    while (T * 2 <= std::min<int64_t>(f0, 32)) T *= 2;
-    int64_t R = 1;
-    while (T * R * 2 <= std::min<int64_t>(f0, 128) && R < 4) R *= 2;
-    int64_t M = std::max<int64_t>(1, 128 / T);
-    M = std::min<int64_t>(M, 16);
-    while (M * T < 32) M *= 2;
-    s.values = {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", R}, {"kNnzTile", 32}, {"smemColIdx", 1}};
+    // Expert defaults per feature-length band, from H100 measurements on the reddit twin
+    // (benchmarks/results): below a warp's worth of features, one thread per feature and many rows
+    // per block; from 32 features a warp per row with 64-nonzero shared tiles; from 64 features two
+    // rows per block and two outputs per thread. Rows far longer than the average are split.
+    int64_t M, T, R = 1, KT = 64, split = 0;
+    if (f0 < 32) {
+        T = 1;
+        while (T * 2 <= f0) T *= 2;
+        M = std::min<int64_t>(32, std::max<int64_t>(128 / T, 32 / T));
+        KT = 32;
+        split = skewed ? 1024 : 0;
+    } else if (f0 < 64) {
+        M = 8, T = 32;
+        split = skewed ? 256 : 0;
+    } else {
+        M = 2, T = 32, R = 2;
+        split = skewed ? 1024 : 0;
+    }
+    s.values = {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", R}, {"kNnzTile", KT}, {"smemColIdx", 1}, {"kRowSplit", split}};
     return s;
 }
 
@@ -74,36 +89,43 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
     const int M = static_cast<int>(s.get("kMTile")), T = static_cast<int>(s.get("kNTile")),
               R = static_cast<int>(s.get("kNRegTile")), KT = static_cast<int>(s.get("kNnzTile"));
     const bool smem = s.get("smemColIdx") != 0;
+    const int split = static_cast<int>(s.get("kRowSplit"));
     const int rank = a.layout.rank();
+    if (split > 0) split_rows(a, split);
+    // The stage that owns the per-row reduction: the output, or the segments' partial results.
+    Func rows = split > 0 ? a.partial : a.out;
 
-    // Buffers start at 0, so block ids map to rows without offsets.
-    for (Halide::OutputImageParam buf : a.out.output_buffers())
-        for (int d = 0; d <= rank; d++) buf.dim(d).set_min(0);
+    // Buffers start at 0, so block ids map to rows without offsets. (Further outputs of a Tuple
+    // share the first one's mins and extents.)
+    for (int d = 0; d <= rank; d++) a.out.output_buffers()[0].dim(d).set_min(0);
     a.row_ptr.dim(0).set_min(0);
 
     Var fo("fo"), fi("fi"), fr("fr"), ft("ft"), vo("vo"), vi("vi");
     Var f0 = a.f[0];
-    a.out.split(f0, fo, fi, T * R, TailStrategy::ShiftInwards)
-        .split(fi, fr, ft, T)
-        .split(a.v, vo, vi, M, TailStrategy::GuardWithIf);
-    std::vector<VarOrRVar> order = {fr, ft, vi, fo};
-    for (int d = 1; d < rank; d++) order.push_back(a.f[d]);
-    order.push_back(vo);
-    a.out.reorder(order).unroll(fr).gpu_threads(ft, vi);
-    // Extra feature dims (heads) go to the grid: x = feature blocks, y = heads, z = row blocks.
-    std::string row_block_axis;
-    if (rank == 1) {
-        a.out.gpu_blocks(fo, vo);
-        row_block_axis = "y";
-    } else {
+    // Blocks: x = row blocks (up to 2^31 - 1 of them), y = feature blocks, z = heads (extra feature
+    // dims, fused).
+    auto map_blocks = [&](Func &func) {
+        if (rank == 1) {
+            func.gpu_blocks(vo, fo);
+            return;
+        }
         Var heads = a.f[1];
-        for (int d = 2; d < rank; d++) a.out.fuse(heads, a.f[d], heads);
-        a.out.gpu_blocks(fo, heads, vo);
-        row_block_axis = "z";
-    }
+        for (int d = 2; d < rank; d++) func.fuse(heads, a.f[d], heads);
+        func.gpu_blocks(vo, fo, heads);
+    };
+    std::vector<VarOrRVar> order = {fr, ft, vi, vo, fo};
+    for (int d = 1; d < rank; d++) order.push_back(a.f[d]);
+
+    rows.split(f0, fo, fi, T * R, TailStrategy::ShiftInwards)
+        .split(fi, fr, ft, T)
+        .split(a.v, vo, vi, M, TailStrategy::GuardWithIf)
+        .reorder(order)
+        .unroll(fr)
+        .gpu_threads(ft, vi);
+    map_blocks(rows);
 
     // Per-thread register accumulators for the block's rows and features.
-    a.acc.compute_at(a.out, fo).store_in(MemoryType::Register).bound_extent(a.v, M);
+    a.acc.compute_at(rows, vo).store_in(MemoryType::Register).bound_extent(a.v, M);
     a.acc.split(f0, fo, fi, T * R).split(fi, fr, ft, T).reorder(fr, ft, a.v, fo).unroll(fr).gpu_threads(ft, a.v);
     Stage upd = a.acc.update();
     upd.split(f0, fo, fi, T * R).split(fi, fr, ft, T);
@@ -118,13 +140,28 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
             .bound_extent(a.kv, KT)
             .split(a.kv, kvo, kvi, std::min(T, KT))
             .gpu_threads(kvi, a.v);
-        Expr block_row0 = Internal::Variable::make(Int(32), a.out.name() + ".s0.v.vo.__block_id_" + row_block_axis) * M;
+        Expr block_row0 = Internal::Variable::make(Int(32), rows.name() + ".s0.v.vo.__block_id_x") * M;
         a.lowering_passes.push_back(std::make_shared<ext::BlockUniformLoop>(
             a.acc.name() + ".s1." + k.name() + ".ko", ext::block_max_chunks(a.row_ptr.parameter(), block_row0, M, KT)));
     } else {
         upd.reorder(fr, k, ft, a.v, fo).unroll(fr).gpu_threads(ft, a.v);
     }
     a.row_tile = M;
+
+    if (split > 0) {
+        // Segments' results go to a device buffer; rows then combine their few segments.
+        a.partial.compute_root();
+        a.out.split(f0, fo, ft, T, TailStrategy::ShiftInwards)
+            .split(a.v, vo, vi, M, TailStrategy::GuardWithIf)
+            .reorder([&] {
+                std::vector<VarOrRVar> o = {ft, vi, vo, fo};
+                for (int d = 1; d < rank; d++) o.push_back(a.f[d]);
+                return o;
+            }())
+            .gpu_threads(ft, vi);
+        map_blocks(a.out);
+        a.comb.compute_at(a.out, ft);
+    }
 }
 
 }  // namespace

@@ -46,6 +46,15 @@ struct SpmmAlgorithm {
     Halide::Func acc{"spmm_acc"};
     Halide::Func out{"spmm_out"};  ///< a Tuple (value, arg_u, arg_e) for max/min
 
+    /// Row splitting (split_rows): rows are reduced in segments of at most segment_len nonzeros
+    /// (row_ptr then holds segment offsets), partial(f, s) keeps each segment's result and
+    /// comb(f, v) combines the segments [row_segs(v), row_segs(v+1)) of row v; 0 when rows are whole.
+    int segment_len = 0;
+    Halide::ImageParam row_segs;
+    Halide::Param<int32_t> num_segs{"num_segs"}, max_segments{"max_segments"};
+    Halide::Func partial{"spmm_partial"}, comb{"spmm_comb"};
+    Halide::RDom j;
+
     /// Set by schedules: lowering passes of the extension to run on this pipeline, and the row tile
     /// (rows per block) that the device copy of row_ptr must be padded to (padded rows are empty).
     std::vector<std::shared_ptr<Halide::Internal::IRMutator>> lowering_passes;
@@ -59,5 +68,11 @@ struct SpmmAlgorithm {
 
 SpmmAlgorithm build_spmm_algorithm(const SpmmSpec &spec, const FeatureLayout &layout, DType dtype,
                                    bool identity_edge_ids);
+
+/// Turns a built algorithm into its row-split form (see SpmmAlgorithm::segment_len): long rows are
+/// cut into segments of at most segment_len nonzeros that are reduced independently (so one long
+/// row no longer serializes on one warp) and then combined per row. The result is the same:
+/// segments keep row order, so max/min ties still go to the earliest neighbour.
+void split_rows(SpmmAlgorithm &a, int segment_len);
 
 }  // namespace gsparse

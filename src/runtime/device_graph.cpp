@@ -1,5 +1,6 @@
 #include "runtime/device_graph.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "core/error.h"
@@ -59,6 +60,45 @@ std::shared_ptr<DeviceCsr> DeviceCsr::get(const Graph &g, int row_tile, const Cu
     return std::static_pointer_cast<DeviceCsr>(g.attachment(key_of("cuda_csr", launch.context, row_tile), [&] {
         return std::static_pointer_cast<void>(std::make_shared<DeviceCsr>(g, row_tile, launch, target));
     }));
+}
+
+DeviceSegments::DeviceSegments(const Graph &g, int segment_len, int row_tile, const CudaLaunch &launch,
+                               const Halide::Target &target)
+    : launch_(launch) {
+    const CSR &csr = g.csr();
+    row_segs_host_.reserve(static_cast<size_t>(csr.num_rows + 1));
+    seg_ptr_host_.reserve(static_cast<size_t>(csr.num_rows + csr.nnz() / segment_len + 2));
+    for (int64_t v = 0; v < csr.num_rows; v++) {
+        row_segs_host_.push_back(static_cast<index_t>(seg_ptr_host_.size()));
+        const int64_t len = csr.row_length(v);
+        int32_t segs = 0;
+        for (int64_t p = csr.row_ptr[v]; p < csr.row_ptr[v + 1]; p += segment_len, segs++) {
+            seg_ptr_host_.push_back(static_cast<index_t>(p));
+            max_segment_len = std::max<int32_t>(max_segment_len, static_cast<int32_t>(std::min<int64_t>(segment_len, csr.row_ptr[v + 1] - p)));
+        }
+        (void)len;
+        max_segments = std::max(max_segments, segs);
+    }
+    row_segs_host_.push_back(static_cast<index_t>(seg_ptr_host_.size()));
+    num_segs = static_cast<int32_t>(seg_ptr_host_.size());
+    const int64_t padded = (std::max<int64_t>(num_segs, 1) + row_tile - 1) / row_tile * row_tile;
+    seg_ptr_host_.resize(static_cast<size_t>(padded + 1), static_cast<index_t>(csr.nnz()));
+    seg_ptr = upload(seg_ptr_host_, launch, target, "seg_ptr");
+    row_segs = upload(row_segs_host_, launch, target, "row_segs");
+}
+
+DeviceSegments::~DeviceSegments() {
+    release(seg_ptr, launch_);
+    release(row_segs, launch_);
+}
+
+std::shared_ptr<DeviceSegments> DeviceSegments::get(const Graph &g, int segment_len, int row_tile,
+                                                    const CudaLaunch &launch, const Halide::Target &target) {
+    return std::static_pointer_cast<DeviceSegments>(
+        g.attachment(key_of("cuda_segments", launch.context, segment_len * 4096 + row_tile), [&] {
+            return std::static_pointer_cast<void>(
+                std::make_shared<DeviceSegments>(g, segment_len, row_tile, launch, target));
+        }));
 }
 
 DeviceCoo::DeviceCoo(const Graph &g, const CudaLaunch &launch, const Halide::Target &target) : launch_(launch) {

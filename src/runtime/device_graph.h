@@ -33,6 +33,29 @@ private:
     Halide::Target target_;
 };
 
+/// Row segments of a graph for row-split g-SpMM (SpmmAlgorithm::segment_len): every row is cut
+/// into segments of at most segment_len nonzeros. seg_ptr holds segment offsets into col_idx
+/// (padded with empty segments to a multiple of the row tile) and row_segs[v] the first segment of
+/// row v, both on the device.
+class DeviceSegments {
+public:
+    DeviceSegments(const Graph &g, int segment_len, int row_tile, const CudaLaunch &launch,
+                   const Halide::Target &target);
+    ~DeviceSegments();
+    DeviceSegments(const DeviceSegments &) = delete;
+    DeviceSegments &operator=(const DeviceSegments &) = delete;
+
+    Halide::Buffer<> seg_ptr, row_segs;
+    int32_t num_segs = 0, max_segments = 0, max_segment_len = 0;
+
+    static std::shared_ptr<DeviceSegments> get(const Graph &g, int segment_len, int row_tile,
+                                               const CudaLaunch &launch, const Halide::Target &target);
+
+private:
+    std::vector<index_t> seg_ptr_host_, row_segs_host_;
+    CudaLaunch launch_;
+};
+
 /// COO arrays in edge-id order on the device (for g-SDDMM).
 class DeviceCoo {
 public:

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "halide_ext/block_uniform_loop.h"
 #include "runtime/device_graph.h"
 #include "runtime/halide_buffers.h"
 #include "runtime/lowered_stmt.h"
@@ -29,11 +30,18 @@ SpmmKernel::SpmmKernel(const SpmmKernelKey &key) : key_(key) {
     pipeline_ = Halide::Pipeline(algo_.out);
     for (const auto &pass : algo_.lowering_passes) pipeline_.add_custom_lowering_pass(pass.get(), nullptr);
     target_ = jit_target(key.device);
+    // Device buffers of intermediate stages are kept between calls instead of reallocated.
+    if (key.device == Device::CUDA) Halide::Internal::JITSharedRuntime::reuse_device_allocations(true);
     try {
         pipeline_.compile_jit(target_);
     } catch (const Halide::Error &e) {
         fail<KernelError>("compiling ", key.str(), " failed: ", e.what());
     }
+    // A block-uniform bound that matched no loop would leave barriers in a loop to the graph's
+    // longest row: treat it as a compiler error, not a slow kernel.
+    for (const auto &pass : algo_.lowering_passes)
+        if (auto *uniform = dynamic_cast<const ext::BlockUniformLoop *>(pass.get()); uniform && uniform->rewritten() == 0)
+            fail<KernelError>("compiling ", key.str(), ": the block-uniform loop bound matched no loop");
 }
 
 std::shared_ptr<const SpmmKernel> SpmmKernel::get(const SpmmKernelKey &key, KernelCache &cache) {
@@ -104,10 +112,20 @@ void SpmmKernel::run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, T
 void SpmmKernel::run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u,
                           Tensor *arg_e, const CudaLaunch &launch) const {
     const CSR &csr = g.csr();
-    auto dev = DeviceCsr::get(g, algo_.row_tile, launch, target_);
+    auto dev = DeviceCsr::get(g, algo_.segment_len ? 1 : algo_.row_tile, launch, target_);
     Halide::ParamMap params;
-    params.set(algo_.row_ptr, dev->row_ptr);
     params.set(algo_.col_idx, dev->col_idx);
+    if (algo_.segment_len) {
+        auto segs = DeviceSegments::get(g, algo_.segment_len, algo_.row_tile, launch, target_);
+        params.set(algo_.row_ptr, segs->seg_ptr);
+        params.set(algo_.row_segs, segs->row_segs);
+        params.set(algo_.num_segs, std::max(segs->num_segs, 1));
+        params.set(algo_.max_segments, segs->max_segments);
+        params.set(algo_.max_degree, segs->max_segment_len);
+    } else {
+        params.set(algo_.row_ptr, dev->row_ptr);
+        params.set(algo_.max_degree, static_cast<int32_t>(g.max_row_length()));
+    }
     if (algo_.reads_edge_ids) params.set(algo_.edge_ids, dev->edge_ids);
     auto wrap = [&](const Tensor &t, const std::vector<int64_t> &extents, const char *name) {
         return wrap_device_buffer(halide_type(t.dtype()), t.data(), halide_sizes(extents, t.size(0)), target_, name);
@@ -121,7 +139,6 @@ void SpmmKernel::run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs, 
         wrapped.push_back(wrap(rhs, key_.layout.rhs_extents(), "rhs"));
         params.set(algo_.rhs, wrapped.back());
     }
-    params.set(algo_.max_degree, static_cast<int32_t>(g.max_row_length()));
     params.set(algo_.num_edges, static_cast<int32_t>(std::max<int64_t>(csr.nnz(), 1)));
     params.set(algo_.num_src, static_cast<int32_t>(std::max<int64_t>(csr.num_cols, 1)));
     std::vector<Halide::Buffer<>> outs = {wrap(out, key_.layout.extents, "out")};
