@@ -52,18 +52,15 @@ Stmt BlockUniformLoop::visit(const For *op) {
     return For::make(op->name, op->min, extent, op->for_type, op->device_api, body);
 }
 
-Expr block_max_chunks(const Parameter &row_ptr, const Expr &block_row0, int rows, int chunk) {
-    auto load = [&](const Expr &row) {
-        return Load::make(Int(32), row_ptr.name(), cast<int64_t>(row), Buffer<>(), row_ptr, const_true(),
-                          ModulusRemainder());
+Expr block_max_chunks(const Parameter &row_ptr, const Expr &block_row0, int rows, int chunk, const Parameter &order) {
+    auto load = [](const Parameter &buf, const Expr &index) {
+        return Load::make(Int(32), buf.name(), cast<int64_t>(index), Buffer<>(), buf, const_true(), ModulusRemainder());
     };
     Expr longest;
-    Expr prev = load(block_row0);
     for (int i = 0; i < rows; i++) {
-        Expr next = load(block_row0 + (i + 1));
-        Expr len = next - prev;
+        Expr row = order.defined() ? load(order, block_row0 + i) : block_row0 + i;
+        Expr len = load(row_ptr, row + 1) - load(row_ptr, row);
         longest = longest.defined() ? max(longest, len) : len;
-        prev = next;
     }
     return (longest + (chunk - 1)) / chunk;
 }

@@ -46,8 +46,9 @@ private:
 /// The largest number of `chunk`-sized chunks of the rows block_row0 .. block_row0 + rows - 1,
 /// reading a row pointer array (a non-decreasing int32 buffer of the pipeline, min 0) as a lowered
 /// Load: max_i ceil((row_ptr[r_i + 1] - row_ptr[r_i]) / chunk). row_ptr must have at least
-/// block_row0 + rows + 1 elements.
+/// block_row0 + rows + 1 elements. With a defined `order` (bind_buffer), the block's rows are
+/// order[block_row0 + i] instead.
 Halide::Expr block_max_chunks(const Halide::Internal::Parameter &row_ptr, const Halide::Expr &block_row0, int rows,
-                              int chunk);
+                              int chunk, const Halide::Internal::Parameter &order = Halide::Internal::Parameter());
 
 }  // namespace gsparse::ext

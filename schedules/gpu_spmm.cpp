@@ -11,6 +11,7 @@
 //         block instead of the longest row of the graph.
 #include <algorithm>
 
+#include "halide_ext/bind_buffer.h"
 #include "halide_ext/block_uniform_loop.h"
 #include "schedules/gpu_schedules.h"
 
@@ -29,7 +30,8 @@ ScheduleSpace space(const Problem &) {
              {"kNRegTile", {1, 2, 4, 8}, "outputs per thread at stride kNTile"},
              {"kNnzTile", {16, 32, 64, 128}, "nonzeros of a row staged per step"},
              {"smemColIdx", {0, 1}, "stage neighbour ids in shared memory"},
-             {"kRowSplit", {0, 256, 1024, 4096}, "split rows into segments of at most this many nonzeros (0: whole rows)"}}};
+             {"kRowSplit", {0, 256, 1024, 4096}, "split rows into segments of at most this many nonzeros (0: whole rows)"},
+             {"rowBalance", {0, 1}, "blocks take rows in balancedIdx order, longest first (bind_buffer)"}}};
 }
 
 std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem &p) {
@@ -44,6 +46,9 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
     if (split < 0 || (split > 0 && !pow2(split)))
         return "kRowSplit must be 0 or a power of two, got " + std::to_string(split);
     if (split > 0 && split < KT) return "kRowSplit must be at least kNnzTile";
+    const int64_t balance = s.get("rowBalance");
+    if (balance != 0 && balance != 1) return "rowBalance must be 0 or 1, got " + std::to_string(balance);
+    if (balance && split) return "rowBalance orders whole rows; it cannot be combined with kRowSplit";
     if (T * R > f0)
         return "kNTile * kNRegTile = " + std::to_string(T * R) + " exceeds the innermost feature extent " +
                std::to_string(f0);
@@ -81,7 +86,8 @@ ScheduleParams default_params(const Problem &p) {
         M = 2, T = 32, R = 2;
         split = skewed ? 1024 : 0;
     }
-    s.values = {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", R}, {"kNnzTile", KT}, {"smemColIdx", 1}, {"kRowSplit", split}};
+    s.values = {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", R}, {"kNnzTile", KT},
+                {"smemColIdx", 1}, {"kRowSplit", split}, {"rowBalance", 0}};
     return s;
 }
 
@@ -91,9 +97,23 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
     const bool smem = s.get("smemColIdx") != 0;
     const int split = static_cast<int>(s.get("kRowSplit"));
     const int rank = a.layout.rank();
+    const bool balance = s.get("rowBalance") != 0;
     if (split > 0) split_rows(a, split);
     // The stage that owns the per-row reduction: the output, or the segments' partial results.
     Func rows = split > 0 ? a.partial : a.out;
+    Expr row_of_block = Internal::Variable::make(Int(32), rows.name() + ".s0.v.vo.__block_id_x") * M;
+    if (balance) {
+        // bind_buffer: position v computes row balancedIdx(v); the row structure is read for that
+        // row, and the output stores are remapped by the BindBufferStores pass.
+        a.rows_bound = true;
+        a.row_order = ImageParam(Int(32), 1, "row_order");
+        a.row_order.dim(0).set_min(0);
+        Expr row = unsafe_promise_clamped(a.row_order(a.v), 0, a.row_ptr.dim(0).extent() - 2);
+        ext::bind_rows({a.acc, a.nbr, a.eid, a.out}, a.v, row, {a.row_ptr.name()});
+        std::vector<std::string> names;
+        for (const auto &buf : a.out.output_buffers()) names.push_back(buf.name());
+        a.lowering_passes.push_back(std::make_shared<ext::BindBufferStores>(names, rank, a.row_order.parameter()));
+    }
 
     // Buffers start at 0, so block ids map to rows without offsets. (Further outputs of a Tuple
     // share the first one's mins and extents.)
@@ -140,9 +160,10 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
             .bound_extent(a.kv, KT)
             .split(a.kv, kvo, kvi, std::min(T, KT))
             .gpu_threads(kvi, a.v);
-        Expr block_row0 = Internal::Variable::make(Int(32), rows.name() + ".s0.v.vo.__block_id_x") * M;
         a.lowering_passes.push_back(std::make_shared<ext::BlockUniformLoop>(
-            a.acc.name() + ".s1." + k.name() + ".ko", ext::block_max_chunks(a.row_ptr.parameter(), block_row0, M, KT)));
+            a.acc.name() + ".s1." + k.name() + ".ko",
+            ext::block_max_chunks(a.row_ptr.parameter(), row_of_block, M, KT,
+                                  balance ? a.row_order.parameter() : Internal::Parameter())));
     } else {
         upd.reorder(fr, k, ft, a.v, fo).unroll(fr).gpu_threads(ft, a.v);
     }

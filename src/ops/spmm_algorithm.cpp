@@ -27,6 +27,7 @@ std::vector<Argument> SpmmAlgorithm::arguments() const {
     args.push_back(max_degree);
     args.push_back(num_edges);
     args.push_back(num_src);
+    if (rows_bound) args.push_back(row_order);
     if (segment_len > 0) {
         args.push_back(row_segs);
         args.push_back(num_segs);

@@ -55,6 +55,11 @@ struct SpmmAlgorithm {
     Halide::Func partial{"spmm_partial"}, comb{"spmm_comb"};
     Halide::RDom j;
 
+    /// Row binding (bind_buffer): when bound, position v of the row-owning stage computes row
+    /// row_order(v) (a permutation of the rows, e.g. balancedIdx) and its stores are remapped.
+    bool rows_bound = false;
+    Halide::ImageParam row_order;
+
     /// Set by schedules: lowering passes of the extension to run on this pipeline, and the row tile
     /// (rows per block) that the device copy of row_ptr must be padded to (padded rows are empty).
     std::vector<std::shared_ptr<Halide::Internal::IRMutator>> lowering_passes;

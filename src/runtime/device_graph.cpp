@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "graph/validate.h"
 
 namespace gsparse {
 
@@ -41,8 +42,12 @@ DeviceCsr::DeviceCsr(const Graph &g, int row_tile, const CudaLaunch &launch, con
     const int64_t rows = csr.num_rows;
     const int64_t padded = (rows + row_tile - 1) / row_tile * row_tile;
     row_ptr_host_ = csr.row_ptr;
-    row_ptr_host_.resize(static_cast<size_t>(padded + 1), static_cast<index_t>(csr.nnz()));
+    row_ptr_host_.resize(static_cast<size_t>(padded + 2), static_cast<index_t>(csr.nnz()));
     row_ptr = upload(row_ptr_host_, launch, target, "row_ptr");
+    balanced_host_ = g.balanced_idx();
+    validate_permutation(balanced_host_, rows, "balancedIdx");
+    balanced_host_.resize(static_cast<size_t>(std::max<int64_t>(padded, 1)), static_cast<index_t>(rows));
+    balanced = upload(balanced_host_, launch, target, "row_order");
     // Index buffers are never empty, so a graph without edges still binds valid buffers.
     std::vector<index_t> &cols = csr.nnz() ? const_cast<std::vector<index_t> &>(csr.col_idx) : (col_idx_pad_ = {0});
     col_idx = upload(cols, launch, target, "col_idx");
@@ -53,6 +58,7 @@ DeviceCsr::~DeviceCsr() {
     release(row_ptr, launch_);
     release(col_idx, launch_);
     release(edge_ids, launch_);
+    release(balanced, launch_);
 }
 
 std::shared_ptr<DeviceCsr> DeviceCsr::get(const Graph &g, int row_tile, const CudaLaunch &launch,

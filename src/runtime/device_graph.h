@@ -22,13 +22,16 @@ public:
     DeviceCsr &operator=(const DeviceCsr &) = delete;
 
     Halide::Buffer<> row_ptr, col_idx, edge_ids;  ///< edge_ids is undefined for identity edge ids
+    /// balancedIdx (rows by length, longest first), padded to the row tile with the empty row
+    /// num_rows (row_ptr holds at least two padding entries, so that row exists).
+    Halide::Buffer<> balanced;
 
     /// The device copy for (g, row_tile, launch.context), created on first use.
     static std::shared_ptr<DeviceCsr> get(const Graph &g, int row_tile, const CudaLaunch &launch,
                                           const Halide::Target &target);
 
 private:
-    std::vector<index_t> row_ptr_host_, col_idx_pad_;
+    std::vector<index_t> row_ptr_host_, col_idx_pad_, balanced_host_;
     CudaLaunch launch_;
     Halide::Target target_;
 };

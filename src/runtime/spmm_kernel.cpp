@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "halide_ext/bind_buffer.h"
 #include "halide_ext/block_uniform_loop.h"
 #include "runtime/device_graph.h"
 #include "runtime/halide_buffers.h"
@@ -39,9 +40,12 @@ SpmmKernel::SpmmKernel(const SpmmKernelKey &key) : key_(key) {
     }
     // A block-uniform bound that matched no loop would leave barriers in a loop to the graph's
     // longest row: treat it as a compiler error, not a slow kernel.
-    for (const auto &pass : algo_.lowering_passes)
+    for (const auto &pass : algo_.lowering_passes) {
         if (auto *uniform = dynamic_cast<const ext::BlockUniformLoop *>(pass.get()); uniform && uniform->rewritten() == 0)
             fail<KernelError>("compiling ", key.str(), ": the block-uniform loop bound matched no loop");
+        if (auto *bind = dynamic_cast<const ext::BindBufferStores *>(pass.get()); bind && bind->rewritten() == 0)
+            fail<KernelError>("compiling ", key.str(), ": bind_buffer found no output store to remap");
+    }
 }
 
 std::shared_ptr<const SpmmKernel> SpmmKernel::get(const SpmmKernelKey &key, KernelCache &cache) {
@@ -126,6 +130,7 @@ void SpmmKernel::run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs, 
         params.set(algo_.row_ptr, dev->row_ptr);
         params.set(algo_.max_degree, static_cast<int32_t>(g.max_row_length()));
     }
+    if (algo_.rows_bound) params.set(algo_.row_order, dev->balanced);
     if (algo_.reads_edge_ids) params.set(algo_.edge_ids, dev->edge_ids);
     auto wrap = [&](const Tensor &t, const std::vector<int64_t> &extents, const char *name) {
         return wrap_device_buffer(halide_type(t.dtype()), t.data(), halide_sizes(extents, t.size(0)), target_, name);

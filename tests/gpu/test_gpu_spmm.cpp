@@ -87,6 +87,21 @@ TEST_F(GpuSpmm, GridOfSchedules) {
     }
 }
 
+TEST_F(GpuSpmm, RowBalanceAndRowSplitKeepResultsInRowOrder) {
+    Graph g = test::random_graph(300);  // shuffled edge ids, a very long row, empty rows
+    const ScheduleParams points[] = {
+        ScheduleParams::parse("gpu_spmm{kMTile=4, kNRegTile=2, kNTile=32, kNnzTile=32, kRowSplit=0, rowBalance=1, smemColIdx=1}"),
+        ScheduleParams::parse("gpu_spmm{kMTile=8, kNRegTile=1, kNTile=16, kNnzTile=32, kRowSplit=0, rowBalance=1, smemColIdx=0}"),
+        ScheduleParams::parse("gpu_spmm{kMTile=4, kNRegTile=2, kNTile=32, kNnzTile=32, kRowSplit=256, rowBalance=0, smemColIdx=1}"),
+    };
+    for (const ScheduleParams &p : points)
+        for (ReduceOp r : kReduces) {
+            Tensor x = features(g.num_src(), {64}, 11);
+            Tensor w = features(g.num_edges(), {64}, 12);
+            EXPECT_TRUE(check(g, SpmmSpec{BinaryOp::Mul, r}, x, w, &p)) << p.str() << " " << reduce_op_name(r);
+        }
+}
+
 TEST_F(GpuSpmm, RealGraphs) {
     for (const std::string &name : test::real_graph_names()) {
         const std::string path = test::real_graph_path(name);

@@ -1,0 +1,55 @@
+// Directive and pass: bind_buffer, the row remapping of the paper (rows in balancedIdx order).
+//
+// bind_rows (front end, applied to an algorithm's Funcs before scheduling):
+//   Expects Funcs whose definitions compute "row v" through a pure Var v (in values, in update
+//   values and in reduction predicates). Produces the same Funcs computing row `row_of_v`
+//   (typically order(v), a load of a permutation such as balancedIdx) at position v: every use of v
+//   on a right-hand side is replaced by row_of_v; left-hand sides keep v. The Funcs then hold their
+//   rows in permuted order -- block/thread row i computes row order(i).
+//
+// BindBufferStores (custom lowering pass, after bind_rows):
+//   Expects flattened Stores into the output buffers of the row-owning stage, whose index is the
+//   sum of the feature part and <row position> * <buffer>.stride.<row_dim>. Produces the same
+//   Stores with the row position replaced by order[<row position>], so results land in their own
+//   rows: the output is in the caller's row order again.
+#pragma once
+
+#include <Halide.h>
+
+#include <string>
+#include <vector>
+
+namespace gsparse::ext {
+
+/// Substitutes row_of_v for the Var v on the right-hand sides of every definition of funcs (only
+/// inside the arguments of calls to the buffers in `within` when it is not empty, e.g. {"row_ptr"}
+/// for a stage that reads its own rows by position but the row structure by row). Returns the
+/// number of definitions changed.
+int bind_rows(const std::vector<Halide::Func> &funcs, const Halide::Var &v, const Halide::Expr &row_of_v,
+              const std::vector<std::string> &within = {});
+
+class BindBufferStores : public Halide::Internal::IRMutator {
+public:
+    /// buffers: names of the flattened output buffers ("out", or "out.0", "out.1", ... for Tuples);
+    /// row_dim: the dimension of the row coordinate; order: the permutation (an int32 buffer, min 0).
+    BindBufferStores(std::vector<std::string> buffers, int row_dim, Halide::Internal::Parameter order);
+
+    Halide::Internal::Stmt mutate(const Halide::Internal::Stmt &s) override;
+    using Halide::Internal::IRMutator::mutate;
+
+    /// Stores rewritten by the last run over a pipeline.
+    int rewritten() const { return rewritten_; }
+
+protected:
+    using Halide::Internal::IRMutator::visit;
+    Halide::Internal::Stmt visit(const Halide::Internal::Store *op) override;
+
+private:
+    std::vector<std::string> buffers_;
+    int row_dim_;
+    Halide::Internal::Parameter order_;
+    int rewritten_ = 0;
+    bool top_ = true;
+};
+
+}  // namespace gsparse::ext
