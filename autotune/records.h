@@ -1,0 +1,30 @@
+// Measurement records: what the tuner measured, one JSON object per line (JSON Lines), for training
+// the cost model. A record holds the features, the schedule point, the device, the operator, the
+// graph fingerprint and name, the feature length and the measured time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "schedules/schedule_params.h"
+
+namespace gsparse::autotune {
+
+struct MeasurementRecord {
+    std::vector<float> features;
+    ScheduleParams schedule;
+    std::string device;  ///< e.g. "NVIDIA H100 80GB HBM3" or "cpu"
+    std::string op;      ///< e.g. "spmm copy_u_sum"
+    std::string graph;   ///< graph name
+    uint64_t graph_fingerprint = 0;
+    int64_t feat = 0;
+    double time_ms = 0;  ///< mean of the timed runs
+};
+
+/// Appends records to a JSON Lines file (created if missing). Throws gsparse::Error on I/O errors.
+void append_records(const std::string &path, const std::vector<MeasurementRecord> &records);
+/// Reads a JSON Lines file; throws gsparse::Error naming the line for malformed records.
+std::vector<MeasurementRecord> read_records(const std::string &path);
+
+}  // namespace gsparse::autotune
