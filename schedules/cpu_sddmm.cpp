@@ -67,15 +67,6 @@ void apply(SddmmAlgorithm &a, const ScheduleParams &s) {
 
 }  // namespace
 
-SddmmScheduleDef cpu_sddmm_schedule() {
-    SddmmScheduleDef d;
-    d.name = "cpu_sddmm";
-    d.device = Device::CPU;
-    d.space = space;
-    d.default_params = default_params;
-    d.invalid_reason = invalid_reason;
-    d.apply = apply;
-    return d;
-}
+SddmmScheduleDef cpu_sddmm_schedule() { return {"cpu_sddmm", Device::CPU, space, default_params, invalid_reason, apply}; }
 
 }  // namespace gsparse

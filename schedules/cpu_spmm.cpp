@@ -70,15 +70,6 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
 
 }  // namespace
 
-SpmmScheduleDef cpu_spmm_schedule() {
-    SpmmScheduleDef d;
-    d.name = "cpu_spmm";
-    d.device = Device::CPU;
-    d.space = space;
-    d.default_params = default_params;
-    d.invalid_reason = invalid_reason;
-    d.apply = apply;
-    return d;
-}
+SpmmScheduleDef cpu_spmm_schedule() { return {"cpu_spmm", Device::CPU, space, default_params, invalid_reason, apply}; }
 
 }  // namespace gsparse

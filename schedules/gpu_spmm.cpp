@@ -187,15 +187,6 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
 
 }  // namespace
 
-SpmmScheduleDef gpu_spmm_schedule() {
-    SpmmScheduleDef d;
-    d.name = kName;
-    d.device = Device::CUDA;
-    d.space = space;
-    d.default_params = default_params;
-    d.invalid_reason = invalid_reason;
-    d.apply = apply;
-    return d;
-}
+SpmmScheduleDef gpu_spmm_schedule() { return {kName, Device::CUDA, space, default_params, invalid_reason, apply}; }
 
 }  // namespace gsparse
