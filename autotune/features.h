@@ -15,7 +15,12 @@ namespace gsparse::autotune {
 /// Names of the features, in the order candidate_features returns them.
 const std::vector<std::string> &feature_names();
 
-/// The feature vector of schedule point p on problem (all finite, >= 0).
+/// Whether candidate_features knows the schedule (cpu_spmm, cpu_sddmm, gpu_spmm).
+bool has_features(const std::string &schedule);
+
+/// The feature vector of schedule point p on problem (all finite, >= 0), feature_names().size()
+/// entries. Throws ScheduleError for a schedule without features (see has_features) and for a
+/// point that lacks one of the schedule's knobs.
 std::vector<float> candidate_features(const TuningProblem &problem, const ScheduleParams &p);
 
 /// The same from the parts (for records whose problem is no longer in memory).

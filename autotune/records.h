@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "schedules/schedule_params.h"
 
 namespace gsparse::autotune {
@@ -21,6 +23,11 @@ struct MeasurementRecord {
     int64_t feat = 0;
     double time_ms = 0;  ///< mean of the timed runs
 };
+
+/// One record as a JSON object (the fingerprint as a 16-digit hex string).
+nlohmann::json record_to_json(const MeasurementRecord &record);
+/// Parses and validates one record; throws gsparse::Error naming the missing or malformed field.
+MeasurementRecord record_from_json(const nlohmann::json &j);
 
 /// Appends records to a JSON Lines file (created if missing). Throws gsparse::Error on I/O errors.
 void append_records(const std::string &path, const std::vector<MeasurementRecord> &records);

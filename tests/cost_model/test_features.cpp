@@ -1,0 +1,172 @@
+// Cost-model features: one fixed-length, finite, non-negative vector per schedule point that tells
+// schedule points apart.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "autotune/features.h"
+#include "autotune/search_space.h"
+#include "core/error.h"
+#include "ops/broadcast.h"
+#include "schedules/schedule.h"
+#include "support/random_graph.h"
+
+namespace gsparse::autotune {
+namespace {
+
+Problem gpu_problem(int64_t feat) {
+    GraphStats g;
+    g.num_rows = g.num_cols = 232965;
+    g.nnz = 114615892;
+    g.avg_row_length = double(g.nnz) / g.num_rows;
+    g.max_row_length = 21657;
+    g.empty_rows = 1200;
+    g.row_length_cov = 1.6;
+    return {plan_features(BinaryOp::CopyLhs, {feat}, {feat}), g};
+}
+
+std::vector<ScheduleParams> valid_points(const SpmmScheduleDef &def, const Problem &p) {
+    std::vector<ScheduleParams> out;
+    ScheduleSpace space = def.space(p);
+    for (size_t i = 0; i < space.size(); i++)
+        if (!def.invalid_reason(space.at(i), p)) out.push_back(space.at(i));
+    return out;
+}
+
+void expect_well_formed(const std::vector<float> &f) {
+    ASSERT_EQ(f.size(), feature_names().size());
+    for (size_t i = 0; i < f.size(); i++) {
+        EXPECT_TRUE(std::isfinite(f[i])) << feature_names()[i];
+        EXPECT_GE(f[i], 0.0f) << feature_names()[i];
+    }
+}
+
+float at(const std::vector<float> &f, const std::string &name) {
+    for (size_t i = 0; i < feature_names().size(); i++)
+        if (feature_names()[i] == name) return f[i];
+    ADD_FAILURE() << "no feature " << name;
+    return 0;
+}
+
+TEST(Features, NamesAreUniqueAndNonEmpty) {
+    const auto &names = feature_names();
+    EXPECT_GE(names.size(), 30u);
+    std::set<std::string> unique(names.begin(), names.end());
+    EXPECT_EQ(unique.size(), names.size());
+    for (const auto &n : names) EXPECT_FALSE(n.empty());
+}
+
+TEST(Features, GpuSpmmPointsAreFiniteAndDistinct) {
+    const SpmmScheduleDef def = spmm_schedule("gpu_spmm");
+    for (int64_t feat : {1, 8, 32, 100, 512}) {
+        Problem p = gpu_problem(feat);
+        auto points = valid_points(def, p);
+        ASSERT_FALSE(points.empty());
+        // kNnzTile only matters with staged neighbour ids: points that differ in it alone are one kernel.
+        std::map<std::vector<float>, ScheduleParams> seen;
+        std::set<std::map<std::string, int64_t>> kernels;
+        for (const auto &pt : points) {
+            auto f = candidate_features(p, true, pt);
+            expect_well_formed(f);
+            EXPECT_EQ(at(f, "sched_gpu_spmm"), 1.0f);
+            EXPECT_EQ(at(f, "sched_cpu_spmm"), 0.0f);
+            EXPECT_EQ(at(f, "cpu_vector_width"), 0.0f);
+            auto canon = pt.values;
+            if (canon["smemColIdx"] == 0) canon["kNnzTile"] = 0;
+            kernels.insert(canon);
+            auto [it, fresh] = seen.emplace(f, pt);
+            if (!fresh) {
+                auto other = it->second.values;
+                if (other["smemColIdx"] == 0) other["kNnzTile"] = 0;
+                EXPECT_EQ(other, canon) << pt.str() << " and " << it->second.str() << " share features";
+            }
+        }
+        EXPECT_EQ(seen.size(), kernels.size()) << "F = " << feat;
+    }
+}
+
+TEST(Features, GpuSpmmMetricsFollowTheKnobs) {
+    Problem p = gpu_problem(128);
+    ScheduleParams a = ScheduleParams::parse(
+        "gpu_spmm{kMTile=4, kNTile=32, kNRegTile=2, kNnzTile=64, smemColIdx=1, kRowSplit=0, rowBalance=0}");
+    auto fa = candidate_features(p, true, a);
+    EXPECT_FLOAT_EQ(at(fa, "gpu_threads_per_block"), 128);
+    EXPECT_FLOAT_EQ(at(fa, "gpu_mem_efficiency"), 1);
+    EXPECT_FLOAT_EQ(at(fa, "gpu_colidx_reuse"), 64);
+    EXPECT_FLOAT_EQ(at(fa, "gpu_smem_bytes"), 64 * 4 * 4);
+    EXPECT_FLOAT_EQ(at(fa, "gpu_block_size_penalty"), 0);
+    EXPECT_FLOAT_EQ(at(fa, "gpu_feature_tail_waste"), 0);
+    EXPECT_FLOAT_EQ(at(fa, "shape_feat"), 128);
+
+    ScheduleParams b = a;
+    b.values["kNTile"] = 8;  // 32 threads: narrower loads, a smaller block
+    auto fb = candidate_features(p, true, b);
+    EXPECT_FLOAT_EQ(at(fb, "gpu_mem_efficiency"), 0.25f);
+    EXPECT_FLOAT_EQ(at(fb, "gpu_block_size_penalty"), 2);
+    EXPECT_GT(at(fb, "gpu_blocks"), at(fa, "gpu_blocks"));
+
+    ScheduleParams c = a;
+    c.values["kRowSplit"] = 1024;  // the longest row becomes segments
+    auto fc = candidate_features(p, true, c);
+    EXPECT_LT(at(fc, "gpu_block_imbalance"), at(fa, "gpu_block_imbalance"));
+    EXPECT_GT(at(fc, "gpu_split_ratio"), 1);
+    EXPECT_FLOAT_EQ(at(fc, "gpu_longest_unit"), 1024);
+
+    ScheduleParams d = a;
+    d.values["rowBalance"] = 1;
+    auto fd = candidate_features(p, true, d);
+    EXPECT_FLOAT_EQ(at(fd, "gpu_intra_block_imbalance"), 1);
+    EXPECT_GT(at(fa, "gpu_intra_block_imbalance"), 1);
+}
+
+TEST(Features, CpuSchedulesAreFiniteAndDistinct) {
+    for (OpKind kind : {OpKind::Spmm, OpKind::Sddmm}) {
+        for (int64_t feat : {1, 6, 64}) {
+            TuningProblem tp;
+            tp.kind = kind;
+            tp.graph = test::random_graph(7);
+            tp.graph_name = "random";
+            tp.spmm = {BinaryOp::Mul, ReduceOp::Sum};
+            tp.sddmm = {BinaryOp::Dot, OperandTarget::Src, OperandTarget::Dst};
+            tp.lhs_feat = {feat};
+            tp.rhs_feat = {feat};
+            tp.prepare();
+            SearchSpace s = build_search_space(tp);
+            ASSERT_FALSE(s.valid.empty());
+            std::set<std::vector<float>> distinct;
+            for (const auto &pt : s.valid) {
+                auto f = candidate_features(tp, pt);
+                expect_well_formed(f);
+                EXPECT_EQ(at(f, kind == OpKind::Spmm ? "sched_cpu_spmm" : "sched_cpu_sddmm"), 1.0f);
+                EXPECT_EQ(at(f, "sched_gpu_spmm"), 0.0f);
+                EXPECT_EQ(at(f, "op_spmm"), kind == OpKind::Spmm ? 1.0f : 0.0f);
+                EXPECT_FLOAT_EQ(at(f, "cpu_vector_width"), float(pt.get("vector_width")));
+                distinct.insert(f);
+            }
+            EXPECT_EQ(distinct.size(), s.valid.size());
+        }
+    }
+}
+
+TEST(Features, EmptyGraphGivesFiniteFeatures) {
+    Problem p{plan_features(BinaryOp::CopyLhs, {16}, {16}), GraphStats{}};
+    for (const char *text : {"gpu_spmm{kMTile=2, kNTile=16, kNRegTile=1, kNnzTile=16, smemColIdx=1, kRowSplit=256, "
+                             "rowBalance=0}",
+                             "cpu_spmm{rows_per_task=4, vector_width=8}"})
+        expect_well_formed(candidate_features(p, true, ScheduleParams::parse(text)));
+    expect_well_formed(
+        candidate_features(p, false, ScheduleParams::parse("cpu_sddmm{edges_per_task=64, vector_width=4}")));
+}
+
+TEST(Features, UnknownScheduleOrMissingKnobThrows) {
+    Problem p = gpu_problem(32);
+    EXPECT_FALSE(has_features("gpu_sddmm_x"));
+    EXPECT_TRUE(has_features("gpu_spmm"));
+    EXPECT_THROW(candidate_features(p, true, ScheduleParams::parse("gpu_sddmm_x{kNTile=4}")), ScheduleError);
+    EXPECT_THROW(candidate_features(p, true, ScheduleParams::parse("gpu_spmm{kNTile=4}")), ScheduleError);
+}
+
+}  // namespace
+}  // namespace gsparse::autotune
