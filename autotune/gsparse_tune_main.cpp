@@ -9,8 +9,12 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <thread>
 
+#include "autotune/cost_model.h"
+#include "autotune/features.h"
+#include "autotune/records.h"
 #include "autotune/tuner.h"
 #include "core/error.h"
 #include "graph/convert.h"
@@ -27,7 +31,8 @@ struct Args {
     uint64_t graph_seed = 1;
     std::string op = "spmm", binary = "copy_lhs", reduce = "sum", lhs_target = "u", rhs_target = "v";
     int64_t feat = 32, edge_feat = 0;
-    std::string mode = "exhaustive", target = "cpu", json_out;
+    std::string mode = "genetic", target = "cpu", json_out, cache_file, model_prefix, records_file;
+    bool no_cache = false;
     size_t budget = 0;
     int runs = 10;
     uint64_t seed = 1;
@@ -48,6 +53,13 @@ Graph load_problem_graph(const Args &a, std::string &name) {
 }
 
 void print_summary(const TuneResult &r) {
+    if (r.from_cache) {
+        std::printf("operator      %s, lhs features %s, rhs features %s\n", r.op.c_str(), shape_str(r.lhs_feat).c_str(),
+                    shape_str(r.rhs_feat).c_str());
+        std::printf("best schedule %-50s %9.3f ms (from the tuning cache; --no-cache to tune afresh)\n",
+                    r.best.schedule.str().c_str(), r.best.mean_ms);
+        return;
+    }
     std::printf("operator      %s, lhs features %s, rhs features %s\n", r.op.c_str(), shape_str(r.lhs_feat).c_str(),
                 shape_str(r.rhs_feat).c_str());
     std::printf("graph         %s: %lld nodes, %lld edges, avg row %.1f, max row %lld, row COV %.2f\n",
@@ -56,9 +68,10 @@ void print_summary(const TuneResult &r) {
     std::printf("search        %s over %zu valid of %zu points on %s (%u hardware threads), %.1f s\n",
                 r.mode.c_str(), r.valid_size, r.space_size, r.device.c_str(), std::thread::hardware_concurrency(),
                 r.wall_s);
-    std::printf("expert        %-50s %9.3f ms\n", r.expert_default.schedule.str().c_str(), r.expert_default.median_ms);
-    std::printf("best schedule %-50s %9.3f ms (median of %zu runs)\n", r.best.schedule.str().c_str(),
-                r.best.median_ms, r.best.run_ms.size());
+    std::printf("measured      %zu candidates\n", r.candidates.size() + 1);
+    std::printf("expert        %-50s %9.3f ms\n", r.expert_default.schedule.str().c_str(), r.expert_default.mean_ms);
+    std::printf("best schedule %-50s %9.3f ms (mean of %zu runs)\n", r.best.schedule.str().c_str(),
+                r.best.mean_ms, r.best.run_ms.size());
     std::printf("speedup over the expert default: %.2fx\n", r.speedup_over_default());
 }
 
@@ -86,8 +99,16 @@ int main(int argc, char **argv) {
     app.add_option("--feat", a.feat, "feature length F")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
     app.add_option("--edge-feat", a.edge_feat, "feature length of edge operands (default F; 1 = a scalar per edge)")
         ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
-    app.add_option("--mode", a.mode, "search mode")->check(CLI::IsMember({"exhaustive", "random"}));
+    app.add_option("--mode", a.mode, "search mode: genetic (cost-model seeded genetic search), random (3 samples by "
+                                     "default), exhaustive")
+        ->check(CLI::IsMember({"genetic", "exhaustive", "random"}));
     app.add_option("--budget", a.budget, "candidates measured in random mode")->check(CLI::PositiveNumber);
+    app.add_option("--cache", a.cache_file, "tuning cache file (default: " + TuningCache::default_path() + ")");
+    app.add_flag("--no-cache", a.no_cache, "tune afresh even when the cache has this problem (the result is stored)");
+    app.add_option("--model", a.model_prefix, "cost model (PREFIX.pt + PREFIX.json from gsparse-train-cost-model) "
+                                              "that ranks the space for the genetic search");
+    app.add_option("--records", a.records_file, "append every measurement to this JSON Lines file (training data "
+                                                "for gsparse-train-cost-model)");
     app.add_option("--runs", a.runs, "timed runs per candidate (after one warm-up)")->check(CLI::Range(1, 10000));
     app.add_option("--seed", a.seed, "seed of the search");
     app.add_option("--target", a.target, "device to tune for")->check(CLI::IsMember({"cpu", "cuda"}));
@@ -120,13 +141,42 @@ int main(int argc, char **argv) {
             p.rhs_feat = {p.sddmm.rhs == OperandTarget::Edge ? ef : a.feat};
         }
         p.prepare(a.seed);
+        std::optional<CostModel> model;
+        if (!a.model_prefix.empty()) model = CostModel::load(a.model_prefix);
+        TuningCache cache(a.cache_file.empty() ? TuningCache::default_path() : a.cache_file);
         TuneOptions opt;
+        opt.cache = &cache;
+        opt.read_cache = !a.no_cache;
         opt.mode = parse_search_mode(a.mode);
         opt.budget = a.budget;
         opt.runs = a.runs;
         opt.seed = a.seed;
         opt.progress = !a.quiet;
+        if (model) {
+            opt.rank = [&](const std::vector<ScheduleParams> &points) {
+                std::vector<std::vector<float>> features;
+                for (const auto &q : points) features.push_back(candidate_features(p, q));
+                return model->predict(features);
+            };
+        }
+        std::vector<MeasurementRecord> records;
+        if (!a.records_file.empty()) {
+            opt.on_measurement = [&](const Measurement &m) {
+                if (!m.ok || !has_features(m.schedule.schedule)) return;
+                MeasurementRecord rec;
+                rec.features = candidate_features(p, m.schedule);
+                rec.schedule = m.schedule;
+                rec.device = device_name(p.device);
+                rec.op = p.op_name();
+                rec.graph = p.graph_name;
+                rec.graph_fingerprint = p.graph.fingerprint();
+                rec.feat = p.layout.out_len();
+                rec.time_ms = m.mean_ms;
+                records.push_back(rec);
+            };
+        }
         TuneResult r = tune(p, opt);
+        if (!records.empty()) append_records(a.records_file, records);
         print_summary(r);
         if (!a.json_out.empty()) {
             json_file << r.to_json().dump(2) << "\n";

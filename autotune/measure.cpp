@@ -1,6 +1,8 @@
 #include "autotune/measure.h"
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <chrono>
 #include <numeric>
 
@@ -23,35 +25,56 @@ Measurer::Measurer(TuningProblem &problem, int runs, int warmup) : problem_(prob
     if (warmup < 0) fail<Error>("the number of warm-up runs must be >= 0, got ", warmup);
 }
 
+void Measurer::precompile(const std::vector<ScheduleParams> &schedules, int threads) {
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+        for (size_t i = next++; i < schedules.size(); i = next++) {
+            try {
+                compile(schedules[i]);
+            } catch (const std::exception &) {
+                // measure() compiles again and records the error.
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; t++) pool.emplace_back(worker);
+    worker();
+    for (auto &t : pool) t.join();
+}
+
+std::function<void()> Measurer::compile(const ScheduleParams &schedule) {
+    TuningProblem &p = problem_;
+    if (p.kind == OpKind::Spmm) {
+        SpmmKernelKey key;
+        key.spec = p.spmm;
+        key.layout = p.layout;
+        key.dtype = DType::F32;
+        key.identity_edge_ids =
+            !(uses_rhs(p.spmm.op) || has_arg_outputs(p.spmm.reduce)) || p.graph.csr().identity_edge_ids();
+        key.schedule = schedule;
+        key.device = p.device;
+        auto kernel = SpmmKernel::get(key, cache_);
+        const bool args = has_arg_outputs(p.spmm.reduce);
+        return [&p, kernel, args] {
+            kernel->run(p.graph, p.lhs, p.rhs, p.out, args ? &p.arg_u : nullptr, args ? &p.arg_e : nullptr);
+        };
+    }
+    SddmmKernelKey key;
+    key.spec = p.sddmm;
+    key.layout = p.layout;
+    key.dtype = DType::F32;
+    key.schedule = schedule;
+    key.device = p.device;
+    auto kernel = SddmmKernel::get(key, cache_);
+    return [&p, kernel] { kernel->run(p.graph, p.lhs, p.rhs, p.out); };
+}
+
 Measurement Measurer::measure(const ScheduleParams &schedule) {
     Measurement m;
     m.schedule = schedule;
-    TuningProblem &p = problem_;
     try {
         auto t0 = std::chrono::steady_clock::now();
-        std::function<void()> run;
-        if (p.kind == OpKind::Spmm) {
-            SpmmKernelKey key;
-            key.spec = p.spmm;
-            key.layout = p.layout;
-            key.dtype = DType::F32;
-            key.identity_edge_ids = !(uses_rhs(p.spmm.op) || has_arg_outputs(p.spmm.reduce)) ||
-                                    p.graph.csr().identity_edge_ids();
-            key.schedule = schedule;
-            key.device = p.device;
-            auto kernel = SpmmKernel::get(key, cache_);
-            const bool args = has_arg_outputs(p.spmm.reduce);
-            run = [&p, kernel, args] { kernel->run(p.graph, p.lhs, p.rhs, p.out, args ? &p.arg_u : nullptr, args ? &p.arg_e : nullptr); };
-        } else {
-            SddmmKernelKey key;
-            key.spec = p.sddmm;
-            key.layout = p.layout;
-            key.dtype = DType::F32;
-            key.schedule = schedule;
-            key.device = p.device;
-            auto kernel = SddmmKernel::get(key, cache_);
-            run = [&p, kernel] { kernel->run(p.graph, p.lhs, p.rhs, p.out); };
-        }
+        std::function<void()> run = compile(schedule);
         m.compile_ms = ms_since(t0);
         for (int i = 0; i < warmup_; i++) run();
         for (int i = 0; i < runs_; i++) {

@@ -2,6 +2,7 @@
 // then time `runs` runs. On the CPU every run is timed with the steady clock around the call.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,14 @@ public:
     explicit Measurer(TuningProblem &problem, int runs = 10, int warmup = 1);
     /// Never throws for a failing candidate: the failure is recorded in the Measurement.
     Measurement measure(const ScheduleParams &schedule);
+    /// Compiles the kernels of several candidates on `threads` threads (failures are left for
+    /// measure() to report).
+    void precompile(const std::vector<ScheduleParams> &schedules, int threads);
 
 private:
+    /// The kernel of a candidate (compiled once, kept in the measurer's cache) as a callable run.
+    std::function<void()> compile(const ScheduleParams &schedule);
+
     TuningProblem &problem_;
     int runs_, warmup_;
     KernelCache cache_;

@@ -1,6 +1,8 @@
 #include "autotune/tuner.h"
 
 #include <algorithm>
+#include <ctime>
+#include <numeric>
 #include <chrono>
 #include <cstdio>
 #include <random>
@@ -11,15 +13,23 @@
 namespace gsparse::autotune {
 
 SearchMode parse_search_mode(const std::string &s) {
+    if (s == "genetic") return SearchMode::Genetic;
     if (s == "exhaustive") return SearchMode::Exhaustive;
     if (s == "random") return SearchMode::Random;
-    fail<Error>("unknown search mode '", s, "' (expected exhaustive or random)");
+    fail<Error>("unknown search mode '", s, "' (expected genetic, random or exhaustive)");
 }
 
-const char *search_mode_name(SearchMode m) { return m == SearchMode::Exhaustive ? "exhaustive" : "random"; }
+const char *search_mode_name(SearchMode m) {
+    switch (m) {
+    case SearchMode::Genetic: return "genetic";
+    case SearchMode::Random: return "random";
+    case SearchMode::Exhaustive: return "exhaustive";
+    }
+    return "?";
+}
 
 double TuneResult::speedup_over_default() const {
-    return expert_default.ok && best.ok && best.median_ms > 0 ? expert_default.median_ms / best.median_ms : 0.0;
+    return expert_default.ok && best.ok && best.mean_ms > 0 ? expert_default.mean_ms / best.mean_ms : 0.0;
 }
 
 static nlohmann::json measurement_json(const Measurement &m) {
@@ -53,24 +63,44 @@ nlohmann::json TuneResult::to_json() const {
     j["best"] = measurement_json(best);
     j["speedup_over_default"] = speedup_over_default();
     j["wall_s"] = wall_s;
+    j["from_cache"] = from_cache;
     j["candidates"] = nlohmann::json::array();
     for (const auto &m : candidates) j["candidates"].push_back(measurement_json(m));
     return j;
 }
 
+namespace {
+
+std::string utc_date() {
+    std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return buf;
+}
+
+/// The points the cost model ranks best (lower score first), or random points without a model.
+std::vector<ScheduleParams> seeds(const SearchSpace &space, const TuneOptions &o, std::mt19937_64 &rng) {
+    std::vector<ScheduleParams> points = space.valid;
+    const size_t keep = std::min(std::max<size_t>(o.keep, 1), points.size());
+    if (o.rank) {
+        std::vector<double> score = o.rank(points);
+        if (score.size() != points.size()) fail<Error>("the cost model returned ", score.size(), " scores for ", points.size(), " points");
+        std::vector<size_t> order(points.size());
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return score[a] < score[b]; });
+        std::vector<ScheduleParams> best;
+        for (size_t i = 0; i < keep; i++) best.push_back(points[order[i]]);
+        return best;
+    }
+    std::shuffle(points.begin(), points.end(), rng);
+    points.resize(keep);
+    return points;
+}
+
+}  // namespace
+
 TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
     auto t0 = std::chrono::steady_clock::now();
-    SearchSpace space = build_search_space(problem);
-    if (space.valid.empty()) fail<ScheduleError>("no valid schedule point for ", problem.op_name());
-
-    std::vector<ScheduleParams> picks = space.valid;
-    if (options.mode == SearchMode::Random) {
-        size_t budget = options.budget ? options.budget : std::max<size_t>(3, picks.size() / 4);
-        std::mt19937_64 rng(options.seed);
-        std::shuffle(picks.begin(), picks.end(), rng);
-        picks.resize(std::min(budget, picks.size()));
-    }
-
     TuneResult r;
     r.op = problem.op_name();
     r.graph = problem.graph_name;
@@ -79,28 +109,71 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
     r.stats = problem.graph.stats();
     r.lhs_feat = problem.lhs_feat;
     r.rhs_feat = problem.rhs_feat;
+
+    const std::string cache_key = TuningCache::key(problem);
+    if (options.cache && options.read_cache) {
+        if (auto hit = options.cache->lookup(cache_key)) {
+            r.from_cache = true;
+            r.best.schedule = hit->schedule;
+            r.best.ok = true;
+            r.best.mean_ms = r.best.median_ms = hit->time_ms;
+            r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            return r;
+        }
+    }
+
+    SearchSpace space = build_search_space(problem);
+    if (space.valid.empty()) fail<ScheduleError>("no valid schedule point for ", problem.op_name());
     r.space_size = space.space.size();
     r.valid_size = space.valid.size();
 
     Measurer measurer(problem, options.runs, options.warmup);
+    std::mt19937_64 rng(options.seed);
+    ProgressBar bar("measuring", std::min(space.valid.size(), static_cast<size_t>(options.genetic.population *
+                                                                                  (options.genetic.generations + 1))));
+    size_t measured = 0;
+    auto record = [&](const Measurement &m) {
+        if (m.ok && (!r.best.ok || m.mean_ms < r.best.mean_ms)) r.best = m;
+        r.candidates.push_back(m);
+        if (options.on_measurement) options.on_measurement(m);
+        if (options.progress) {
+            char status[96];
+            std::snprintf(status, sizeof status, "best %.3f ms", r.best.mean_ms);
+            bar.update(++measured, status);
+        }
+    };
+
     r.expert_default = measurer.measure(space.expert_default);
     if (!r.expert_default.ok)
         fail<KernelError>("the expert default schedule ", space.expert_default.str(), " failed: ", r.expert_default.error);
     r.best = r.expert_default;
+    if (options.on_measurement) options.on_measurement(r.expert_default);
 
-    ProgressBar bar("measuring", picks.size());
-    for (size_t i = 0; i < picks.size(); i++) {
-        Measurement m = picks[i] == space.expert_default ? r.expert_default : measurer.measure(picks[i]);
-        if (m.ok && m.median_ms < r.best.median_ms) r.best = m;
-        r.candidates.push_back(m);
-        if (options.progress) {
-            char status[96];
-            std::snprintf(status, sizeof status, "best %.3f ms", r.best.median_ms);
-            bar.update(i + 1, status);
+    if (options.mode == SearchMode::Genetic) {
+        std::vector<ScheduleParams> initial = seeds(space, options, rng);
+        measurer.precompile(initial, options.compile_threads);
+        GeneticOptions g = options.genetic;
+        g.seed = options.seed;
+        GeneticSearch search(space, g);
+        search.run(initial, [&](const ScheduleParams &p) {
+            Measurement m = p == space.expert_default ? r.expert_default : measurer.measure(p);
+            record(m);
+            return m.ok && m.mean_ms > 0 ? 1.0 / m.mean_ms : 0.0;
+        });
+    } else {
+        std::vector<ScheduleParams> picks = space.valid;
+        if (options.mode == SearchMode::Random) {
+            const size_t budget = options.budget ? options.budget : 3;
+            std::shuffle(picks.begin(), picks.end(), rng);
+            picks.resize(std::min(budget, picks.size()));
         }
+        bar = ProgressBar("measuring", picks.size());
+        measurer.precompile(picks, options.compile_threads);
+        for (const auto &p : picks) record(p == space.expert_default ? r.expert_default : measurer.measure(p));
     }
     if (options.progress) bar.finish();
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (options.cache) options.cache->store(cache_key, CachedTune{r.best.schedule, r.best.mean_ms, utc_date()});
     return r;
 }
 

@@ -1,8 +1,10 @@
 // The tuner: measures the expert default schedule and a set of candidates chosen by a search mode,
-// and returns the fastest valid one.
+// and returns the fastest valid one (fitness: 1 / mean time of the timed runs).
 //
-// Modes: exhaustive (every valid point; for evaluation and small spaces) and random (a uniform
-// sample of `budget` valid points, without replacement, seeded).
+// Modes: genetic (the default: the cost model ranks the space when one is given, its best `keep`
+// points seed a genetic search, see genetic.h; without a model the seeds are random), random (a
+// uniform sample of `budget` valid points, 3 by default, seeded) and exhaustive (every valid point,
+// for evaluation). A tuning cache makes a repeated tune of the same problem instant.
 #pragma once
 
 #include <functional>
@@ -10,23 +12,34 @@
 #include <string>
 #include <vector>
 
+#include "autotune/genetic.h"
 #include "autotune/measure.h"
+#include "autotune/tuning_cache.h"
 #include "autotune/search_space.h"
 #include "autotune/tuning_problem.h"
 
 namespace gsparse::autotune {
 
-enum class SearchMode { Exhaustive, Random };
+enum class SearchMode { Genetic, Random, Exhaustive };
 SearchMode parse_search_mode(const std::string &s);  ///< throws Error listing the modes
 const char *search_mode_name(SearchMode m);
 
 struct TuneOptions {
-    SearchMode mode = SearchMode::Exhaustive;
-    size_t budget = 0;  ///< random: candidates to measure (0: a quarter of the space, at least 3)
+    SearchMode mode = SearchMode::Genetic;
+    size_t budget = 0;  ///< random: candidates to measure (0: 3)
     int runs = 10;
     int warmup = 1;
     uint64_t seed = 1;
     bool progress = true;
+    GeneticOptions genetic;
+    /// Cost model: a score per point, lower = predicted faster. Empty: no model.
+    std::function<std::vector<double>(const std::vector<ScheduleParams> &)> rank;
+    size_t keep = 16;  ///< genetic: ranked points that seed the population (5..20)
+    TuningCache *cache = nullptr;
+    bool read_cache = true;  ///< false: tune afresh (the result is still stored)
+    int compile_threads = 2;  ///< candidates compiled in parallel before they are timed
+    /// Called with every measurement (for measurement records).
+    std::function<void(const Measurement &)> on_measurement;
 };
 
 struct TuneResult {
@@ -38,6 +51,7 @@ struct TuneResult {
     std::vector<Measurement> candidates;  ///< in measurement order
     Measurement best;                     ///< fastest by median among default and candidates
     double wall_s = 0;
+    bool from_cache = false;
 
     double speedup_over_default() const;
     nlohmann::json to_json() const;

@@ -1,18 +1,37 @@
 #!/usr/bin/env bash
-# A full gsparse-tune run on a tiny twin: exits 0, prints the best schedule, writes valid JSON.
+# Full gsparse-tune runs on tiny twins: exits 0, prints the best schedule, writes valid JSON; a
+# repeated tune is answered from the tuning cache; --no-cache tunes afresh.
 set -euo pipefail
 tune=$1
-out_json=$(mktemp --suffix=.json)
-trap 'rm -f "$out_json"' EXIT
-out=$("$tune" --dataset ogbn-products --scale 0.001 --feat 16 --runs 2 --quiet --json "$out_json")
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cache=$dir/cache.json
+
+out=$("$tune" --dataset ogbn-products --scale 0.001 --feat 16 --runs 2 --quiet --mode exhaustive \
+      --cache "$cache" --json "$dir/a.json")
 echo "$out"
 grep -q "best schedule cpu_spmm{" <<<"$out"
-python3 - "$out_json" <<'PY'
+python3 - "$dir/a.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["best"]["ok"] and r["best"]["median_ms"] > 0, r["best"]
+assert r["best"]["ok"] and r["best"]["mean_ms"] > 0, r["best"]
 assert r["valid_size"] == len(r["candidates"]), (r["valid_size"], len(r["candidates"]))
 assert r["graph"]["nodes"] > 0 and r["graph"]["edges"] > 0
+assert not r["from_cache"]
 PY
-out=$("$tune" --dataset reddit --scale 0.002 --op sddmm --binary dot --feat 33 --mode random --budget 2 --runs 1 --quiet)
+
+# The same problem again: from the cache, with the same schedule.
+again=$("$tune" --dataset ogbn-products --scale 0.001 --feat 16 --runs 2 --quiet --cache "$cache" --json "$dir/b.json")
+grep -q "from the tuning cache" <<<"$again"
+python3 - "$dir/a.json" "$dir/b.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert b["from_cache"] and b["best"]["params"] == a["best"]["params"], (a["best"], b["best"])
+PY
+
+# Genetic search afresh, and random sampling for g-SDDMM.
+fresh=$("$tune" --dataset ogbn-products --scale 0.001 --feat 16 --runs 2 --quiet --cache "$cache" --no-cache)
+grep -q "search        genetic" <<<"$fresh"
+out=$("$tune" --dataset reddit --scale 0.002 --op sddmm --binary dot --feat 33 --mode random --budget 2 --runs 1 \
+      --quiet --cache "$cache")
 grep -q "best schedule cpu_sddmm{" <<<"$out"

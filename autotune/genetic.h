@@ -1,0 +1,56 @@
+// Genetic search over a schedule space (the paper's refinement step): a population of schedule
+// points evolves for a few generations; parents are drawn by roulette wheel on fitness (1 / mean
+// time), children take each knob from either parent and mutate each knob with a small probability,
+// the fittest points survive as the elite, and a child that breaks the schedule's validity rules
+// is replaced by the nearest valid point (Euclidean distance over the knobs' choice indices,
+// normalized per knob).
+#pragma once
+
+#include <functional>
+#include <random>
+#include <vector>
+
+#include "autotune/search_space.h"
+
+namespace gsparse::autotune {
+
+struct GeneticOptions {
+    int population = 16;
+    int elite = 6;
+    int generations = 3;
+    double mutation = 0.2;  ///< per-knob mutation probability
+    uint64_t seed = 1;
+};
+
+class GeneticSearch {
+public:
+    using Genes = std::vector<int>;  ///< choice index per knob
+
+    /// Throws Error for options out of range or a space without valid points.
+    GeneticSearch(const SearchSpace &space, const GeneticOptions &options);
+
+    Genes encode(const ScheduleParams &p) const;
+    ScheduleParams decode(const Genes &g) const;
+    bool valid(const Genes &g) const;
+    /// The valid point nearest to g (g itself when valid).
+    Genes repair(const Genes &g) const;
+    /// Uniform crossover: each knob from a or b.
+    Genes crossover(const Genes &a, const Genes &b, std::mt19937_64 &rng) const;
+    /// Each knob re-drawn with probability options.mutation.
+    Genes mutate(Genes g, std::mt19937_64 &rng) const;
+    /// An index drawn with probability proportional to fitness (uniform when all are 0).
+    static size_t roulette(const std::vector<double> &fitness, std::mt19937_64 &rng);
+
+    /// Evolves from `initial` (filled up to the population with random valid points). fitness
+    /// returns 1 / time, or 0 for a point that failed; each distinct point is evaluated once.
+    /// Returns the evaluated points in evaluation order with their fitness.
+    std::vector<std::pair<ScheduleParams, double>> run(std::vector<ScheduleParams> initial,
+                                                        const std::function<double(const ScheduleParams &)> &fitness);
+
+private:
+    const SearchSpace &space_;
+    GeneticOptions opt_;
+    std::vector<Genes> valid_genes_;
+};
+
+}  // namespace gsparse::autotune
