@@ -117,15 +117,13 @@ int main(int argc, char **argv) {
     CLI11_PARSE(app, argc, argv);
 
     try {
-        if (a.target == "cuda")
-            fail<Error>("--target cuda: this build of gsparse-tune tunes CPU kernels only");
         std::ofstream json_file;
         if (!a.json_out.empty()) {
             json_file.open(a.json_out);  // fail before spending time on tuning
             if (!json_file) fail<Error>("cannot write ", a.json_out);
         }
         TuningProblem p;
-        p.device = Device::CPU;
+        p.device = a.target == "cuda" ? Device::CUDA : Device::CPU;
         p.graph = load_problem_graph(a, p.graph_name);
         const int64_t ef = a.edge_feat ? a.edge_feat : a.feat;
         if (a.op == "spmm") {

@@ -77,9 +77,11 @@ Measurement Measurer::measure(const ScheduleParams &schedule) {
         std::function<void()> run = compile(schedule);
         m.compile_ms = ms_since(t0);
         for (int i = 0; i < warmup_; i++) run();
+        problem_.sync();
         for (int i = 0; i < runs_; i++) {
             auto t = std::chrono::steady_clock::now();
             run();
+            problem_.sync();
             m.run_ms.push_back(ms_since(t));
         }
         std::vector<double> sorted = m.run_ms;

@@ -3,10 +3,16 @@
 #include <random>
 
 #include "api/gsparse.h"
+#include "core/error.h"
+#include "ops/halide_types.h"
+#include "runtime/cuda_launch.h"
+#include "runtime/target.h"
 
 namespace gsparse::autotune {
 
 namespace {
+
+halide_type_t halide_type_of_dtype(DType d) { return halide_type_t(halide_type(d)); }
 
 Tensor random_features(int64_t rows, const std::vector<int64_t> &feat, uint64_t seed, bool positive) {
     std::vector<int64_t> shape{rows};
@@ -49,6 +55,29 @@ void TuningProblem::prepare(uint64_t seed) {
         layout = plan_features(op, uses_lhs(op) ? lhs_feat : rhs_feat, uses_rhs(op) ? rhs_feat : lhs_feat);
         out = Tensor::empty(shape, DType::F32);
     }
+    if (device == Device::CUDA) move_to_device();
+}
+
+void TuningProblem::move_to_device() {
+    const Halide::Target target = jit_target(Device::CUDA);
+    if (!Halide::host_supports_target_device(target))
+        fail<Error>("--target cuda: no usable CUDA device on this machine");
+    auto ctx = std::make_shared<CudaJITContext>(CudaLaunch{});
+    auto upload = [&](Tensor &t) {
+        if (!t.defined() || t.dim() == 0) return;
+        // A device copy owned by a Halide buffer in the Halide runtime's CUDA context (the kernels
+        // run there too: launch.context is null).
+        auto buf = std::make_shared<Halide::Runtime::Buffer<>>(halide_type_of_dtype(t.dtype()), t.data(),
+                                                               std::vector<int>{static_cast<int>(t.numel())});
+        buf->set_host_dirty();
+        if (int err = buf->copy_to_device(cuda_device_interface(target), ctx.get()))
+            fail<KernelError>("copying tuning inputs to the GPU failed (Halide error ", err, ")");
+        device_buffers.push_back(buf);
+        t = Tensor::wrap(reinterpret_cast<void *>(buf->raw_buffer()->device), t.shape(), t.dtype(), Device::CUDA);
+    };
+    for (Tensor *t : {&lhs, &rhs, &out, &arg_u, &arg_e}) upload(*t);
+    std::shared_ptr<Halide::Runtime::Buffer<>> first = device_buffers.back();
+    sync = [first, ctx] { first->device_sync(ctx.get()); };
 }
 
 }  // namespace gsparse::autotune

@@ -3,6 +3,10 @@
 // them; division uses values away from zero).
 #pragma once
 
+#include <Halide.h>
+
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,11 +33,19 @@ struct TuningProblem {
     FeatureLayout layout;
     Tensor lhs, rhs, out, arg_u, arg_e;
 
-    /// Plans the layout and allocates inputs/outputs; throws ShapeError for shapes that do not fit.
+    /// Plans the layout and allocates inputs/outputs (on the GPU for Device::CUDA, where it throws
+    /// Error without a usable CUDA device); throws ShapeError for shapes that do not fit.
     void prepare(uint64_t seed = 1);
+    /// Waits for the device's queued work (a no-op on the CPU); timing calls it after each run.
+    std::function<void()> sync = [] {};
+    /// Device copies of the tensors (Device::CUDA), kept alive with the problem.
+    std::vector<std::shared_ptr<Halide::Runtime::Buffer<>>> device_buffers;
     Problem schedule_problem() const { return {layout, graph.stats()}; }
     /// "spmm copy_u_sum" / "sddmm u_dot_v".
     std::string op_name() const;
+
+private:
+    void move_to_device();
 };
 
 }  // namespace gsparse::autotune
