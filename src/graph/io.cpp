@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "graph/convert.h"
 #include "graph/io_util.h"
 
 namespace gsparse {
@@ -97,6 +98,16 @@ OutFile::OutFile(const std::string &path) : path_(path), buf_(1u << 20) {
 
 OutFile::~OutFile() {
     if (f_) std::fclose(f_);
+}
+
+LoadedGraph finish_text_load(std::string &text, COO &coo, std::vector<float> &values) {
+    std::string().swap(text);  // release the text before building the CSR
+    LoadedGraph out;
+    out.csr = coo_to_csr(coo);
+    coo = COO();
+    sort_rows(out.csr);
+    out.values = std::move(values);
+    return out;
 }
 
 void OutFile::flush() {

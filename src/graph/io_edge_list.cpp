@@ -142,14 +142,7 @@ LoadedGraph load_edge_list(const std::string &path, std::optional<int64_t> num_n
     coo.num_rows = num_dst;
     coo.num_cols = num_src;
 
-    std::string().swap(data);  // release the text before building the CSR
-
-    LoadedGraph out;
-    out.csr = coo_to_csr(coo);
-    coo = COO();
-    sort_rows(out.csr);
-    out.values = std::move(values);
-    return out;
+    return finish_text_load(data, coo, values);
 }
 
 void save_edge_list(const std::string &path, const CSR &csr, const std::vector<float> &values) {

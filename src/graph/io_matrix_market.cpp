@@ -177,14 +177,7 @@ LoadedGraph load_matrix_market(const std::string &path) {
         fail<FormatError>(path, ": the file ends after ", count, " of the ", declared, " entries declared on line ",
                           size_line, " (truncated file?)");
 
-    std::string().swap(data);  // release the text before building the CSR
-
-    LoadedGraph out;
-    out.csr = coo_to_csr(coo);
-    coo = COO();
-    sort_rows(out.csr);
-    out.values = std::move(values);
-    return out;
+    return finish_text_load(data, coo, values);
 }
 
 void save_matrix_market(const std::string &path, const CSR &csr, const std::vector<float> &values) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "graph/formats.h"
+#include "graph/io.h"
 
 namespace gsparse::io_detail {
 
@@ -48,6 +49,10 @@ std::string quote_token(std::string_view tok);
 
 /// Throws GraphError unless values is empty or holds one value per edge of csr.
 void check_values_size(const CSR &csr, const std::vector<float> &values, const std::string &what);
+
+/// The end of a text loader: frees the file text, builds the CSR from the edges read (edge ids in
+/// file order), sorts each row and attaches the values.
+LoadedGraph finish_text_load(std::string &text, COO &coo, std::vector<float> &values);
 
 /// Iterates over the lines of a buffer (split at '\n'; a trailing '\r' is left for the tokenizer,
 /// which treats it as whitespace). line_no() is 1-based.
@@ -110,17 +115,22 @@ inline char first_char(std::string_view line) {
     return '\n';
 }
 
+/// Skips one leading '+' (from_chars does not accept it); false when nothing or another sign follows.
+inline bool skip_plus_sign(const char *&p, const char *e) {
+    if (p < e && *p == '+') {
+        p++;
+        if (p < e && *p == '-') return false;
+    }
+    return p < e;
+}
+
 enum class ParseStatus { Ok, NotNumber, OutOfRange };
 
 /// Parses a whole token as a decimal integer (an optional sign, then digits).
 inline ParseStatus parse_int(std::string_view tok, int64_t &out) {
     const char *p = tok.data();
     const char *e = p + tok.size();
-    if (p < e && *p == '+') {
-        p++;
-        if (p < e && *p == '-') return ParseStatus::NotNumber;
-    }
-    if (p >= e) return ParseStatus::NotNumber;
+    if (!skip_plus_sign(p, e)) return ParseStatus::NotNumber;
     auto r = std::from_chars(p, e, out);
     if (r.ec == std::errc::result_out_of_range) return ParseStatus::OutOfRange;
     if (r.ec != std::errc() || r.ptr != e) return ParseStatus::NotNumber;
@@ -131,11 +141,7 @@ inline ParseStatus parse_int(std::string_view tok, int64_t &out) {
 inline ParseStatus parse_real(std::string_view tok, double &out) {
     const char *p = tok.data();
     const char *e = p + tok.size();
-    if (p < e && *p == '+') {
-        p++;
-        if (p < e && *p == '-') return ParseStatus::NotNumber;
-    }
-    if (p >= e) return ParseStatus::NotNumber;
+    if (!skip_plus_sign(p, e)) return ParseStatus::NotNumber;
     auto r = std::from_chars(p, e, out, std::chars_format::general);
     if (r.ec == std::errc::result_out_of_range) return ParseStatus::OutOfRange;
     if (r.ec != std::errc() || r.ptr != e) return ParseStatus::NotNumber;
@@ -147,11 +153,7 @@ inline ParseStatus parse_real(std::string_view tok, double &out) {
 inline ParseStatus parse_float(std::string_view tok, float &out) {
     const char *p = tok.data();
     const char *e = p + tok.size();
-    if (p < e && *p == '+') {
-        p++;
-        if (p < e && *p == '-') return ParseStatus::NotNumber;
-    }
-    if (p >= e) return ParseStatus::NotNumber;
+    if (!skip_plus_sign(p, e)) return ParseStatus::NotNumber;
     auto r = std::from_chars(p, e, out, std::chars_format::general);
     if (r.ec == std::errc() && r.ptr == e) return ParseStatus::Ok;
     if (r.ec == std::errc::result_out_of_range && r.ptr == e) {
