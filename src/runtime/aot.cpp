@@ -1,0 +1,150 @@
+#include "runtime/aot.h"
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "ops/spmm_algorithm.h"
+#include "schedules/schedule.h"
+
+namespace gsparse {
+
+namespace {
+
+std::string cpp_list(const std::vector<int64_t> &v) {
+    std::ostringstream os;
+    for (size_t i = 0; i < v.size(); i++) os << (i ? ", " : "") << v[i];
+    return os.str();
+}
+
+int64_t product(const std::vector<int64_t> &v) {
+    int64_t p = 1;
+    for (int64_t x : v) p *= x;
+    return p;
+}
+
+std::string wrapper_source(const SpmmKernelKey &key, const SpmmAlgorithm &a, const std::string &name) {
+    const bool args = has_arg_outputs(key.spec.reduce);
+    const std::string T = key.dtype == DType::F64 ? "double" : "float";
+    std::ostringstream h;
+    h << "// " << name << ": g-SpMM " << key.spec.name() << " emitted by gsparse (" << key.str() << ").\n"
+      << "// Z[v] = reduce over in-edges (u -> v, e) of X[u] op Y[e]; CSR by destination; a node without\n"
+      << "// in-edges gets 0" << (args ? " and arg ids -1" : "") << ". Feature tensors are row-major with "
+      << product(key.layout.lhs_extents()) << " (lhs), " << product(key.layout.rhs_extents()) << " (rhs) and "
+      << key.layout.out_len() << " (out) elements per row.\n"
+      << "#pragma once\n\n#include <HalideBuffer.h>\n\n#include <cstdint>\n#include <vector>\n\n#include \"" << name
+      << "_halide.h\"\n\n"
+      << "namespace gsparse_kernels {\n\n"
+      << "#ifndef GSPARSE_KERNEL_ERROR_CODES\n#define GSPARSE_KERNEL_ERROR_CODES\n"
+      << "/// Return codes of emitted kernels (Halide's own error codes are other negative values).\n"
+      << "enum : int { kOk = 0, kNullPointer = -10001, kBadShape = -10002, kBadGraph = -10003 };\n#endif\n\n"
+      << "/// edge_ids may be null when edge ids are the CSR positions; lhs/rhs may be null when the op\n"
+      << "/// does not read them. With validate, row_ptr and every index are checked first (O(nnz)).\n"
+      << "inline int " << name << "(int32_t num_dst, int32_t num_src, int32_t nnz, const int32_t *row_ptr,\n"
+      << "    const int32_t *col_idx, const int32_t *edge_ids, const " << T << " *lhs, const " << T << " *rhs, " << T
+      << " *out" << (args ? ", int32_t *arg_u, int32_t *arg_e" : "") << ", bool validate = true) {\n"
+      << "    if (num_dst < 0 || num_src < 0 || nnz < 0) return kBadShape;\n"
+      << "    if (!row_ptr || !out || (nnz > 0 && !col_idx)) return kNullPointer;\n";
+    if (a.uses_lhs()) h << "    if (!lhs && nnz > 0) return kNullPointer;\n";
+    if (a.uses_rhs()) h << "    if (!rhs && nnz > 0) return kNullPointer;\n";
+    if (args) h << "    if (!arg_u || !arg_e) return kNullPointer;\n";
+    h << "    int32_t max_degree = 0;\n"
+      << "    if (row_ptr[0] != 0 || row_ptr[num_dst] != nnz) return kBadGraph;\n"
+      << "    for (int32_t v = 0; v < num_dst; v++) {\n"
+      << "        if (row_ptr[v + 1] < row_ptr[v]) return kBadGraph;\n"
+      << "        if (row_ptr[v + 1] - row_ptr[v] > max_degree) max_degree = row_ptr[v + 1] - row_ptr[v];\n"
+      << "    }\n"
+      << "    if (validate)\n"
+      << "        for (int32_t p = 0; p < nnz; p++)\n"
+      << "            if (col_idx[p] < 0 || col_idx[p] >= num_src || (edge_ids && (edge_ids[p] < 0 || edge_ids[p] >= nnz)))\n"
+      << "                return kBadGraph;\n"
+      << "    const int64_t out_len = " << key.layout.out_len() << ";\n"
+      << "    if (num_dst == 0) return kOk;\n"
+      << "    if (nnz == 0) {\n"
+      << "        for (int64_t i = 0; i < int64_t(num_dst) * out_len; i++) out[i] = 0;\n";
+    if (args)
+        h << "        for (int64_t i = 0; i < int64_t(num_dst) * out_len; i++) arg_u[i] = arg_e[i] = -1;\n";
+    h << "        return kOk;\n    }\n";
+    auto sizes = [](const std::vector<int64_t> &ext, const std::string &rows) {
+        std::ostringstream os;
+        os << "std::vector<int>{";
+        for (int64_t e : ext) os << e << ", ";
+        os << rows << "}";
+        return os.str();
+    };
+    h << "    Halide::Runtime::Buffer<int32_t> rp(const_cast<int32_t *>(row_ptr), num_dst + 1);\n"
+      << "    Halide::Runtime::Buffer<int32_t> ci(const_cast<int32_t *>(col_idx), nnz);\n";
+    std::string call = name + "_halide(rp, ci";
+    if (a.reads_edge_ids) {
+        h << "    if (!edge_ids) return kNullPointer;\n"
+          << "    Halide::Runtime::Buffer<int32_t> ei(const_cast<int32_t *>(edge_ids), nnz);\n";
+        call += ", ei";
+    } else if (!key.identity_edge_ids) {
+        h << "    (void)edge_ids;\n";
+    }
+    if (a.uses_lhs()) {
+        h << "    Halide::Runtime::Buffer<" << T << "> l(const_cast<" << T << " *>(lhs), "
+          << sizes(key.layout.lhs_extents(), "num_src") << ");\n";
+        call += ", l";
+    }
+    if (a.uses_rhs()) {
+        h << "    Halide::Runtime::Buffer<" << T << "> r(const_cast<" << T << " *>(rhs), "
+          << sizes(key.layout.rhs_extents(), "nnz") << ");\n";
+        call += ", r";
+    }
+    call += ", max_degree, nnz, num_src";
+    h << "    Halide::Runtime::Buffer<" << T << "> o(out, " << sizes(key.layout.extents, "num_dst") << ");\n";
+    call += ", o";
+    if (args) {
+        h << "    Halide::Runtime::Buffer<int32_t> au(arg_u, " << sizes(key.layout.extents, "num_dst") << ");\n"
+          << "    Halide::Runtime::Buffer<int32_t> ae(arg_e, " << sizes(key.layout.extents, "num_dst") << ");\n";
+        call += ", au, ae";
+    }
+    h << "    return " << call << ");\n}\n\n}  // namespace gsparse_kernels\n";
+    return h.str();
+}
+
+}  // namespace
+
+EmittedKernel emit_spmm_library(const SpmmKernelKey &key, const std::string &dir, const std::string &name) {
+    if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_'))
+        fail<Error>("kernel name '", name, "' is not a C identifier");
+    for (char c : name)
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_'))
+            fail<Error>("kernel name '", name, "' is not a C identifier");
+    if (key.device != Device::CPU) fail<KernelError>("AOT emission supports the CPU target in this build");
+    const SpmmScheduleDef &def = spmm_schedule(key.schedule.schedule);
+    if (def.device != key.device)
+        fail<ScheduleError>("schedule ", def.name, " is for ", device_name(def.device), ", not ", device_name(key.device));
+    check_schedule(def, key.schedule, Problem{key.layout, {}});
+    SpmmAlgorithm a = build_spmm_algorithm(key.spec, key.layout, key.dtype, key.identity_edge_ids);
+    def.apply(a, key.schedule);
+
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) fail<Error>("cannot create ", dir, ": ", ec.message());
+    EmittedKernel k;
+    k.name = name;
+    const std::string prefix = dir + "/" + name;
+    Halide::Pipeline p(a.out);
+    for (const auto &pass : a.lowering_passes) p.add_custom_lowering_pass(pass.get(), nullptr);
+    Halide::Target target = Halide::get_host_target();
+    target.set_feature(Halide::Target::LargeBuffers);
+    try {
+        p.compile_to_static_library(prefix + "_halide", a.arguments(), name + "_halide", target);
+    } catch (const Halide::Error &e) {
+        fail<KernelError>("compiling ", key.str(), " ahead of time failed: ", e.what());
+    }
+    k.library = prefix + "_halide.a";
+    k.halide_header = prefix + "_halide.h";
+    k.wrapper_header = prefix + ".h";
+    std::ofstream h(k.wrapper_header);
+    if (!h) fail<Error>("cannot write ", k.wrapper_header);
+    h << wrapper_source(key, a, name);
+    if (!h) fail<Error>("writing ", k.wrapper_header, " failed");
+    return k;
+}
+
+}  // namespace gsparse
