@@ -10,12 +10,14 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <regex>
 #include <thread>
 
 #include "autotune/cost_model.h"
 #include "autotune/features.h"
 #include "autotune/records.h"
 #include "autotune/tuner.h"
+#include "runtime/aot.h"
 #include "core/error.h"
 #include "graph/convert.h"
 #include "twin/twin.h"
@@ -31,7 +33,8 @@ struct Args {
     uint64_t graph_seed = 1;
     std::string op = "spmm", binary = "copy_lhs", reduce = "sum", lhs_target = "u", rhs_target = "v";
     int64_t feat = 32, edge_feat = 0;
-    std::string mode = "genetic", target = "cpu", json_out, cache_file, model_prefix, records_file;
+    std::string mode = "genetic", target = "cpu", json_out, cache_file, model_prefix, records_file, emit_dir,
+                emit_name = "gsparse_kernel";
     bool no_cache = false;
     size_t budget = 0;
     int runs = 10;
@@ -113,6 +116,9 @@ int main(int argc, char **argv) {
     app.add_option("--seed", a.seed, "seed of the search");
     app.add_option("--target", a.target, "device to tune for")->check(CLI::IsMember({"cpu", "cuda"}));
     app.add_option("--json", a.json_out, "write the full result as JSON to this file");
+    app.add_option("--emit-lib", a.emit_dir, "write the best g-SpMM kernel (CPU target) as a static library and "
+                                             "headers into this folder (see docs/aot.md)");
+    app.add_option("--emit-name", a.emit_name, "name of the emitted kernel (a C identifier)");
     app.add_flag("--quiet", a.quiet, "no progress bar");
     CLI11_PARSE(app, argc, argv);
 
@@ -173,9 +179,25 @@ int main(int argc, char **argv) {
                 records.push_back(rec);
             };
         }
+        if (!a.emit_dir.empty() && (p.kind != OpKind::Spmm || p.device != Device::CPU))
+            fail<Error>("--emit-lib writes g-SpMM kernels for the CPU target in this build");
+        if (!a.emit_dir.empty() && !std::regex_match(a.emit_name, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
+            fail<Error>("--emit-name '", a.emit_name, "' is not a C identifier");
         TuneResult r = tune(p, opt);
         if (!records.empty()) append_records(a.records_file, records);
         print_summary(r);
+        if (!a.emit_dir.empty()) {
+            SpmmKernelKey key;
+            key.spec = p.spmm;
+            key.layout = p.layout;
+            key.identity_edge_ids =
+                !(uses_rhs(p.spmm.op) || has_arg_outputs(p.spmm.reduce)) || p.graph.csr().identity_edge_ids();
+            key.device = p.device;
+            key.schedule = r.best.schedule;
+            EmittedKernel k = emit_spmm_library(key, a.emit_dir, a.emit_name);
+            std::printf("emitted       %s, %s (gsparse_kernels::%s)\n", k.library.c_str(), k.wrapper_header.c_str(),
+                        k.name.c_str());
+        }
         if (!a.json_out.empty()) {
             json_file << r.to_json().dump(2) << "\n";
             if (!json_file) fail<Error>("writing ", a.json_out, " failed");

@@ -35,3 +35,8 @@ grep -q "search        genetic" <<<"$fresh"
 out=$("$tune" --dataset reddit --scale 0.002 --op sddmm --binary dot --feat 33 --mode random --budget 2 --runs 1 \
       --quiet --cache "$cache")
 grep -q "best schedule cpu_sddmm{" <<<"$out"
+
+# The best kernel as a library.
+"$tune" --dataset ogbn-products --scale 0.001 --feat 16 --runs 1 --quiet --cache "$cache" \
+    --emit-lib "$dir/lib" --emit-name tuned_kernel | grep -q "emitted"
+for f in tuned_kernel.h tuned_kernel_halide.h tuned_kernel_halide.a; do test -s "$dir/lib/$f"; done
