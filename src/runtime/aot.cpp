@@ -102,9 +102,54 @@ std::string wrapper_source(const SpmmKernelKey &key, const SpmmAlgorithm &a, con
           << "    Halide::Runtime::Buffer<int32_t> ae(arg_e, " << sizes(key.layout.extents, "num_dst") << ");\n";
         call += ", au, ae";
     }
-    h << "    return " << call << ");\n}\n\n}  // namespace gsparse_kernels\n";
+    h << "    return " << call << ");\n}\n\n"
+      << "/// The entry point's type, for gsparse_kernels::Dispatcher (gsparse_dispatch.h).\n"
+      << "using " << name << "_fn = decltype(&" << name << ");\n\n}  // namespace gsparse_kernels\n";
     return h.str();
 }
+
+const char *kDispatchHeader = R"(// gsparse_dispatch.h: chooses among kernels emitted by gsparse for one operator (same entry-point
+// type) by feature length and graph shape, for applications whose graphs vary.
+//
+//   gsparse_kernels::Dispatcher<gsparse_kernels::agg_small_fn> d;
+//   d.add(gsparse_kernels::agg_small, 16, 0, 64);     // F = 16, average row length below 64
+//   d.add(gsparse_kernels::agg_long, 16, 64);         // F = 16, longer rows
+//   if (auto k = d.select(16, double(nnz) / num_dst)) rc = k(num_dst, ...);
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace gsparse_kernels {
+
+template <typename Kernel>
+class Dispatcher {
+public:
+    /// kernel serves feature length feat on graphs whose average row length is in [min_avg_row, max_avg_row).
+    void add(Kernel kernel, int64_t feat, double min_avg_row = 0,
+             double max_avg_row = std::numeric_limits<double>::infinity()) {
+        entries_.push_back({kernel, feat, min_avg_row, max_avg_row});
+    }
+    /// The first added kernel for this feature length and average row length; nullptr when none fits.
+    Kernel select(int64_t feat, double avg_row) const {
+        for (const Entry &e : entries_)
+            if (e.feat == feat && avg_row >= e.min_avg_row && avg_row < e.max_avg_row) return e.kernel;
+        return nullptr;
+    }
+    size_t size() const { return entries_.size(); }
+
+private:
+    struct Entry {
+        Kernel kernel;
+        int64_t feat;
+        double min_avg_row, max_avg_row;
+    };
+    std::vector<Entry> entries_;
+};
+
+}  // namespace gsparse_kernels
+)";
 
 }  // namespace
 
@@ -144,6 +189,9 @@ EmittedKernel emit_spmm_library(const SpmmKernelKey &key, const std::string &dir
     if (!h) fail<Error>("cannot write ", k.wrapper_header);
     h << wrapper_source(key, a, name);
     if (!h) fail<Error>("writing ", k.wrapper_header, " failed");
+    std::ofstream d(dir + "/gsparse_dispatch.h");
+    d << kDispatchHeader;
+    if (!d) fail<Error>("writing ", dir, "/gsparse_dispatch.h failed");
     return k;
 }
 

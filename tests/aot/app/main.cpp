@@ -7,6 +7,8 @@
 
 #include "agg_max.h"
 #include "agg_sum.h"
+#include "agg_sum8.h"
+#include "gsparse_dispatch.h"
 
 int main() {
     // Edges src -> dst with edge id = index in these lists.
@@ -54,6 +56,24 @@ int main() {
             double s = 0;
             for (int32_t p = row_ptr[v]; p < row_ptr[v + 1]; p++) s += x5[col_idx[p] * 5 + f];
             ok &= std::fabs(zsum[v * 5 + f] - s) <= 1e-5 * (1 + std::fabs(s));
+        }
+    // A dispatcher picks the copy_u_sum kernel by feature length (and graph shape).
+    gsparse_kernels::Dispatcher<gsparse_kernels::agg_sum_fn> dispatch;
+    dispatch.add(gsparse_kernels::agg_sum, 5);
+    dispatch.add(gsparse_kernels::agg_sum8, 8, 0, 100);
+    const double avg_row = double(nnz) / n;
+    ok &= dispatch.select(5, avg_row) == &gsparse_kernels::agg_sum;
+    ok &= dispatch.select(8, 1000.0) == nullptr && dispatch.select(3, avg_row) == nullptr;
+    auto kernel8 = dispatch.select(8, avg_row);
+    ok &= kernel8 == &gsparse_kernels::agg_sum8;
+    std::vector<float> zsum8(n * 8);
+    ok &= kernel8 && kernel8(n, n, nnz, row_ptr.data(), col_idx.data(), nullptr, x8.data(), nullptr, zsum8.data(),
+                             true) == gsparse_kernels::kOk;
+    for (int32_t v = 0; v < n; v++)
+        for (int f = 0; f < 8; f++) {
+            double s = 0;
+            for (int32_t p = row_ptr[v]; p < row_ptr[v + 1]; p++) s += x8[col_idx[p] * 8 + f];
+            ok &= std::fabs(zsum8[v * 8 + f] - s) <= 1e-5 * (1 + std::fabs(s));
         }
     std::printf("results %s\n", ok ? "match" : "DIFFER");
 
