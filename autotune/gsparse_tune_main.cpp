@@ -190,8 +190,7 @@ int main(int argc, char **argv) {
             SpmmKernelKey key;
             key.spec = p.spmm;
             key.layout = p.layout;
-            key.identity_edge_ids =
-                !(uses_rhs(p.spmm.op) || has_arg_outputs(p.spmm.reduce)) || p.graph.csr().identity_edge_ids();
+            key.identity_edge_ids = spmm_identity_edge_ids(p.spmm, p.graph);
             key.device = p.device;
             key.schedule = r.best.schedule;
             EmittedKernel k = emit_spmm_library(key, a.emit_dir, a.emit_name);

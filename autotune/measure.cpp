@@ -49,8 +49,7 @@ std::function<void()> Measurer::compile(const ScheduleParams &schedule) {
         key.spec = p.spmm;
         key.layout = p.layout;
         key.dtype = DType::F32;
-        key.identity_edge_ids =
-            !(uses_rhs(p.spmm.op) || has_arg_outputs(p.spmm.reduce)) || p.graph.csr().identity_edge_ids();
+        key.identity_edge_ids = spmm_identity_edge_ids(p.spmm, p.graph);
         key.schedule = schedule;
         key.device = p.device;
         auto kernel = SpmmKernel::get(key, cache_);

@@ -42,9 +42,9 @@ void TuningProblem::prepare(uint64_t seed) {
     int64_t rrows = kind == OpKind::Spmm ? graph.num_edges() : rows_of(graph, sddmm.rhs);
     if (uses_lhs(op)) lhs = random_features(lrows, lhs_feat, seed, false);
     if (uses_rhs(op)) rhs = random_features(rrows, rhs_feat, seed + 1, div);
+    layout = plan_features(op, uses_lhs(op) ? lhs_feat : rhs_feat, uses_rhs(op) ? rhs_feat : lhs_feat);
     if (kind == OpKind::Spmm) {
         auto shape = gspmm_output_shape(graph, spmm, lhs, rhs);
-        layout = plan_features(op, uses_lhs(op) ? lhs_feat : rhs_feat, uses_rhs(op) ? rhs_feat : lhs_feat);
         out = Tensor::empty(shape, DType::F32);
         if (has_arg_outputs(spmm.reduce)) {
             arg_u = Tensor::empty(shape, DType::I32);
@@ -52,7 +52,6 @@ void TuningProblem::prepare(uint64_t seed) {
         }
     } else {
         auto shape = gsddmm_output_shape(graph, sddmm, lhs, rhs);
-        layout = plan_features(op, uses_lhs(op) ? lhs_feat : rhs_feat, uses_rhs(op) ? rhs_feat : lhs_feat);
         out = Tensor::empty(shape, DType::F32);
     }
     if (device == Device::CUDA) move_to_device();

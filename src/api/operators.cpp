@@ -119,8 +119,7 @@ void gspmm_into(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const T
     key.spec = spec;
     key.layout = plan.layout;
     key.dtype = plan.dtype;
-    const bool needs_edge_ids = uses_rhs(spec.op) || has_arg_outputs(spec.reduce);
-    key.identity_edge_ids = !needs_edge_ids || g.csr().identity_edge_ids();
+    key.identity_edge_ids = spmm_identity_edge_ids(spec, g);
     key.device = common_device({uses_lhs(spec.op) ? &lhs : nullptr, uses_rhs(spec.op) ? &rhs : nullptr, &out, arg_u, arg_e});
     key.schedule = options.schedule ? *options.schedule
                                     : default_spmm_schedule(key.device).default_params({plan.layout, g.stats()});

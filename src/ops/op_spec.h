@@ -45,6 +45,9 @@ struct SddmmSpec {
     std::string name() const;
 };
 
+/// Whether g-SpMM spec needs the edge id of each nonzero (to read edge features or report arg_e).
+inline bool reads_edge_ids(const SpmmSpec &s) { return uses_rhs(s.op) || has_arg_outputs(s.reduce); }
+
 /// Throws ShapeError for ops that are not defined for g-SpMM (dot).
 void check_spmm_spec(const SpmmSpec &s);
 

@@ -47,8 +47,7 @@ SpmmAlgorithm build_spmm_algorithm(const SpmmSpec &spec, const FeatureLayout &la
     a.identity_edge_ids = identity_edge_ids;
     const int rank = layout.rank();
     const Type t = halide_type(dtype);
-    const bool arg_outputs = has_arg_outputs(spec.reduce);
-    a.reads_edge_ids = !identity_edge_ids && (a.uses_rhs() || arg_outputs);
+    a.reads_edge_ids = !identity_edge_ids && gsparse::reads_edge_ids(spec);
 
     a.row_ptr = ImageParam(Int(32), 1, "row_ptr");
     a.col_idx = ImageParam(Int(32), 1, "col_idx");

@@ -13,12 +13,6 @@ namespace gsparse {
 
 namespace {
 
-std::string cpp_list(const std::vector<int64_t> &v) {
-    std::ostringstream os;
-    for (size_t i = 0; i < v.size(); i++) os << (i ? ", " : "") << v[i];
-    return os.str();
-}
-
 int64_t product(const std::vector<int64_t> &v) {
     int64_t p = 1;
     for (int64_t x : v) p *= x;

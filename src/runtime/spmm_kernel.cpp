@@ -57,8 +57,7 @@ std::string SpmmKernel::lowered_stmt() const { return lowered_stmt_text(pipeline
 void SpmmKernel::run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u, Tensor *arg_e,
                      const CudaLaunch &launch) const {
     const CSR &csr = g.csr();
-    const bool needs_edge_ids = algo_.uses_rhs() || has_arg_outputs(key_.spec.reduce);
-    if (needs_edge_ids && csr.identity_edge_ids() != key_.identity_edge_ids)
+    if (reads_edge_ids(key_.spec) && csr.identity_edge_ids() != key_.identity_edge_ids)
         fail<KernelError>("kernel compiled for ", key_.identity_edge_ids ? "identity" : "mapped",
                           " edge ids called on a graph with the other kind");
     const bool args = has_arg_outputs(key_.spec.reduce);

@@ -27,6 +27,12 @@ struct SpmmKernelKey {
     std::string str() const;
 };
 
+/// The index layout a kernel for spec needs on g: identity edge ids unless the op reads edge ids and
+/// g's edge ids are not the CSR positions (so one kernel serves every graph when ids are unused).
+inline bool spmm_identity_edge_ids(const SpmmSpec &spec, const Graph &g) {
+    return !reads_edge_ids(spec) || g.csr().identity_edge_ids();
+}
+
 class SpmmKernel {
 public:
     /// Builds the algorithm, checks and applies the schedule (ScheduleError when invalid), compiles.
