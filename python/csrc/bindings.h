@@ -1,0 +1,16 @@
+// The parts of the gsparse._C extension module, each adding its functions to the module.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace gsparse::python {
+
+/// Error classes gsparse.Error, GraphError, FormatError, ShapeError, ScheduleError, KernelError and
+/// the translation of the C++ exceptions of the same names into them.
+void bind_errors(pybind11::module_ &m);
+/// gsparse._C.Graph: construction from COO / CSR arrays and files, sizes, derived layouts.
+void bind_graph(pybind11::module_ &m);
+/// gspmm, gsddmm and output feature shapes on raw tensor arguments.
+void bind_ops(pybind11::module_ &m);
+
+}  // namespace gsparse::python

@@ -1,0 +1,70 @@
+// gsparse._C.gspmm / gsddmm: the C++ API's *_into calls on tensors in caller memory (CPU or CUDA,
+// the latter on the caller's stream in PyTorch's context), and the output feature shapes.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "api/gsparse.h"
+#include "bindings.h"
+#include "ops/broadcast.h"
+#include "tensor_args.h"
+
+namespace py = pybind11;
+
+namespace gsparse::python {
+
+namespace {
+
+void gspmm(const Graph &g, const std::string &op, const std::string &reduce, const std::optional<TensorArg> &lhs,
+           const std::optional<TensorArg> &rhs, const TensorArg &out, const std::optional<TensorArg> &arg_u,
+           const std::optional<TensorArg> &arg_e, const std::optional<LaunchArg> &launch) {
+    SpmmSpec spec{parse_binary_op(op), parse_reduce_op(reduce)};
+    Tensor l = view_tensor(lhs, "lhs"), r = view_tensor(rhs, "rhs"), o = view_tensor(out, "out");
+    Tensor au = view_tensor(arg_u, "arg_u"), ae = view_tensor(arg_e, "arg_e");
+    OpOptions options;
+    options.cuda = cuda_launch(launch);
+    gspmm_into(g, spec, l, r, o, arg_u ? &au : nullptr, arg_e ? &ae : nullptr, options);
+}
+
+void gsddmm(const Graph &g, const std::string &op, const std::string &lhs_target, const std::string &rhs_target,
+            const std::optional<TensorArg> &lhs, const std::optional<TensorArg> &rhs, const TensorArg &out,
+            const std::optional<LaunchArg> &launch) {
+    SddmmSpec spec{parse_binary_op(op), parse_target(lhs_target), parse_target(rhs_target)};
+    Tensor l = view_tensor(lhs, "lhs"), r = view_tensor(rhs, "rhs"), o = view_tensor(out, "out");
+    OpOptions options;
+    options.cuda = cuda_launch(launch);
+    gsddmm_into(g, spec, l, r, o, options);
+}
+
+/// The output feature shape of op on operands with these feature shapes (ShapeError when they do
+/// not broadcast). For copy ops only the copied operand's shape matters.
+std::vector<int64_t> out_feature_shape(const std::string &op, const std::vector<int64_t> &lhs_feat,
+                                       const std::vector<int64_t> &rhs_feat) {
+    BinaryOp b = parse_binary_op(op);
+    const auto &l = uses_lhs(b) ? lhs_feat : rhs_feat;
+    const auto &r = uses_rhs(b) ? rhs_feat : lhs_feat;
+    return plan_features(b, l, r).out_shape;
+}
+
+}  // namespace
+
+void bind_ops(py::module_ &m) {
+    m.def("gspmm", &gspmm, py::arg("graph"), py::arg("op"), py::arg("reduce"), py::arg("lhs"), py::arg("rhs"),
+          py::arg("out"), py::arg("arg_u"), py::arg("arg_e"), py::arg("launch"),
+          py::call_guard<py::gil_scoped_release>(),
+          "g-SpMM into out (and arg_u / arg_e for max, min). Tensors are (ptr, shape, dtype, device) tuples; "
+          "launch is (device index, stream) for CUDA tensors, None for CPU tensors.");
+    m.def("gsddmm", &gsddmm, py::arg("graph"), py::arg("op"), py::arg("lhs_target"), py::arg("rhs_target"),
+          py::arg("lhs"), py::arg("rhs"), py::arg("out"), py::arg("launch"), py::call_guard<py::gil_scoped_release>(),
+          "g-SDDMM into out (num_edges rows in edge-id order).");
+    m.def("out_feature_shape", &out_feature_shape, py::arg("op"), py::arg("lhs_feat"), py::arg("rhs_feat"));
+    m.def("check_spmm_op", [](const std::string &op, const std::string &reduce) {
+        check_spmm_spec(SpmmSpec{parse_binary_op(op), parse_reduce_op(reduce)});
+    });
+    m.def("check_sddmm_op", [](const std::string &op, const std::string &lhs_target, const std::string &rhs_target) {
+        parse_binary_op(op);
+        parse_target(lhs_target);
+        parse_target(rhs_target);
+    });
+}
+
+}  // namespace gsparse::python

@@ -1,0 +1,128 @@
+"""Plain (non-autograd) calls of the native kernels: operand checks, output allocation on the
+operands' device, and the call on PyTorch's current stream. The autograd functions in spmm.py,
+sddmm.py and softmax.py are built from these."""
+
+import torch
+
+from ._native import ShapeError, _C, common_device, launch_arg, tensor_arg
+
+SPMM_OPS = ("add", "sub", "mul", "div", "copy_lhs", "copy_rhs")
+SDDMM_OPS = ("add", "sub", "mul", "div", "dot", "copy_lhs", "copy_rhs")
+REDUCES = ("sum", "mean", "max", "min")
+TARGETS = ("u", "v", "e")
+_ALIASES = {"copy_u": "copy_lhs", "copy_e": "copy_rhs"}
+_TARGET_ALIASES = {"src": "u", "dst": "v", "edge": "e"}
+
+
+def uses_lhs(op):
+    return op != "copy_rhs"
+
+
+def uses_rhs(op):
+    return op != "copy_lhs"
+
+
+def canonical_op(op, allowed, what):
+    op = _ALIASES.get(op, op)
+    if op not in allowed:
+        raise ShapeError(f"unknown {what} op '{op}' (expected one of {', '.join(allowed)})")
+    return op
+
+
+def canonical_target(t, name):
+    t = _TARGET_ALIASES.get(t, t)
+    if t not in TARGETS:
+        raise ShapeError(f"{name} must be 'u', 'v' or 'e', got '{t}'")
+    return t
+
+
+def _feature_shape(t, name):
+    if t.dim() < 1:
+        raise ShapeError(f"{name} must have a leading node/edge dimension, got a 0-d tensor")
+    return list(t.shape[1:])
+
+
+def _operands(op, lhs, rhs):
+    if uses_lhs(op) and lhs is None:
+        raise ShapeError(f"op {op} needs lhs")
+    if uses_rhs(op) and rhs is None:
+        raise ShapeError(f"op {op} needs rhs")
+    lhs = lhs.contiguous() if uses_lhs(op) else None
+    rhs = rhs.contiguous() if uses_rhs(op) else None
+    device = common_device([("lhs", lhs), ("rhs", rhs)])
+    for name, t in (("lhs", lhs), ("rhs", rhs)):
+        if t is not None and t.dtype not in (torch.float32, torch.float64):
+            raise ShapeError(f"{name} has dtype {t.dtype}; gsparse features are float32 or float64")
+    if lhs is not None and rhs is not None and lhs.dtype != rhs.dtype:
+        raise ShapeError(f"lhs ({lhs.dtype}) and rhs ({rhs.dtype}) have different dtypes")
+    dtype = (lhs if lhs is not None else rhs).dtype
+    lf = _feature_shape(lhs, "lhs") if lhs is not None else None
+    rf = _feature_shape(rhs, "rhs") if rhs is not None else None
+    feat = _C.out_feature_shape(op, lf if lf is not None else rf, rf if rf is not None else lf)
+    return lhs, rhs, device, dtype, feat
+
+
+def spmm(g, op, reduce, lhs, rhs):
+    """g-SpMM: (out, arg_u, arg_e); the arg tensors (int64) only for max / min, else None."""
+    lhs, rhs, device, dtype, feat = _operands(op, lhs, rhs)
+    shape = [g.num_dst] + feat
+    out = torch.empty(shape, dtype=dtype, device=device)
+    arg_u = arg_e = None
+    if reduce in ("max", "min"):
+        arg_u = torch.empty(shape, dtype=torch.int32, device=device)
+        arg_e = torch.empty(shape, dtype=torch.int32, device=device)
+    _C.gspmm(g._g, op, reduce, tensor_arg(lhs, "lhs"), tensor_arg(rhs, "rhs"), tensor_arg(out, "out"),
+             tensor_arg(arg_u, "arg_u"), tensor_arg(arg_e, "arg_e"), launch_arg(device))
+    return out, arg_u, arg_e
+
+
+def sddmm(g, op, lhs, rhs, lhs_target, rhs_target):
+    """g-SDDMM: num_edges rows in edge-id order."""
+    lhs, rhs, device, dtype, feat = _operands(op, lhs, rhs)
+    out = torch.empty([g.num_edges] + feat, dtype=dtype, device=device)
+    _C.gsddmm(g._g, op, lhs_target, rhs_target, tensor_arg(lhs, "lhs"), tensor_arg(rhs, "rhs"),
+              tensor_arg(out, "out"), launch_arg(device))
+    return out
+
+
+def reduce_to(grad, shape):
+    """Sums grad [rows, *out_feat] over the feature dimensions in which an operand of shape
+    [rows, *feat] was broadcast, giving the operand's shape."""
+    shape = list(shape)
+    out_feat, feat = list(grad.shape[1:]), shape[1:]
+    if out_feat == feat:
+        return grad
+    padded = [1] * (len(out_feat) - len(feat)) + feat
+    dims = [i + 1 for i, (o, f) in enumerate(zip(out_feat, padded)) if f == 1 and o != 1]
+    if dims:
+        grad = grad.sum(dim=dims, keepdim=True)
+    return grad.reshape(shape)
+
+
+def expand_to(t, out_feat):
+    """t [rows, *feat] viewed as [rows, *out_feat] (numpy broadcasting of the feature dims)."""
+    feat = list(t.shape[1:])
+    padded = [1] * (len(out_feat) - len(feat)) + feat
+    return t.reshape([t.shape[0]] + padded).expand([t.shape[0]] + list(out_feat))
+
+
+def gather_rows(g, x, target):
+    """x indexed by target ('u', 'v' or 'e') per edge: [num_edges, *feat]."""
+    if target == "e":
+        return x
+    return sddmm(g, "copy_lhs", x, None, target, target)
+
+
+def scatter_rows(g, grad, target):
+    """Per-edge grad [num_edges, *feat] summed into the rows of target ('u', 'v' or 'e')."""
+    if target == "e":
+        return grad
+    graph = g if target == "v" else g.reverse()
+    return spmm(graph, "copy_rhs", "sum", None, grad)[0]
+
+
+def align(a, b):
+    """a [rows, *fa] and b [rows, *fb] as views of one broadcast feature shape (the rows are not
+    broadcast: PyTorch alone would align the shorter shape's rows with a feature dimension)."""
+    feat = list(torch.broadcast_shapes(tuple(a.shape[1:]), tuple(b.shape[1:])))
+    return expand_to(a, feat), expand_to(b, feat)

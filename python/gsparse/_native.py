@@ -1,0 +1,64 @@
+"""The bridge to the native module gsparse._C: tensors become (pointer, shape, dtype, device)
+tuples, CUDA calls carry the device and PyTorch's current stream, and operands are checked for a
+common device before anything runs."""
+
+import torch
+
+try:
+    from . import _C
+except ImportError as e:  # pragma: no cover - depends on the build
+    raise ImportError(
+        "gsparse's native module gsparse._C was not found: build it with CMake (target "
+        "gsparse_python) and put <build>/python on PYTHONPATH next to the package sources"
+    ) from e
+
+Error = _C.Error
+GraphError = _C.GraphError
+FormatError = _C.FormatError
+ShapeError = _C.ShapeError
+ScheduleError = _C.ScheduleError
+KernelError = _C.KernelError
+
+_DTYPE_NAMES = {
+    torch.float16: "float16",
+    torch.bfloat16: "bfloat16",
+    torch.float32: "float32",
+    torch.float64: "float64",
+    torch.int32: "int32",
+    torch.int64: "int64",
+}
+
+
+def tensor_arg(t, name):
+    """The native argument for tensor t (which must be contiguous), or None."""
+    if t is None:
+        return None
+    dtype = _DTYPE_NAMES.get(t.dtype)
+    if dtype is None:
+        raise ShapeError(f"{name} has dtype {t.dtype}; gsparse features are float32 or float64")
+    return (t.data_ptr(), list(t.shape), dtype, t.device.type)
+
+
+def common_device(tensors):
+    """The device of the given tensors (None entries ignored); ShapeError when they differ."""
+    device = None
+    first = None
+    for name, t in tensors:
+        if t is None:
+            continue
+        if not isinstance(t, torch.Tensor):
+            raise ShapeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+        if device is None:
+            device, first = t.device, name
+        elif t.device != device:
+            raise ShapeError(f"{first} is on {device} but {name} is on {t.device}; "
+                             "all operands must be on one device")
+    return device if device is not None else torch.device("cpu")
+
+
+def launch_arg(device):
+    """(device index, current stream) for a CUDA device, None for the CPU."""
+    if device.type != "cuda":
+        return None
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    return (index, torch.cuda.current_stream(index).cuda_stream)

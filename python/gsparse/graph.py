@@ -1,0 +1,265 @@
+"""gsparse.Graph: a validated graph for the sparse operators.
+
+A graph has num_src source nodes, num_dst destination nodes and num_edges edges with ids
+0..num_edges-1. Edge-feature tensors are indexed by edge id. The native graph keeps the CSR by
+destination and derives, once and on first use, the CSC / reverse graph (backward passes), the COO
+in edge-id order (g-SDDMM), balancedIdx (GPU row balancing) and the device copies of its index
+arrays; compiled kernels are cached process-wide by operator, broadcast pattern, dtype and
+schedule. On the Python side the graph caches index tensors, degrees and the self-loop graph of
+the layers, per device.
+"""
+
+import torch
+
+from . import _native
+from ._native import GraphError, _C
+
+_INT32_MAX = 2**31 - 1
+
+
+def _as_index_tensor(a, name):
+    """A contiguous int32 CPU tensor holding integer array a (torch tensor, numpy array, list)."""
+    if not isinstance(a, torch.Tensor):
+        try:
+            a = torch.as_tensor(a)
+        except (TypeError, ValueError, RuntimeError) as e:
+            raise GraphError(f"{name} is not an integer array: {e}") from None
+    if a.dtype.is_floating_point or a.dtype.is_complex or a.dtype == torch.bool:
+        raise GraphError(f"{name} must hold integers, got dtype {a.dtype}")
+    a = a.detach().to("cpu")
+    if a.numel() > 0:
+        lo, hi = int(a.min()), int(a.max())
+        if lo < 0:
+            raise GraphError(f"{name} holds the negative index {lo}")
+        if hi > _INT32_MAX:
+            raise GraphError(f"{name} holds the index {hi}, beyond int32 (gsparse uses int32 indices)")
+    return a.to(torch.int32).contiguous()
+
+
+def _count(value, name):
+    if value is None:
+        return None
+    value = int(value)
+    if value < 0 or value > _INT32_MAX:
+        raise GraphError(f"{name} = {value} is out of range [0, {_INT32_MAX}]")
+    return value
+
+
+class Graph:
+    """A graph of num_src source and num_dst destination nodes.
+
+    Graph(edge_index, num_nodes=None): PyG-style edge_index [2, E] (row 0 = source, row 1 =
+    destination); edge i gets id i. num_nodes defaults to max id + 1. For bipartite graphs give
+    num_src and num_dst instead. See also Graph.from_csr, Graph.from_scipy and Graph.load.
+    """
+
+    def __init__(self, edge_index=None, num_nodes=None, *, num_src=None, num_dst=None, _native_graph=None):
+        self._cache = {}
+        self.edge_weight = None
+        if _native_graph is not None:
+            self._g = _native_graph
+            return
+        if edge_index is None:
+            raise GraphError("Graph needs an edge_index [2, E] (or use Graph.from_csr / from_scipy / load)")
+        if isinstance(edge_index, torch.Tensor) and edge_index.is_sparse:
+            raise GraphError("edge_index is a sparse tensor; build the graph with Graph.from_csr")
+        ei = _as_index_tensor(edge_index, "edge_index")
+        if ei.dim() != 2 or ei.shape[0] != 2:
+            raise GraphError(f"edge_index must have shape [2, E], got {list(ei.shape)}")
+        src, dst = ei[0].contiguous(), ei[1].contiguous()
+        self._g = self._native_from_coo(src, dst, num_nodes, num_src, num_dst)
+
+    @staticmethod
+    def _native_from_coo(src, dst, num_nodes, num_src, num_dst):
+        if num_nodes is not None and (num_src is not None or num_dst is not None):
+            raise GraphError("give either num_nodes or num_src / num_dst, not both")
+        num_nodes, num_src, num_dst = (_count(num_nodes, "num_nodes"), _count(num_src, "num_src"),
+                                       _count(num_dst, "num_dst"))
+        if num_nodes is None and num_src is None and num_dst is None:
+            num_nodes = int(torch.max(src.max(), dst.max())) + 1 if src.numel() else 0
+        if num_nodes is not None:
+            num_src = num_dst = num_nodes
+        else:
+            if num_src is None:
+                num_src = int(src.max()) + 1 if src.numel() else 0
+            if num_dst is None:
+                num_dst = int(dst.max()) + 1 if dst.numel() else 0
+        if src.numel() and int(src.max()) >= num_src:
+            raise GraphError(f"edge source id {int(src.max())} is out of range [0, num_src = {num_src})")
+        if dst.numel() and int(dst.max()) >= num_dst:
+            raise GraphError(f"edge destination id {int(dst.max())} is out of range [0, num_dst = {num_dst})")
+        return _C.Graph.from_coo(num_src, num_dst, src.data_ptr(), dst.data_ptr(), src.numel())
+
+    # --- Constructors --------------------------------------------------------------------------
+
+    @classmethod
+    def from_edge_index(cls, edge_index, num_nodes=None, *, num_src=None, num_dst=None):
+        """Same as Graph(edge_index, num_nodes)."""
+        return cls(edge_index, num_nodes, num_src=num_src, num_dst=num_dst)
+
+    @classmethod
+    def from_csr(cls, row_ptr, col_idx, num_src=None, edge_ids=None):
+        """CSR by destination (PyG's adj_t layout): the in-edges of node v are the sources
+        col_idx[row_ptr[v]:row_ptr[v+1]]; num_dst = len(row_ptr) - 1; num_src defaults to num_dst.
+        edge_ids (a permutation of 0..nnz-1) gives the id of the edge at each position; by default
+        edge ids are positions."""
+        rp = _as_index_tensor(row_ptr, "row_ptr")
+        ci = _as_index_tensor(col_idx, "col_idx")
+        if rp.dim() != 1 or rp.numel() < 1:
+            raise GraphError(f"row_ptr must be a 1-d array of num_dst + 1 offsets, got shape {list(rp.shape)}")
+        if ci.dim() != 1:
+            raise GraphError(f"col_idx must be 1-d, got shape {list(ci.shape)}")
+        num_dst = rp.numel() - 1
+        num_src = num_dst if num_src is None else _count(num_src, "num_src")
+        eid_ptr = 0
+        if edge_ids is not None:
+            eid = _as_index_tensor(edge_ids, "edge_ids")
+            if eid.shape != ci.shape:
+                raise GraphError(f"edge_ids has shape {list(eid.shape)} but col_idx {list(ci.shape)}")
+            eid_ptr = eid.data_ptr()
+        native = _C.Graph.from_csr(num_dst, num_src, rp.data_ptr(), ci.data_ptr(), eid_ptr, ci.numel())
+        return cls(_native_graph=native)
+
+    @classmethod
+    def from_scipy(cls, matrix):
+        """A SciPy sparse matrix (any format, or anything with .tocoo()) of shape
+        [num_src, num_dst]: entry [u, v] is an edge u -> v (the DGL / PyG convention). Edge ids follow
+        the stored order of matrix.tocoo(); the stored values become graph.edge_weight."""
+        if not hasattr(matrix, "tocoo") or not hasattr(matrix, "shape"):
+            raise GraphError(f"from_scipy needs a SciPy sparse matrix, got {type(matrix).__name__}")
+        coo = matrix.tocoo()
+        src = _as_index_tensor(coo.row, "matrix row indices")
+        dst = _as_index_tensor(coo.col, "matrix column indices")
+        num_src, num_dst = (int(s) for s in matrix.shape)
+        native = cls._native_from_coo(src, dst, None, num_src, num_dst)
+        g = cls(_native_graph=native)
+        if coo.data is not None and len(coo.data) == src.numel():
+            g.edge_weight = torch.as_tensor(coo.data).clone()
+        return g
+
+    @classmethod
+    def load(cls, path):
+        """A graph file (.mtx, .gcsr, edge list; see docs/graph-formats.md). Stored edge values,
+        when the file has them, become graph.edge_weight (float32)."""
+        g = cls(_native_graph=_C.Graph.load(str(path)))
+        n = g._g.array_size("values")
+        if n:
+            w = torch.empty(n, dtype=torch.float32)
+            g._g.copy_array("values", w.data_ptr(), n)
+            g.edge_weight = w
+        return g
+
+    # --- Sizes ---------------------------------------------------------------------------------
+
+    @property
+    def num_src(self):
+        return self._g.num_src
+
+    @property
+    def num_dst(self):
+        return self._g.num_dst
+
+    @property
+    def num_nodes(self):
+        """The node count of a graph with as many sources as destinations."""
+        if self.num_src != self.num_dst:
+            raise GraphError(f"bipartite graph ({self.num_src} sources, {self.num_dst} destinations) has no num_nodes")
+        return self.num_src
+
+    @property
+    def num_edges(self):
+        return self._g.num_edges
+
+    def __repr__(self):
+        return f"gsparse.Graph(num_src={self.num_src}, num_dst={self.num_dst}, num_edges={self.num_edges})"
+
+    # --- Cached layouts --------------------------------------------------------------------------
+
+    def _cached(self, key, device, make):
+        """make() on the CPU, cached; copies to other devices cached as well."""
+        device = torch.device(device) if device is not None else torch.device("cpu")
+        if device.type == "cuda" and device.index is None:
+            device = torch.device("cuda", torch.cuda.current_device())
+        k = (key, str(device))
+        if k not in self._cache:
+            cpu = self._cache.get((key, "cpu"))
+            if cpu is None:
+                cpu = make()
+                self._cache[(key, "cpu")] = cpu
+            if device.type != "cpu":
+                self._cache[k] = tuple(t.to(device) for t in cpu) if isinstance(cpu, tuple) else cpu.to(device)
+        return self._cache[k]
+
+    def _array(self, name):
+        n = self._g.array_size(name)
+        t = torch.empty(n, dtype=torch.int32)
+        self._g.copy_array(name, t.data_ptr(), n)
+        return t
+
+    def csr(self, device=None):
+        """(row_ptr, col_idx, edge_ids), int32: the CSR by destination with the id of each edge."""
+        return self._cached("csr", device,
+                            lambda: (self._array("csr.row_ptr"), self._array("csr.col_idx"), self._array("csr.edge_ids")))
+
+    def csc(self, device=None):
+        """(col_ptr, row_idx, edge_ids), int32: the CSR of the reverse graph (by source)."""
+        return self.reverse().csr(device)
+
+    def coo(self, device=None):
+        """(src, dst), int32, position i holding edge i."""
+        return self._cached("coo", device, lambda: (self._array("coo.src"), self._array("coo.dst")))
+
+    def edge_index(self, device=None):
+        """PyG-style [2, E] int64 edge index in edge-id order."""
+        return self._cached("edge_index", device, lambda: torch.stack(self.coo()).to(torch.int64))
+
+    def reverse(self):
+        """The reversed graph (edges v -> u), same edge ids; cached, and its reverse is self."""
+        r = self._cache.get("reverse")
+        if r is None:
+            r = Graph(_native_graph=self._g.reverse())
+            r._cache["reverse"] = self
+            self._cache["reverse"] = r
+        return r
+
+    def in_degrees(self, device=None):
+        """Number of in-edges per destination node (int64)."""
+        return self._cached("in_degrees", device, lambda: self.csr()[0].to(torch.int64).diff())
+
+    def out_degrees(self, device=None):
+        """Number of out-edges per source node (int64)."""
+        return self.reverse().in_degrees(device)
+
+    def with_self_loops(self):
+        """The graph with every existing self-loop removed and one self-loop per node added (PyG's
+        add_remaining_self_loops). Cached. Its edges are this graph's non-loop edges in edge-id order,
+        then the loops of nodes 0..n-1; see self_loop_weights for carrying edge weights over."""
+        r = self._cache.get("with_self_loops")
+        if r is None:
+            n = self.num_nodes
+            src, dst = (t.to(torch.int64) for t in self.coo())
+            keep = (src != dst).nonzero().flatten()
+            loops = torch.arange(n, dtype=torch.int64)
+            new_src = torch.cat([src[keep], loops]).to(torch.int32).contiguous()
+            new_dst = torch.cat([dst[keep], loops]).to(torch.int32).contiguous()
+            r = Graph(_native_graph=_C.Graph.from_coo(n, n, new_src.data_ptr(), new_dst.data_ptr(), new_src.numel()))
+            # Per node, the id of an existing self-loop edge (the last one), or -1.
+            loop_edge = torch.full((n,), -1, dtype=torch.int64)
+            is_loop = (src == dst).nonzero().flatten()
+            loop_edge[src[is_loop]] = is_loop
+            r._loop_source = (keep, loop_edge)
+            self._cache["with_self_loops"] = r
+        return r
+
+    def self_loop_weights(self, edge_weight, fill_value=1.0):
+        """Edge weights of with_self_loops() from weights of this graph: non-loop edges keep theirs,
+        a node's loop takes the weight of its existing self-loop or fill_value."""
+        g = self.with_self_loops()
+        keep, loop_edge = (t.to(edge_weight.device) for t in g._loop_source)
+        if edge_weight.shape[0] != self.num_edges:
+            raise _native.ShapeError(f"edge_weight has {edge_weight.shape[0]} rows, the graph {self.num_edges} edges")
+        loops = torch.full((self.num_nodes,) + tuple(edge_weight.shape[1:]), float(fill_value),
+                           dtype=edge_weight.dtype, device=edge_weight.device)
+        has = loop_edge >= 0
+        loops = torch.where(has.view(-1, *([1] * (edge_weight.dim() - 1))), edge_weight[loop_edge.clamp(min=0)], loops)
+        return torch.cat([edge_weight[keep], loops])

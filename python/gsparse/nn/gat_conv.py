@@ -1,0 +1,63 @@
+"""GATConv: multi-head graph attention with PyG's GATConv signature.
+
+    h = x W (heads x out_channels);  s[e] = leaky_relu(<h[u], a_src> + <h[v], a_dst>) per head
+    alpha = softmax of s over the in-edges of v;  out[v] = sum over in-edges of alpha[e] h[u]
+
+s is one g-SDDMM u_add_v of the per-node scores, the softmax gsparse.edge_softmax, and the
+aggregation one g-SpMM u_mul_e_sum of h [N, H, C] with alpha [E, H, 1]: per-head weights broadcast
+over the channels, so no [E, H, C] tensor is formed (its backward is a g-SDDMM dot).
+"""
+
+import torch
+import torch.nn.functional as F
+
+from .. import sddmm, softmax, spmm
+from .._native import ShapeError
+from .graph_input import GraphInput
+
+
+class GATConv(torch.nn.Module):
+    def __init__(self, in_channels, out_channels, heads=1, concat=True, negative_slope=0.2, dropout=0.0,
+                 add_self_loops=True, bias=True):
+        super().__init__()
+        self.in_channels, self.out_channels, self.heads = in_channels, out_channels, heads
+        self.concat, self.negative_slope, self.dropout = concat, negative_slope, dropout
+        self.add_self_loops = add_self_loops
+        self.lin = torch.nn.Linear(in_channels, heads * out_channels, bias=False)
+        self.att_src = torch.nn.Parameter(torch.empty(1, heads, out_channels))
+        self.att_dst = torch.nn.Parameter(torch.empty(1, heads, out_channels))
+        out = heads * out_channels if concat else out_channels
+        self.bias = torch.nn.Parameter(torch.empty(out)) if bias else None
+        self._graph = GraphInput()
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        torch.nn.init.xavier_uniform_(self.lin.weight)
+        for a in (self.att_src, self.att_dst):
+            torch.nn.init.xavier_uniform_(a)
+        if self.bias is not None:
+            torch.nn.init.zeros_(self.bias)
+
+    def forward(self, x, edge_index, return_attention_weights=None):
+        if x.dim() != 2:
+            raise ShapeError(f"x must be [num_nodes, in_channels], got {list(x.shape)}")
+        g = self._graph(edge_index, x.shape[0], x.shape[0])
+        if self.add_self_loops:
+            g = g.with_self_loops()
+        H, C = self.heads, self.out_channels
+        h = self.lin(x).view(-1, H, C)
+        a_src = (h * self.att_src).sum(-1)  # [N, H]
+        a_dst = (h * self.att_dst).sum(-1)
+        s = F.leaky_relu(sddmm.gsddmm(g, "add", a_src, a_dst, "u", "v"), self.negative_slope)
+        alpha = softmax.edge_softmax(g, s)  # [E, H]
+        alpha = F.dropout(alpha, p=self.dropout, training=self.training)
+        out = spmm.gspmm(g, "mul", "sum", h, alpha.unsqueeze(-1))  # [N, H, C]
+        out = out.reshape(-1, H * C) if self.concat else out.mean(dim=1)
+        if self.bias is not None:
+            out = out + self.bias
+        if return_attention_weights:
+            return out, (g.edge_index(x.device), alpha)
+        return out
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}({self.in_channels}, {self.out_channels}, heads={self.heads})"

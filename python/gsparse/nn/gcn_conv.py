@@ -1,0 +1,67 @@
+"""GCNConv: the graph convolution of Kipf and Welling, with PyG's GCNConv signature.
+
+    out = D^-1/2 (A + I) D^-1/2 (x W) + b,   D = the in-degrees of A + I (weighted with edge_weight)
+
+Without edge weights the normalization is applied to the rows of x W before and after one g-SpMM
+copy_lhs/sum on the graph with self-loops (no per-edge tensor at all); with edge weights the
+g-SpMM is mul/sum with the weights, and their gradient flows through g-SDDMM.
+"""
+
+import torch
+
+from .. import spmm
+from .._native import ShapeError
+from .graph_input import GraphInput
+
+
+class GCNConv(torch.nn.Module):
+    def __init__(self, in_channels, out_channels, improved=False, cached=False, add_self_loops=True,
+                 normalize=True, bias=True):
+        super().__init__()
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.improved, self.cached = improved, cached
+        self.add_self_loops, self.normalize = add_self_loops, normalize
+        self.lin = torch.nn.Linear(in_channels, out_channels, bias=False)
+        self.bias = torch.nn.Parameter(torch.empty(out_channels)) if bias else None
+        self._graph = GraphInput()
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        torch.nn.init.xavier_uniform_(self.lin.weight)  # glorot, as PyG
+        if self.bias is not None:
+            torch.nn.init.zeros_(self.bias)
+
+    def forward(self, x, edge_index, edge_weight=None):
+        if x.dim() != 2:
+            raise ShapeError(f"x must be [num_nodes, in_channels], got {list(x.shape)}")
+        g = self._graph(edge_index, x.shape[0], x.shape[0])
+        x = self.lin(x)
+        fill = 2.0 if self.improved else 1.0
+        if self.add_self_loops:
+            graph = g.with_self_loops()
+            if edge_weight is not None:
+                edge_weight = g.self_loop_weights(edge_weight, fill)
+            elif self.improved:
+                edge_weight = g.self_loop_weights(torch.ones(g.num_edges, dtype=x.dtype, device=x.device), fill)
+        else:
+            graph = g
+        if edge_weight is not None:
+            if edge_weight.dim() != 1 or edge_weight.shape[0] != graph.num_edges:
+                raise ShapeError(f"edge_weight must be [num_edges = {g.num_edges}], got {list(edge_weight.shape)}")
+            w = edge_weight.to(x.dtype).unsqueeze(-1)
+        if self.normalize:
+            if edge_weight is None:
+                deg = graph.in_degrees(x.device).to(x.dtype)
+            else:
+                deg = spmm.gspmm(graph, "copy_rhs", "sum", None, w).squeeze(-1)
+            dinv = deg.pow(-0.5).masked_fill(deg == 0, 0.0).unsqueeze(-1)
+            x = x * dinv
+        out = spmm.gspmm(graph, "copy_lhs", "sum", x) if edge_weight is None else spmm.gspmm(graph, "mul", "sum", x, w)
+        if self.normalize:
+            out = out * dinv
+        if self.bias is not None:
+            out = out + self.bias
+        return out
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}({self.in_channels}, {self.out_channels})"
