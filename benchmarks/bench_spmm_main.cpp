@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "api/gsparse.h"
+#include "bench_common.h"
 #include "bench_util.h"
 #include "cuda_check.h"
 #include "cusparse_spmm.h"
@@ -84,141 +85,6 @@ struct Args {
     int64_t sample_rows = 512;
     std::vector<std::string> cusparse_algs;  ///< empty: all
 };
-
-// --- Schedule points ------------------------------------------------------------------------------
-
-struct SchedulePoint {
-    std::optional<ScheduleParams> params;  ///< nullopt: the device's default schedule
-    std::string label;
-    std::set<int64_t> feats;               ///< empty: every F
-    std::set<std::string> ops, graphs;     ///< empty: every op / graph
-
-    std::string schedule_string() const { return params ? params->str() : std::string("default"); }
-    bool applies(const std::string &graph, int64_t feat, const std::string &op) const {
-        return (feats.empty() || feats.count(feat)) && (ops.empty() || ops.count(op)) &&
-               (graphs.empty() || graphs.count(graph));
-    }
-};
-
-/// Reads a schedule-point file: a JSON list whose items are ScheduleParams JSON objects
-/// ({"schedule": NAME, "params": {...}}), "NAME{k=v, ...}" strings, or "default"; objects may add
-/// "label" (a name for tables, e.g. for ablations) and the filters "feats", "ops", "graphs". An
-/// object {"points": [...]} is read as its list; a gsparse-tune result is read as its "best" point.
-SchedulePoint parse_schedule_point(const json &item);
-
-std::vector<SchedulePoint> load_schedule_points(const std::string &path) {
-    std::ifstream in(path);
-    if (!in) fail<Error>("cannot read the schedule file '", path, "'");
-    json j;
-    try {
-        in >> j;
-    } catch (const std::exception &e) {
-        fail<Error>("schedule file '", path, "' is not valid JSON: ", e.what());
-    }
-    if (j.is_object() && j.contains("points")) j = j["points"];
-    else if (j.is_object() && j.contains("best")) j = json::array({j["best"]});
-    if (!j.is_array()) fail<Error>("schedule file '", path, "' must hold a JSON list of schedule points");
-    std::vector<SchedulePoint> points;
-    for (const auto &item : j) {
-        try {
-            points.push_back(parse_schedule_point(item));
-        } catch (const std::exception &e) {
-            fail<Error>("schedule file '", path, "': item ", item.dump(), ": ", e.what());
-        }
-    }
-    if (points.empty()) fail<Error>("schedule file '", path, "' lists no schedule point");
-    return points;
-}
-
-SchedulePoint parse_schedule_point(const json &item) {
-    SchedulePoint p;
-    if (item.is_string()) {
-        const std::string text = item.get<std::string>();
-        if (text != "default") p.params = ScheduleParams::parse(text);
-    } else if (item.is_object()) {
-        const bool is_default = item.value("schedule", std::string()) == "default" || item.value("default", false);
-        if (!is_default) p.params = ScheduleParams::from_json(item);
-        if (item.contains("label")) p.label = item["label"].get<std::string>();
-        if (item.contains("feats")) p.feats = item["feats"].get<std::set<int64_t>>();
-        if (item.contains("ops")) p.ops = item["ops"].get<std::set<std::string>>();
-        if (item.contains("graphs")) p.graphs = item["graphs"].get<std::set<std::string>>();
-    } else {
-        fail<Error>("an item must be an object or a string");
-    }
-    return p;
-}
-
-// --- Graphs ---------------------------------------------------------------------------------------
-
-struct GraphCase {
-    std::string name;
-    std::string source;  ///< "twin", "real" or "file"
-    std::string order;   ///< "shuffled", "community" or "file"
-    double scale = 1.0;
-    std::string path;    ///< the file of a real graph
-    Graph graph;
-    double load_s = 0;
-};
-
-std::vector<std::string> real_dir_candidates(const Args &a) {
-    if (!a.real_dir.empty()) return {a.real_dir};
-    std::vector<std::string> c{"../shared/datasets/real", "shared/datasets/real"};
-    const std::string compiled = GSPARSE_SHARED_DIR_DEFAULT;
-    if (!compiled.empty()) c.push_back(compiled + "/datasets/real");
-    return c;
-}
-
-/// The file of a real graph NAME: NAME itself when it is an existing file, else NAME.{mtx,gcsr,el}
-/// in the first real-graph folder that has it. Empty when none is found.
-std::string find_real_graph(const Args &a, const std::string &name, std::string *searched) {
-    if (fs::is_regular_file(name)) return name;
-    std::string tried;
-    for (const auto &dir : real_dir_candidates(a)) {
-        for (const char *ext : {".mtx", ".gcsr", ".el"}) {
-            const fs::path p = fs::path(dir) / (name + ext);
-            if (fs::is_regular_file(p)) return p.string();
-        }
-        tried += (tried.empty() ? "" : ", ") + dir;
-    }
-    if (searched) *searched = tried;
-    return {};
-}
-
-// --- JSON helpers ---------------------------------------------------------------------------------
-
-json number_or_null(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
-
-json timing_json(const TimingResult &t, const SpmmBytes &bytes) {
-    json j;
-    j["median_ms"] = t.median_ms;
-    j["min_ms"] = t.min_ms;
-    j["mean_ms"] = t.mean_ms;
-    j["max_ms"] = t.max_ms;
-    j["times_ms"] = t.times_ms;
-    const double s = t.median_ms * 1e-3;
-    j["compulsory_bytes_per_s"] = s > 0 ? number_or_null(bytes.compulsory / s) : json(nullptr);
-    j["gathered_bytes_per_s"] = s > 0 ? number_or_null(bytes.gathered / s) : json(nullptr);
-    return j;
-}
-
-json comparison_json(const Comparison &c, double tol) {
-    return {{"max_rel_err", number_or_null(c.max_rel_err)},
-            {"max_abs_err", number_or_null(c.max_abs_err)},
-            {"worst_index", c.worst_index},
-            {"mismatched_nonfinite", c.mismatched_nonfinite},
-            {"elements", c.elements},
-            {"tolerance", tol},
-            {"ok", c.ok(tol)}};
-}
-
-std::string fmt(const char *f, double x) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, x);
-    return buf;
-}
-
-std::string fmt_ms(const json &v) { return v.is_number() ? fmt("%.3f", v.get<double>()) : "—"; }
-std::string fmt_gbs(const json &v) { return v.is_number() ? fmt("%.0f", v.get<double>() / 1e9) : "—"; }
 
 // --- The benchmark --------------------------------------------------------------------------------
 
@@ -288,93 +154,34 @@ public:
     }
 
     void run_all() {
-        const std::vector<std::string> twins = datasets::twin_names();
-        std::vector<std::string> orders;
-        if (a_.order == "both") orders = {"shuffled", "community"};
-        else orders = {a_.order};
-        for (const auto &name : a_.graphs) {
-            if (std::find(twins.begin(), twins.end(), name) != twins.end()) {
-                for (const auto &order : orders) {
-                    GraphCase gc;
-                    gc.name = name;
-                    gc.source = "twin";
-                    gc.order = order;
-                    gc.scale = a_.scale;
-                    std::printf("[%s/%s] generating the twin at scale %g...\n", name.c_str(), order.c_str(), a_.scale);
-                    std::fflush(stdout);
-                    const auto t0 = std::chrono::steady_clock::now();
-                    datasets::TwinOptions opt;
-                    opt.scale = a_.scale;
-                    opt.seed = a_.twin_seed;
-                    opt.order = datasets::parse_node_order(order);
-                    opt.threads = a_.threads;
-                    gc.graph = Graph::from_csr(datasets::generate_twin(datasets::twin_spec(name), opt));
-                    gc.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                    run_graph(gc);
-                }
-            } else {
-                std::string searched;
-                const std::string path = find_real_graph(a_, name, &searched);
-                if (path.empty()) {
-                    std::printf("[%s] skipped: not a twin name and no %s.{mtx,gcsr,el} in %s\n", name.c_str(),
-                                name.c_str(), searched.c_str());
-                    meta_["skipped"].push_back(json::object({{"graph", name}, {"reason", "file not found in " + searched}}));
-                    write_outputs();
-                    continue;
-                }
-                GraphCase gc;
-                gc.name = fs::is_regular_file(name) ? fs::path(name).stem().string() : name;
-                gc.source = fs::is_regular_file(name) ? "file" : "real";
-                gc.order = "file";
-                gc.path = path;
-                std::printf("[%s] loading %s...\n", gc.name.c_str(), path.c_str());
-                std::fflush(stdout);
-                const auto t0 = std::chrono::steady_clock::now();
-                try {
-                    gc.graph = Graph::load(path);
-                } catch (const gsparse::Error &e) {
-                    std::printf("[%s] skipped: %s\n", gc.name.c_str(), e.what());
-                    meta_["skipped"].push_back(json::object({{"graph", gc.name}, {"reason", e.what()}}));
-                    write_outputs();
-                    continue;
-                }
-                gc.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                run_graph(gc);
-            }
-        }
+        GraphSelection sel;
+        sel.graphs = a_.graphs;
+        sel.scale = a_.scale;
+        sel.order = a_.order;
+        sel.twin_seed = a_.twin_seed;
+        sel.threads = a_.threads;
+        sel.real_dir = a_.real_dir;
+        sel.shared_dir = GSPARSE_SHARED_DIR_DEFAULT;
+        for_each_graph(
+            sel, [&](GraphCase &gc) { run_graph(gc); },
+            [&](const std::string &name, const std::string &reason) {
+                meta_["skipped"].push_back(json::object({{"graph", name}, {"reason", reason}}));
+                write_outputs();
+            });
         write_outputs();
     }
 
     void write_outputs() {
         if (!a_.json_out.empty()) {
             json doc{{"metadata", meta_}, {"records", records_}};
-            write_file(a_.json_out, doc.dump(1) + "\n");
+            write_file_atomically(a_.json_out, doc.dump(1) + "\n");
         }
-        if (!a_.md_out.empty()) write_file(a_.md_out, markdown());
+        if (!a_.md_out.empty()) write_file_atomically(a_.md_out, markdown());
     }
 
     std::string markdown() const;
 
 private:
-    static void check_writable(const std::string &path) {
-        if (path.empty()) return;
-        const fs::path p(path);
-        if (p.has_parent_path() && !fs::is_directory(p.parent_path()))
-            fail<Error>("cannot write '", path, "': the folder ", p.parent_path().string(), " does not exist");
-        if (fs::is_directory(p)) fail<Error>("cannot write '", path, "': it is a directory");
-    }
-
-    static void write_file(const std::string &path, const std::string &text) {
-        const std::string tmp = path + ".tmp";
-        {
-            std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-            if (!out) fail<Error>("cannot write '", tmp, "'");
-            out << text;
-            if (!out) fail<Error>("writing '", tmp, "' failed");
-        }
-        fs::rename(tmp, path);
-    }
-
     json metadata() const {
         json m;
         m["benchmark"] = "gsparse-bench-spmm";
@@ -873,8 +680,7 @@ int main(int argc, char **argv) {
     }
     if (a.runs < 10) std::fprintf(stderr, "gsparse-bench-spmm: warning: --runs %d is below 10\n", a.runs);
 
-    std::string cmd;
-    for (int i = 0; i < argc; ++i) cmd += (i ? " " : "") + std::string(argv[i]);
+    const std::string cmd = command_line(argc, argv);
 
     try {
         Bench bench(a);

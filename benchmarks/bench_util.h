@@ -46,11 +46,13 @@ std::string bench_op_string(const SpmmSpec &spec);
 
 // --- Bytes ---------------------------------------------------------------------------------------
 
-struct SpmmBytes {
+/// The byte model of one case (the same for every competitor of the case). For g-SpMM:
+struct CaseBytes {
     double index = 0;       ///< row_ptr + col_idx (+ one float per edge when the op reads edge weights)
     double compulsory = 0;  ///< index + X once + Z once (+ arg_u and arg_e for max/min)
     double gathered = 0;    ///< index + nnz * F * 4 (every gathered feature element, as if from DRAM)
 };
+using SpmmBytes = CaseBytes;
 
 SpmmBytes spmm_bytes(int64_t num_dst, int64_t num_src, int64_t nnz, int64_t feat, const SpmmSpec &spec);
 

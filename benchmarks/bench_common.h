@@ -1,0 +1,109 @@
+// Pieces shared by the benchmark executables (gsparse-bench-spmm, gsparse-bench-sddmm): schedule-point
+// files, the graph selection (twins generated in-process, real graphs looked up in a folder), JSON
+// helpers for timings and comparisons, and atomic output-file writes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench_util.h"
+#include "event_timer.h"
+#include "graph/graph.h"
+#include "schedules/schedule_params.h"
+
+namespace gsparse::bench {
+
+// --- Schedule points ------------------------------------------------------------------------------
+
+struct SchedulePoint {
+    std::optional<ScheduleParams> params;  ///< nullopt: the device's default schedule
+    std::string label;
+    std::set<int64_t> feats;               ///< empty: every F
+    std::set<std::string> ops, graphs;     ///< empty: every op / graph
+
+    std::string schedule_string() const { return params ? params->str() : std::string("default"); }
+    bool applies(const std::string &graph, int64_t feat, const std::string &op) const {
+        return (feats.empty() || feats.count(feat)) && (ops.empty() || ops.count(op)) &&
+               (graphs.empty() || graphs.count(graph));
+    }
+};
+
+/// One item of a schedule-point file: a ScheduleParams JSON object ({"schedule": NAME, "params":
+/// {...}}), a "NAME{k=v, ...}" string, or "default"; objects may add "label" and the filters
+/// "feats", "ops", "graphs". Throws gsparse::Error (or ScheduleError) for malformed items.
+SchedulePoint parse_schedule_point(const nlohmann::json &item);
+
+/// Reads a schedule-point file: a JSON list of items as above; {"points": [...]} is read as its list
+/// and a gsparse-tune result as its "best" point.
+std::vector<SchedulePoint> load_schedule_points(const std::string &path);
+
+// --- Graphs ---------------------------------------------------------------------------------------
+
+/// Which graphs a benchmark runs on and where it finds them.
+struct GraphSelection {
+    std::vector<std::string> graphs;  ///< twin names, real graph names, or graph file paths
+    double scale = 1.0;               ///< twin scale
+    std::string order = "both";       ///< twin node order: shuffled, community or both
+    uint64_t twin_seed = 1;
+    int threads = 0;                  ///< twin generator threads (0: all cores)
+    std::string real_dir;             ///< empty: ../shared/datasets/real, shared/datasets/real, shared_dir
+    std::string shared_dir;           ///< the configured shared folder (GSPARSE_SHARED_DIR), may be empty
+};
+
+struct GraphCase {
+    std::string name;
+    std::string source;  ///< "twin", "real" or "file"
+    std::string order;   ///< "shuffled", "community" or "file"
+    double scale = 1.0;
+    std::string path;    ///< the file of a real graph
+    Graph graph;
+    double load_s = 0;
+};
+
+/// The folders searched for real graphs, in order.
+std::vector<std::string> real_dir_candidates(const GraphSelection &sel);
+
+/// The file of a real graph NAME: NAME itself when it is an existing file, else NAME.{mtx,gcsr,el}
+/// in the first folder that has it. Empty when none is found (searched lists the folders tried).
+std::string find_real_graph(const GraphSelection &sel, const std::string &name, std::string *searched);
+
+/// Generates or loads every selected graph in turn (twins in each selected order) and calls run on
+/// it; a graph that is missing or fails to load goes to skipped(name, reason) instead. Messages go
+/// to stdout. Exceptions of run propagate.
+void for_each_graph(const GraphSelection &sel, const std::function<void(GraphCase &)> &run,
+                    const std::function<void(const std::string &, const std::string &)> &skipped);
+
+// --- JSON and text helpers --------------------------------------------------------------------------
+
+/// x, or null when x is not finite (JSON has no NaN).
+nlohmann::json number_or_null(double x);
+
+/// median/min/mean/max/times_ms plus compulsory_bytes_per_s and gathered_bytes_per_s of the byte model.
+nlohmann::json timing_json(const TimingResult &t, const CaseBytes &bytes);
+
+/// max_rel_err, max_abs_err, worst_index, mismatched_nonfinite, elements, tolerance, ok.
+nlohmann::json comparison_json(const Comparison &c, double tolerance);
+
+/// snprintf of one double.
+std::string fmt(const char *format, double x);
+/// "1.234" for a JSON number, "—" otherwise.
+std::string fmt_ms(const nlohmann::json &v);
+/// GB/s ("123") of a JSON bytes-per-second number, "—" otherwise.
+std::string fmt_gbs(const nlohmann::json &v);
+
+/// Throws gsparse::Error when path (if not empty) cannot be written: its folder is missing or it
+/// is a directory.
+void check_writable(const std::string &path);
+/// Writes text to path + ".tmp", then renames it over path, so readers never see a partial file.
+void write_file_atomically(const std::string &path, const std::string &text);
+
+/// The command line as one string (argv joined by spaces).
+std::string command_line(int argc, char **argv);
+
+}  // namespace gsparse::bench
