@@ -33,8 +33,9 @@ class GATConv(torch.nn.Module):
 
     def reset_parameters(self):
         torch.nn.init.xavier_uniform_(self.lin.weight)
+        bound = (6.0 / (self.heads + self.out_channels)) ** 0.5  # glorot over (heads, channels), as PyG
         for a in (self.att_src, self.att_dst):
-            torch.nn.init.xavier_uniform_(a)
+            torch.nn.init.uniform_(a, -bound, bound)
         if self.bias is not None:
             torch.nn.init.zeros_(self.bias)
 
