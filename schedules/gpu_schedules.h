@@ -1,4 +1,4 @@
-// CUDA schedules of g-SpMM (and, later, g-SDDMM).
+// CUDA schedules of g-SpMM and g-SDDMM.
 #pragma once
 
 #include "schedules/schedule.h"
@@ -12,5 +12,13 @@ namespace gsparse {
 ///   kNnzTile   nonzeros of a row staged per step when smemColIdx = 1
 ///   smemColIdx stage the kNnzTile x kMTile tile of neighbour ids in shared memory
 SpmmScheduleDef gpu_spmm_schedule();
+
+/// gpu_sddmm: edge-parallel g-SDDMM (the paper's Fig. 7). Knobs:
+///   kMTile      edges per thread block
+///   kLaneWidth  lanes per edge; dot's reduction is split over them and combined with warp shuffles
+SddmmScheduleDef gpu_sddmm_schedule();
+
+/// The largest kMTile of gpu_sddmm: device copies of the COO arrays are padded to a multiple of it.
+inline constexpr int64_t kMaxSddmmEdgeTile = 1024;
 
 }  // namespace gsparse

@@ -11,7 +11,7 @@ const std::vector<SpmmScheduleDef> &spmm_schedules() {
 }
 
 const std::vector<SddmmScheduleDef> &sddmm_schedules() {
-    static const std::vector<SddmmScheduleDef> defs = {cpu_sddmm_schedule()};
+    static const std::vector<SddmmScheduleDef> defs = {cpu_sddmm_schedule(), gpu_sddmm_schedule()};
     return defs;
 }
 

@@ -4,6 +4,7 @@
 #include "api/gsparse.h"
 #include "ops/halide_types.h"
 #include "runtime/sddmm_kernel.h"
+#include "runtime/target.h"
 #include "runtime/spmm_kernel.h"
 #include "schedules/schedule.h"
 
@@ -157,11 +158,13 @@ void gsddmm_into(const Graph &g, const SddmmSpec &spec, const Tensor &lhs, const
     key.layout = plan.layout;
     key.dtype = plan.dtype;
     key.device = common_device({uses_lhs(spec.op) ? &lhs : nullptr, uses_rhs(spec.op) ? &rhs : nullptr, &out});
-    if (key.device != Device::CPU) fail<ShapeError>("g-SDDMM runs on CPU tensors only in this build");
     key.schedule = options.schedule ? *options.schedule
                                     : default_sddmm_schedule(key.device).default_params({plan.layout, g.stats()});
+    key.large_buffers = false;
+    for (const Tensor *t : std::initializer_list<const Tensor *>{&lhs, &rhs, &out})
+        if (t->defined() && needs_large_buffers(t->numel())) key.large_buffers = true;
     auto kernel = SddmmKernel::get(key, options.cache ? *options.cache : KernelCache::global());
-    kernel->run(g, lhs, rhs, out);
+    kernel->run(g, lhs, rhs, out, options.cuda);
 }
 
 Tensor gsddmm(const Graph &g, const SddmmSpec &spec, const Tensor &lhs, const Tensor &rhs,

@@ -34,6 +34,10 @@ struct SddmmAlgorithm {
     Halide::Func dot{"sddmm_dot"};  ///< defined for dot only
     Halide::Func out{"sddmm_out"};
 
+    /// Whether the kernel is compiled with 64-bit indexing (set before a schedule is applied;
+    /// schedules that rely on Halide's warp-shuffle lowering need 32-bit indexing).
+    bool large_buffers = true;
+
     std::vector<Halide::Argument> arguments() const;
     bool uses_lhs() const { return gsparse::uses_lhs(spec.op); }
     bool uses_rhs() const { return gsparse::uses_rhs(spec.op); }

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "graph/validate.h"
+#include "schedules/gpu_schedules.h"
 
 namespace gsparse {
 
@@ -109,14 +110,18 @@ std::shared_ptr<DeviceSegments> DeviceSegments::get(const Graph &g, int segment_
 
 DeviceCoo::DeviceCoo(const Graph &g, const CudaLaunch &launch, const Halide::Target &target) : launch_(launch) {
     const COO &coo = g.coo();
-    if (coo.nnz()) {
-        src = upload(const_cast<std::vector<index_t> &>(coo.col), launch, target, "src_idx");
-        dst = upload(const_cast<std::vector<index_t> &>(coo.row), launch, target, "dst_idx");
-    } else {
-        pad_ = {0};
-        src = upload(pad_, launch, target, "src_idx");
-        dst = upload(pad_, launch, target, "dst_idx");
-    }
+    // Padded with edges 0 -> 0 to a whole number of the largest edge tile, so the last block of a
+    // g-SDDMM kernel reads in-range ids (its stores past the last edge are guarded).
+    const int64_t padded = (coo.nnz() + kMaxSddmmEdgeTile - 1) / kMaxSddmmEdgeTile * kMaxSddmmEdgeTile;
+    auto pad = [&](std::vector<index_t> &host, const std::vector<index_t> &ids) {
+        host.reserve(static_cast<size_t>(std::max<int64_t>(padded, 1)));
+        host.assign(ids.begin(), ids.end());
+        host.resize(static_cast<size_t>(std::max<int64_t>(padded, 1)), 0);
+    };
+    pad(src_host_, coo.col);
+    pad(dst_host_, coo.row);
+    src = upload(src_host_, launch, target, "src_idx");
+    dst = upload(dst_host_, launch, target, "dst_idx");
 }
 
 DeviceCoo::~DeviceCoo() {

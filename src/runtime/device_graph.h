@@ -59,7 +59,8 @@ private:
     CudaLaunch launch_;
 };
 
-/// COO arrays in edge-id order on the device (for g-SDDMM).
+/// COO arrays in edge-id order on the device (for g-SDDMM), padded with edges 0 -> 0 to a multiple
+/// of kMaxSddmmEdgeTile.
 class DeviceCoo {
 public:
     DeviceCoo(const Graph &g, const CudaLaunch &launch, const Halide::Target &target);
@@ -72,7 +73,7 @@ public:
     static std::shared_ptr<DeviceCoo> get(const Graph &g, const CudaLaunch &launch, const Halide::Target &target);
 
 private:
-    std::vector<index_t> pad_;
+    std::vector<index_t> src_host_, dst_host_;
     CudaLaunch launch_;
 };
 

@@ -1,6 +1,7 @@
 #include "runtime/sddmm_kernel.h"
 
 #include "core/error.h"
+#include "runtime/device_graph.h"
 #include "runtime/halide_buffers.h"
 #include "runtime/lowered_stmt.h"
 #include "runtime/target.h"
@@ -10,7 +11,8 @@ namespace gsparse {
 
 std::string SddmmKernelKey::str() const {
     return std::string("sddmm/") + spec.name() + "/" + layout.key() + "/" + dtype_name(dtype) + "/" +
-           schedule.str() + "/" + device_name(device);
+           schedule.str() + "/" + device_name(device) +
+           (large_buffers ? "" : "/i32");
 }
 
 SddmmKernel::SddmmKernel(const SddmmKernelKey &key) : key_(key) {
@@ -21,9 +23,10 @@ SddmmKernel::SddmmKernel(const SddmmKernelKey &key) : key_(key) {
     Problem problem{key.layout, {}};
     check_schedule(def, key.schedule, problem);
     algo_ = build_sddmm_algorithm(key.spec, key.layout, key.dtype);
+    algo_.large_buffers = key.large_buffers;
     def.apply(algo_, key.schedule);
     pipeline_ = Halide::Pipeline(algo_.out);
-    target_ = jit_target(key.device);
+    target_ = jit_target(key.device, key.large_buffers);
     try {
         pipeline_.compile_jit(target_);
     } catch (const Halide::Error &e) {
@@ -37,13 +40,24 @@ std::shared_ptr<const SddmmKernel> SddmmKernel::get(const SddmmKernelKey &key, K
 
 std::string SddmmKernel::lowered_stmt() const { return lowered_stmt_text(pipeline_, algo_.arguments(), target_); }
 
-void SddmmKernel::run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out) const {
-    const COO &coo = g.coo();
-    if (out.dim() < 1 || out.size(0) != coo.nnz())
-        fail<ShapeError>("output ", out.str(), " must have ", coo.nnz(), " rows (one per edge)");
+void SddmmKernel::run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out,
+                      const CudaLaunch &launch) const {
+    const int64_t edges = g.num_edges();
+    if (out.dim() < 1 || out.size(0) != edges)
+        fail<ShapeError>("output ", out.str(), " must have ", edges, " rows (one per edge)");
     if (out.dtype() != key_.dtype) fail<ShapeError>("output dtype ", dtype_name(out.dtype()), " != kernel dtype");
-    if (coo.nnz() == 0) return;
+    for (const Tensor *t : std::initializer_list<const Tensor *>{algo_.uses_lhs() ? &lhs : nullptr,
+                                                                  algo_.uses_rhs() ? &rhs : nullptr, &out})
+        if (t && t->defined() && t->data() && t->device() != key_.device)
+            fail<ShapeError>("tensor ", t->str(), " is on ", device_name(t->device()), " but the kernel runs on ",
+                             device_name(key_.device));
+    if (edges == 0) return;
+    if (key_.device == Device::CUDA) run_cuda(g, lhs, rhs, out, launch);
+    else run_cpu(g, lhs, rhs, out);
+}
 
+void SddmmKernel::run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out) const {
+    const COO &coo = g.coo();
     Halide::ParamMap params;
     if (algo_.reads_src()) params.set(algo_.src_idx, index_buffer(coo.col, "src_idx"));
     if (algo_.reads_dst()) params.set(algo_.dst_idx, index_buffer(coo.row, "dst_idx"));
@@ -58,6 +72,39 @@ void SddmmKernel::run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tens
     } catch (const Halide::Error &e) {
         fail<KernelError>("running ", key_.str(), " failed: ", e.what());
     }
+}
+
+void SddmmKernel::run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out,
+                           const CudaLaunch &launch) const {
+    const COO &coo = g.coo();
+    auto dev = DeviceCoo::get(g, launch, target_);
+    Halide::ParamMap params;
+    if (algo_.reads_src()) params.set(algo_.src_idx, dev->src);
+    if (algo_.reads_dst()) params.set(algo_.dst_idx, dev->dst);
+    auto wrap = [&](const Tensor &t, const std::vector<int64_t> &extents, const char *name) {
+        return wrap_device_buffer(halide_type(t.dtype()), t.data(), halide_sizes(extents, t.size(0)), target_, name);
+    };
+    std::vector<Halide::Buffer<>> wrapped;
+    if (algo_.uses_lhs()) {
+        wrapped.push_back(wrap(lhs, key_.layout.lhs_extents(), "lhs"));
+        params.set(algo_.lhs, wrapped.back());
+    }
+    if (algo_.uses_rhs()) {
+        wrapped.push_back(wrap(rhs, key_.layout.rhs_extents(), "rhs"));
+        params.set(algo_.rhs, wrapped.back());
+    }
+    params.set(algo_.num_edges, static_cast<int32_t>(coo.nnz()));
+    params.set(algo_.num_src, static_cast<int32_t>(std::max<int64_t>(coo.num_cols, 1)));
+    params.set(algo_.num_dst, static_cast<int32_t>(std::max<int64_t>(coo.num_rows, 1)));
+    wrapped.push_back(wrap(out, key_.layout.extents, "out"));
+    CudaJITContext ctx(launch);
+    try {
+        pipeline_.realize(&ctx, wrapped.back(), target_, params);
+    } catch (const Halide::Error &e) {
+        fail<KernelError>("running ", key_.str(), " on the GPU failed: ", e.what());
+    }
+    // The wrappers only borrow the caller's memory.
+    for (auto &b : wrapped) b.get()->device_detach_native(&ctx);
 }
 
 }  // namespace gsparse

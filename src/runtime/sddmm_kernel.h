@@ -9,6 +9,7 @@
 
 #include "core/tensor.h"
 #include "graph/graph.h"
+#include "runtime/cuda_launch.h"
 #include "ops/sddmm_algorithm.h"
 #include "runtime/kernel_cache.h"
 #include "schedules/schedule_params.h"
@@ -21,6 +22,8 @@ struct SddmmKernelKey {
     DType dtype = DType::F32;
     ScheduleParams schedule;
     Device device = Device::CPU;
+    /// 64-bit indexing; false when every tensor of the call has fewer than 2^31 elements.
+    bool large_buffers = true;
 
     std::string str() const;
 };
@@ -32,12 +35,16 @@ public:
                                                   KernelCache &cache = KernelCache::global());
 
     /// Runs on g; out has num_edges rows in edge-id order. Throws ShapeError on mismatched tensors.
-    void run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out) const;
+    /// CUDA kernels take tensors holding device pointers and run on the launch's context and stream.
+    void run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, const CudaLaunch &launch = {}) const;
 
     const SddmmKernelKey &key() const { return key_; }
     std::string lowered_stmt() const;
 
 private:
+    void run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out) const;
+    void run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, const CudaLaunch &launch) const;
+
     SddmmKernelKey key_;
     mutable SddmmAlgorithm algo_;
     mutable Halide::Pipeline pipeline_;
