@@ -1,12 +1,19 @@
 #include "runtime/aot.h"
 
+#include <unistd.h>
+
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "core/error.h"
+#include "halide_ext/bind_buffer.h"
+#include "halide_ext/block_uniform_loop.h"
 #include "ops/spmm_algorithm.h"
+#include "runtime/aot_cuda.h"
+#include "runtime/target.h"
 #include "schedules/schedule.h"
 
 namespace gsparse {
@@ -33,7 +40,7 @@ std::string wrapper_source(const SpmmKernelKey &key, const SpmmAlgorithm &a, con
       << "namespace gsparse_kernels {\n\n"
       << "#ifndef GSPARSE_KERNEL_ERROR_CODES\n#define GSPARSE_KERNEL_ERROR_CODES\n"
       << "/// Return codes of emitted kernels (Halide's own error codes are other negative values).\n"
-      << "enum : int { kOk = 0, kNullPointer = -10001, kBadShape = -10002, kBadGraph = -10003 };\n#endif\n\n"
+      << "enum : int { kOk = 0, kNullPointer = -10001, kBadShape = -10002, kBadGraph = -10003, kBadContext = -10004 };\n#endif\n\n"
       << "/// edge_ids may be null when edge ids are the CSR positions; lhs/rhs may be null when the op\n"
       << "/// does not read them. With validate, row_ptr and every index are checked first (O(nnz)).\n"
       << "inline int " << name << "(int32_t num_dst, int32_t num_src, int32_t nnz, const int32_t *row_ptr,\n"
@@ -145,6 +152,22 @@ private:
 }  // namespace gsparse_kernels
 )";
 
+/// Writes a file that other emissions into the same folder may write at the same time (same text).
+void write_shared_file(const std::string &path, const std::string &text) {
+    const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+    {
+        std::ofstream f(tmp);
+        f << text;
+        if (!f) fail<Error>("writing ", path, " failed");
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        std::remove(tmp.c_str());
+        fail<Error>("cannot write ", path, ": ", ec.message());
+    }
+}
+
 }  // namespace
 
 EmittedKernel emit_spmm_library(const SpmmKernelKey &key, const std::string &dir, const std::string &name) {
@@ -153,7 +176,6 @@ EmittedKernel emit_spmm_library(const SpmmKernelKey &key, const std::string &dir
     for (char c : name)
         if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_'))
             fail<Error>("kernel name '", name, "' is not a C identifier");
-    if (key.device != Device::CPU) fail<KernelError>("AOT emission supports the CPU target in this build");
     const SpmmScheduleDef &def = spmm_schedule(key.schedule.schedule);
     if (def.device != key.device)
         fail<ScheduleError>("schedule ", def.name, " is for ", device_name(def.device), ", not ", device_name(key.device));
@@ -169,23 +191,39 @@ EmittedKernel emit_spmm_library(const SpmmKernelKey &key, const std::string &dir
     const std::string prefix = dir + "/" + name;
     Halide::Pipeline p(a.out);
     for (const auto &pass : a.lowering_passes) p.add_custom_lowering_pass(pass.get(), nullptr);
-    Halide::Target target = Halide::get_host_target();
-    target.set_feature(Halide::Target::LargeBuffers);
+    const bool cuda = key.device == Device::CUDA;
+    // CUDA kernels take the application's context and stream through user_context and share one
+    // runtime library (emit_cuda_runtime); CPU kernels each carry their own runtime.
+    Halide::Target target = jit_target(key.device);
+    if (cuda) target = target.with_feature(Halide::Target::UserContext).with_feature(Halide::Target::NoRuntime);
+    // Warp-shuffle lowering (nonzero lanes) needs 32-bit indexing: such a kernel returns a Halide
+    // error for buffers of 2^31 elements or more.
+    if (auto lanes = key.schedule.values.find("kNnzLanes"); lanes != key.schedule.values.end() && lanes->second > 1)
+        target = target.without_feature(Halide::Target::LargeBuffers);
     try {
         p.compile_to_static_library(prefix + "_halide", a.arguments(), name + "_halide", target);
     } catch (const Halide::Error &e) {
         fail<KernelError>("compiling ", key.str(), " ahead of time failed: ", e.what());
+    }
+    // As in the JIT: a lowering pass of the schedule that matched nothing is a compiler error.
+    for (const auto &pass : a.lowering_passes) {
+        if (auto *uniform = dynamic_cast<const ext::BlockUniformLoop *>(pass.get()); uniform && uniform->rewritten() == 0)
+            fail<KernelError>("compiling ", key.str(), ": the block-uniform loop bound matched no loop");
+        if (auto *bind = dynamic_cast<const ext::BindBufferStores *>(pass.get()); bind && bind->rewritten() == 0)
+            fail<KernelError>("compiling ", key.str(), ": bind_buffer found no output store to remap");
     }
     k.library = prefix + "_halide.a";
     k.halide_header = prefix + "_halide.h";
     k.wrapper_header = prefix + ".h";
     std::ofstream h(k.wrapper_header);
     if (!h) fail<Error>("cannot write ", k.wrapper_header);
-    h << wrapper_source(key, a, name);
+    h << (cuda ? cuda_wrapper_source(key, a, name) : wrapper_source(key, a, name));
     if (!h) fail<Error>("writing ", k.wrapper_header, " failed");
-    std::ofstream d(dir + "/gsparse_dispatch.h");
-    d << kDispatchHeader;
-    if (!d) fail<Error>("writing ", dir, "/gsparse_dispatch.h failed");
+    write_shared_file(dir + "/gsparse_dispatch.h", kDispatchHeader);
+    if (cuda) {
+        write_shared_file(dir + "/gsparse_cuda.h", kCudaSupportHeader);
+        k.runtime = emit_cuda_runtime(jit_target(Device::CUDA).with_feature(Halide::Target::UserContext), dir);
+    }
     return k;
 }
 

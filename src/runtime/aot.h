@@ -15,9 +15,11 @@ struct EmittedKernel {
     std::string library;         ///< <dir>/<name>.a
     std::string halide_header;   ///< <dir>/<name>_halide.h
     std::string wrapper_header;  ///< <dir>/<name>.h (include this one)
+    std::string runtime;         ///< CUDA: <dir>/gsparse_cuda_runtime.a, Halide's runtime shared by the folder's kernels
 };
 
-/// Compiles key (CPU target) into dir. name must be a C identifier. Throws ScheduleError for an
+/// Compiles key into dir: for the CPU, or for CUDA (host code plus PTX, entry point on the
+/// application's context and stream; also writes gsparse_cuda.h and gsparse_cuda_runtime.a). name must be a C identifier. Throws ScheduleError for an
 /// invalid schedule, KernelError for other failures, Error for I/O problems.
 EmittedKernel emit_spmm_library(const SpmmKernelKey &key, const std::string &dir, const std::string &name);
 
