@@ -9,11 +9,18 @@
 //         loads) at the outer split ko of the row's reduction domain. The ko loop contains
 //         barriers, so the extension's BlockUniformLoop pass bounds it by the longest row of the
 //         block instead of the longest row of the graph.
+//   lanes with kNnzLanes = L > 1 (small feature lengths), each of the kNTile feature threads of a
+//         row is L lanes of a warp: lane l reduces the row's nonzeros k ≡ l (mod L) into its own
+//         partial result (`lanes`, split_nnz_lanes), and the row's result combines the L partials
+//         through warp shuffles. Threads are (lane, feature, row) = (L, kNTile, kMTile); the
+//         output stage runs on lane 0 of each row's lanes.
 #include <algorithm>
 
 #include "halide_ext/bind_buffer.h"
 #include "halide_ext/block_uniform_loop.h"
+#include "halide_ext/store_index_lets.h"
 #include "schedules/gpu_schedules.h"
+#include "schedules/gpu_spmm_lanes.h"
 
 namespace gsparse {
 
@@ -31,7 +38,15 @@ ScheduleSpace space(const Problem &) {
              {"kNnzTile", {16, 32, 64, 128}, "nonzeros of a row staged per step"},
              {"smemColIdx", {0, 1}, "stage neighbour ids in shared memory"},
              {"kRowSplit", {0, 256, 1024, 4096}, "split rows into segments of at most this many nonzeros (0: whole rows)"},
-             {"rowBalance", {0, 1}, "blocks take rows in balancedIdx order, longest first (bind_buffer)"}}};
+             {"rowBalance", {0, 1}, "blocks take rows in balancedIdx order, longest first (bind_buffer)"},
+             {"kNnzLanes", {1, 2, 4, 8, 16, 32}, "warp lanes that split a row's nonzeros (combined by shuffles)"}}};
+}
+
+/// kNnzLanes of a point; 1 for points written before the knob existed (check_schedule still
+/// requires it, so only tools that read stored points see the fallback).
+int64_t nnz_lanes(const ScheduleParams &s) {
+    auto it = s.values.find("kNnzLanes");
+    return it == s.values.end() ? 1 : it->second;
 }
 
 std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem &p) {
@@ -52,8 +67,32 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
     if (T * R > f0)
         return "kNTile * kNRegTile = " + std::to_string(T * R) + " exceeds the innermost feature extent " +
                std::to_string(f0);
-    if (M * T > 1024) return "kMTile * kNTile = " + std::to_string(M * T) + " threads exceed 1024 per block";
-    if (M * T < 32) return "kMTile * kNTile = " + std::to_string(M * T) + " threads is less than a warp";
+    const int64_t L = nnz_lanes(s);
+    if (!pow2(L) || L > 32) return "kNnzLanes must be a power of two in 1..32, got " + std::to_string(L);
+    if (L > 1) {
+        // The lanes of a row are the innermost thread dimension (gpu_lanes): the shared tile's own
+        // 2-D thread loops and barriers do not fit that layout, and the lanes read col_idx
+        // coalesced without it; the register tile would stripe kNRegTile partials across lanes.
+        if (smem) return "kNnzLanes > 1 reads neighbour ids directly; it cannot be combined with smemColIdx";
+        if (R != 1) return "kNnzLanes > 1 needs kNRegTile = 1 (one output per row thread)";
+        // Lane kernels index with 32 bits (SpmmAlgorithm::large_buffers): every tensor must fit.
+        auto product = [](const std::vector<int64_t> &x) {
+            int64_t n = 1;
+            for (int64_t e : x) n *= e;
+            return n;
+        };
+        const int64_t limit = (int64_t(1) << 31) - 1;
+        for (auto [what, n] : {std::pair{"the source features", p.stats.num_cols * product(p.layout.lhs_extents())},
+                               {"the edge features", p.stats.nnz * product(p.layout.rhs_extents())},
+                               {"the output", p.stats.num_rows * p.layout.out_len()}})
+            if (n > limit)
+                return std::string("kNnzLanes > 1 indexes with 32 bits; ") + what + " (" + std::to_string(n) +
+                       " elements) exceed 2^31 - 1";
+    }
+    const int64_t threads = M * T * L;
+    const std::string what = L > 1 ? "kMTile * kNTile * kNnzLanes = " : "kMTile * kNTile = ";
+    if (threads > 1024) return what + std::to_string(threads) + " threads exceed 1024 per block";
+    if (threads < 32) return what + std::to_string(threads) + " threads is less than a warp";
     if (R > 8) return "kNRegTile above 8 spills registers";
     if (smem) {
         const int64_t bytes = KT * M * 4;
@@ -63,22 +102,33 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
     return std::nullopt;
 }
 
+/// The small-feature defaults before kNnzLanes: one thread per feature walks a whole row.
+constexpr bool kSmallFeatureOneThreadPerRow = false;
+
 ScheduleParams default_params(const Problem &p) {
     const int64_t f0 = p.layout.extents[0];
     const bool skewed = p.stats.max_row_length > 8 * std::max(1.0, p.stats.avg_row_length);
     ScheduleParams s;
     s.schedule = kName;
     // Expert defaults per feature-length band, from H100 measurements on the reddit twin
-    // (benchmarks/results): below a warp's worth of features, one thread per feature and many rows
-    // per block; from 32 features a warp per row with 64-nonzero shared tiles; from 64 features two
-    // rows per block and two outputs per thread. Rows far longer than the average are split.
-    int64_t M, T, R = 1, KT = 64, split = 0;
+    // (benchmarks/results): below a warp's worth of features, a warp per row (kNTile feature
+    // threads x 32 / kNTile nonzero lanes, 4 rows per block; kSmallFeatureOneThreadPerRow restores
+    // the earlier one thread per feature and row with many rows per block); from 32 features a warp
+    // per row with 64-nonzero shared tiles; from 64 features two rows per block and two outputs per
+    // thread. Rows far longer than the average are split.
+    int64_t M, T, R = 1, KT = 64, split = 0, L = 1, smem = 1;
     if (f0 < 32) {
         T = 1;
         while (T * 2 <= f0) T *= 2;
-        M = std::min<int64_t>(32, std::max<int64_t>(128 / T, 32 / T));
         KT = 32;
         split = skewed ? 1024 : 0;
+        if (kSmallFeatureOneThreadPerRow) {
+            M = std::min<int64_t>(32, std::max<int64_t>(128 / T, 32 / T));
+        } else {
+            L = 32 / T;
+            M = 4;
+            smem = 0;
+        }
     } else if (f0 < 64) {
         M = 8, T = 32;
         split = skewed ? 256 : 0;
@@ -87,7 +137,7 @@ ScheduleParams default_params(const Problem &p) {
         split = skewed ? 1024 : 0;
     }
     s.values = {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", R}, {"kNnzTile", KT},
-                {"smemColIdx", 1}, {"kRowSplit", split}, {"rowBalance", 0}};
+                {"smemColIdx", smem}, {"kRowSplit", split}, {"rowBalance", 0}, {"kNnzLanes", L}};
     return s;
 }
 
@@ -98,6 +148,10 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
     const int split = static_cast<int>(s.get("kRowSplit"));
     const int rank = a.layout.rank();
     const bool balance = s.get("rowBalance") != 0;
+    const int L = static_cast<int>(nnz_lanes(s));
+    // The lane form first: split_rows and bind_rows build on a.acc (which max/min replace).
+    NnzLanes lanes;
+    if (L > 1) lanes = split_nnz_lanes(a, L);
     if (split > 0) split_rows(a, split);
     // The stage that owns the per-row reduction: the output, or the segments' partial results.
     Func rows = split > 0 ? a.partial : a.out;
@@ -109,9 +163,13 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
         a.row_order = ImageParam(Int(32), 1, "row_order");
         a.row_order.dim(0).set_min(0);
         Expr row = unsafe_promise_clamped(a.row_order(a.v), 0, a.row_ptr.dim(0).extent() - 2);
-        ext::bind_rows({a.acc, a.nbr, a.eid, a.out}, a.v, row, {a.row_ptr.name()});
+        std::vector<Func> bound = {a.acc, a.nbr, a.eid, a.out};
+        if (L > 1) bound.push_back(lanes.lanes);
+        ext::bind_rows(bound, a.v, row, {a.row_ptr.name()});
         std::vector<std::string> names;
         for (const auto &buf : a.out.output_buffers()) names.push_back(buf.name());
+        // The warp-shuffle lowering of lane kernels let-binds store indices.
+        if (L > 1) a.lowering_passes.push_back(std::make_shared<ext::StoreIndexLets>(names));
         a.lowering_passes.push_back(std::make_shared<ext::BindBufferStores>(names, rank, a.row_order.parameter()));
     }
 
@@ -136,38 +194,58 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
     std::vector<VarOrRVar> order = {fr, ft, vi, vo, fo};
     for (int d = 1; d < rank; d++) order.push_back(a.f[d]);
 
-    rows.split(f0, fo, fi, T * R, TailStrategy::ShiftInwards)
-        .split(fi, fr, ft, T)
-        .split(a.v, vo, vi, M, TailStrategy::GuardWithIf)
-        .reorder(order)
-        .unroll(fr)
-        .gpu_threads(ft, vi);
-    map_blocks(rows);
-
-    // Per-thread register accumulators for the block's rows and features.
-    a.acc.compute_at(rows, vo).store_in(MemoryType::Register).bound_extent(a.v, M);
-    a.acc.split(f0, fo, fi, T * R).split(fi, fr, ft, T).reorder(fr, ft, a.v, fo).unroll(fr).gpu_threads(ft, a.v);
-    Stage upd = a.acc.update();
-    upd.split(f0, fo, fi, T * R).split(fi, fr, ft, T);
-    RVar k = a.k.x;
-    if (smem) {
-        RVar ko("ko"), ki("ki");
-        upd.split(k, ko, ki, KT, TailStrategy::GuardWithIf).reorder(fr, ki, ft, a.v, ko, fo);
-        upd.unroll(fr).gpu_threads(ft, a.v);
-        Var kvo("kvo"), kvi("kvi");
-        a.nbr.compute_at(a.acc, ko)
-            .store_in(MemoryType::GPUShared)
-            .bound_extent(a.kv, KT)
-            .split(a.kv, kvo, kvi, std::min(T, KT))
-            .gpu_threads(kvi, a.v);
-        a.lowering_passes.push_back(std::make_shared<ext::BlockUniformLoop>(
-            a.acc.name() + ".s1." + k.name() + ".ko",
-            ext::block_max_chunks(a.row_ptr.parameter(), row_of_block, M, KT,
-                                  balance ? a.row_order.parameter() : Internal::Parameter())));
+    if (L > 1) {
+        // Threads (lane, feature, row): a unit lane loop `fl` is the rows stage's innermost thread
+        // dimension, so its body (the lane combine and the store) runs on lane 0 of each row,
+        // while `lanes` runs its own loop over all L lanes at the feature thread (outside fl).
+        Var fl("fl");
+        std::vector<VarOrRVar> lane_order = {fl, ft, vi, vo, fo};
+        for (int d = 1; d < rank; d++) lane_order.push_back(a.f[d]);
+        rows.split(f0, fo, ft, T, TailStrategy::ShiftInwards)
+            .split(a.v, vo, vi, M, TailStrategy::GuardWithIf)
+            .split(ft, ft, fl, 1)
+            .reorder(lane_order)
+            .gpu_threads(fl, ft, vi);
+        map_blocks(rows);
+        a.acc.compute_at(rows, fl).update().unroll(lanes.combine);  // straight-line shuffles
+        lanes.lanes.compute_at(rows, ft).gpu_lanes(lanes.lane);
+        lanes.lanes.update().reorder(lanes.lane, lanes.ko).gpu_lanes(lanes.lane);
+        a.row_tile = M;
+        a.large_buffers = false;
     } else {
-        upd.reorder(fr, k, ft, a.v, fo).unroll(fr).gpu_threads(ft, a.v);
+        rows.split(f0, fo, fi, T * R, TailStrategy::ShiftInwards)
+            .split(fi, fr, ft, T)
+            .split(a.v, vo, vi, M, TailStrategy::GuardWithIf)
+            .reorder(order)
+            .unroll(fr)
+            .gpu_threads(ft, vi);
+        map_blocks(rows);
+
+        // Per-thread register accumulators for the block's rows and features.
+        a.acc.compute_at(rows, vo).store_in(MemoryType::Register).bound_extent(a.v, M);
+        a.acc.split(f0, fo, fi, T * R).split(fi, fr, ft, T).reorder(fr, ft, a.v, fo).unroll(fr).gpu_threads(ft, a.v);
+        Stage upd = a.acc.update();
+        upd.split(f0, fo, fi, T * R).split(fi, fr, ft, T);
+        RVar k = a.k.x;
+        if (smem) {
+            RVar ko("ko"), ki("ki");
+            upd.split(k, ko, ki, KT, TailStrategy::GuardWithIf).reorder(fr, ki, ft, a.v, ko, fo);
+            upd.unroll(fr).gpu_threads(ft, a.v);
+            Var kvo("kvo"), kvi("kvi");
+            a.nbr.compute_at(a.acc, ko)
+                .store_in(MemoryType::GPUShared)
+                .bound_extent(a.kv, KT)
+                .split(a.kv, kvo, kvi, std::min(T, KT))
+                .gpu_threads(kvi, a.v);
+            a.lowering_passes.push_back(std::make_shared<ext::BlockUniformLoop>(
+                a.acc.name() + ".s1." + k.name() + ".ko",
+                ext::block_max_chunks(a.row_ptr.parameter(), row_of_block, M, KT,
+                                      balance ? a.row_order.parameter() : Internal::Parameter())));
+        } else {
+            upd.reorder(fr, k, ft, a.v, fo).unroll(fr).gpu_threads(ft, a.v);
+        }
+        a.row_tile = M;
     }
-    a.row_tile = M;
 
     if (split > 0) {
         // Segments' results go to a device buffer; rows then combine their few segments.

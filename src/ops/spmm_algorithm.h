@@ -64,6 +64,10 @@ struct SpmmAlgorithm {
     /// (rows per block) that the device copy of row_ptr must be padded to (padded rows are empty).
     std::vector<std::shared_ptr<Halide::Internal::IRMutator>> lowering_passes;
     int row_tile = 1;
+    /// Whether the kernel indexes buffers with 64 bits (Target::LargeBuffers, the default). Cleared
+    /// by schedules whose lanes exchange values through warp shuffles: Halide 14's shuffle lowering
+    /// cannot stripe storage whose indices are 64-bit.
+    bool large_buffers = true;
 
     /// The pipeline's inputs, in the order of the AOT signature.
     std::vector<Halide::Argument> arguments() const;

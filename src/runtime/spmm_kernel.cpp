@@ -31,6 +31,7 @@ SpmmKernel::SpmmKernel(const SpmmKernelKey &key) : key_(key) {
     pipeline_ = Halide::Pipeline(algo_.out);
     for (const auto &pass : algo_.lowering_passes) pipeline_.add_custom_lowering_pass(pass.get(), nullptr);
     target_ = jit_target(key.device);
+    if (!algo_.large_buffers) target_ = target_.without_feature(Halide::Target::LargeBuffers);
     // Device buffers of intermediate stages are kept between calls instead of reallocated.
     if (key.device == Device::CUDA) Halide::Internal::JITSharedRuntime::reuse_device_allocations(true);
     try {

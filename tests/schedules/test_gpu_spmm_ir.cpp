@@ -1,9 +1,15 @@
 // gpu_spmm without a GPU: IR tests on the lowered statement (shared tile size, one shared allocation
-// per kernel, block-uniform barriers, register tile, balancedIdx loads) and PTX emission for a grid
-// of schedule points.
+// per kernel, block-uniform barriers, register tile, balancedIdx loads, nonzero lanes as the
+// innermost thread dimension) and PTX emission for a grid of schedule points (warp shuffles for
+// kNnzLanes > 1).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 
 #include "halide_ext/ir_inspect.h"
 #include "ops/spmm_algorithm.h"
@@ -22,6 +28,12 @@ struct Lowered {
     Stmt stmt;
 };
 
+/// The CUDA target a kernel of the algorithm is compiled for (as SpmmKernel does).
+Halide::Target target_of(const SpmmAlgorithm &a) {
+    Halide::Target t = jit_target(Device::CUDA);
+    return a.large_buffers ? t : t.without_feature(Halide::Target::LargeBuffers);
+}
+
 Lowered lower(const SpmmSpec &spec, int64_t F, const ScheduleParams &p, bool identity_edge_ids = true) {
     Lowered l;
     FeatureLayout layout = plan_features(spec.op, {F}, {F});
@@ -31,14 +43,39 @@ Lowered lower(const SpmmSpec &spec, int64_t F, const ScheduleParams &p, bool ide
     def.apply(l.algo, p);
     Halide::Pipeline pipeline(l.algo.out);
     for (const auto &pass : l.algo.lowering_passes) pipeline.add_custom_lowering_pass(pass.get(), nullptr);
-    l.stmt = ext::lowered_stmt(pipeline, l.algo.arguments(), jit_target(Device::CUDA));
+    l.stmt = ext::lowered_stmt(pipeline, l.algo.arguments(), target_of(l.algo));
     return l;
 }
 
-ScheduleParams point(int M, int T, int R, int KT, int smem, int split = 0, int balance = 0) {
+ScheduleParams point(int M, int T, int R, int KT, int smem, int split = 0, int balance = 0, int lanes = 1) {
     return ScheduleParams{"gpu_spmm",
                           {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", R}, {"kNnzTile", KT}, {"smemColIdx", smem},
-                           {"kRowSplit", split}, {"rowBalance", balance}}};
+                           {"kRowSplit", split}, {"rowBalance", balance}, {"kNnzLanes", lanes}}};
+}
+
+/// A point with kNnzLanes lanes (no shared tile, one output per thread).
+ScheduleParams lanes_point(int M, int T, int lanes, int split = 0, int balance = 0) {
+    return point(M, T, 1, 32, 0, split, balance, lanes);
+}
+
+/// The PTX of the pipeline's CUDA kernels (embedded in the host assembly Halide writes).
+std::string ptx_of(const Lowered &l) {
+    Halide::Pipeline pipeline(l.algo.out);
+    for (const auto &pass : l.algo.lowering_passes) pipeline.add_custom_lowering_pass(pass.get(), nullptr);
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              ("gsparse_spmm_ptx_" + std::to_string(::getpid()) + ".s")).string();
+    pipeline.compile_to_assembly(path, l.algo.arguments(), "spmm_ptx", target_of(l.algo));
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::filesystem::remove(path);
+    return text.str();
+}
+
+size_t count_of(const std::string &text, const std::string &what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) n++;
+    return n;
 }
 
 TEST(GpuSpmmIR, SharedTileIsMTileByNnzTileAndTheOnlySharedAllocation) {
@@ -162,6 +199,96 @@ TEST(GpuSpmmIR, GridOfSchedulesCompilesToPTX) {
     }
 }
 
+const ReduceOp kAllReduces[] = {ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max, ReduceOp::Min};
+
+TEST(GpuSpmmIR, NnzLanesCombineThroughWarpShuffles) {
+    // kNTile x kNnzLanes = a warp per row: lane 0 of a row reads the row's L partials (one value per
+    // lane for sum/mean; value, arg ids and position for max/min) through shfl.sync.
+    for (ReduceOp r : kAllReduces) {
+        for (auto [F, T, L] : {std::tuple{1, 1, 32}, {8, 8, 4}, {3, 2, 16}}) {
+            Lowered l = lower(SpmmSpec{BinaryOp::CopyLhs, r}, F, lanes_point(4, T, L));
+            const std::string ptx = ptx_of(l);
+            const size_t per_lane = has_arg_outputs(r) ? 4 : 1;
+            EXPECT_GE(count_of(ptx, "shfl.sync.idx.b32"), per_lane * L) << reduce_op_name(r) << " F=" << F << " L=" << L;
+            // Sub-warp shuffles: clamp of the segment width L ((32 - L) << 8 | 31).
+            EXPECT_NE(ptx.find(", " + std::to_string(((32 - L) << 8) | 31) + ", -1;"), std::string::npos)
+                << reduce_op_name(r) << " L=" << L;
+        }
+    }
+    // Without lanes no shuffles.
+    Lowered plain = lower(SpmmSpec{}, 8, point(8, 8, 1, 32, 1));
+    EXPECT_EQ(count_of(ptx_of(plain), "shfl.sync"), 0u);
+}
+
+TEST(GpuSpmmIR, NnzLanesAreTheInnermostThreadDimension) {
+    for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Max}) {
+        for (auto [M, T, L] : {std::tuple{4, 1, 32}, {8, 4, 8}, {2, 16, 2}}) {
+            Lowered l = lower(SpmmSpec{BinaryOp::Mul, r}, 16, lanes_point(M, T, L));
+            // Threads per block = L x kNTile x kMTile: the fused thread loops have those extents.
+            for (auto [dim, extent] : {std::pair{"x", L}, {"y", T}, {"z", M}}) {
+                auto loops = ext::list_loops(l.stmt, std::string("*.__thread_id_") + dim);
+                ASSERT_FALSE(loops.empty()) << dim;
+                for (const auto &lp : loops) {
+                    ASSERT_TRUE(lp.extent_upper_bound().has_value()) << lp.name;
+                    EXPECT_EQ(*lp.extent_upper_bound(), extent) << lp.name << " M=" << M << " T=" << T << " L=" << L;
+                }
+            }
+            // No shared tile, so no barriers; the lane partials live in registers.
+            EXPECT_EQ(ext::count_calls(l.stmt, "gpu_thread_barrier"), 0u);
+            for (const auto &a : ext::find_allocations(l.stmt, "*"))
+                EXPECT_NE(a.memory_type, MemoryType::GPUShared) << a.name;
+            // The lane loop of the partials reads consecutive positions: col_idx is indexed by the lane.
+            LetValues lets;
+            l.stmt.accept(&lets);
+            bool lane_indexed = false;
+            for (const auto &ld : ext::find_loads(l.stmt, "col_idx"))
+                lane_indexed |= ext::expr_uses_var_matching(lets.expand(ld.index), "*__thread_id_x");
+            EXPECT_TRUE(lane_indexed);
+        }
+    }
+}
+
+TEST(GpuSpmmIR, NnzLanesComposeWithRowBalanceAndRowSplit) {
+    for (ReduceOp r : kAllReduces) {
+        // bind_buffer: the lanes read row_ptr at remapped rows, the stores go to remapped rows.
+        Lowered b = lower(SpmmSpec{BinaryOp::Mul, r}, 8, lanes_point(4, 8, 4, 0, 1), false);
+        EXPECT_FALSE(ext::find_loads(b.stmt, "row_order").empty()) << reduce_op_name(r);
+        EXPECT_GE(count_of(ptx_of(b), "shfl.sync.idx.b32"), 4u) << reduce_op_name(r);
+        // Row split: the segments' reduction is the one split over lanes.
+        Lowered s = lower(SpmmSpec{BinaryOp::Mul, r}, 8, lanes_point(4, 8, 4, 256), false);
+        EXPECT_GE(count_of(ptx_of(s), "shfl.sync.idx.b32"), 4u) << reduce_op_name(r);
+    }
+}
+
+TEST(GpuSpmmIR, NnzLanesGridCompilesToPTX) {
+    // The small-feature points the benchmark measures, every reduce, F = 1, 3, 8, 16, 32.
+    for (int64_t F : {1, 3, 8, 16, 32}) {
+        int T = 1;
+        while (T * 2 <= F && T < 32) T *= 2;
+        const int L = std::max(1, 32 / T);
+        for (ReduceOp r : kAllReduces) {
+            SpmmSpec spec{BinaryOp::Mul, r};
+            FeatureLayout layout = plan_features(spec.op, {F}, {F});
+            ScheduleParams p = lanes_point(4, T, L, F == 3 ? 1024 : 0, F == 16 ? 1 : 0);
+            if (L == 1) p = lanes_point(4, T, 2);
+            SpmmKernelKey key{spec, layout, DType::F32, false, p, Device::CUDA};
+            EXPECT_NO_THROW(SpmmKernel{key}) << key.str();
+        }
+    }
+}
+
+TEST(GpuSpmmIR, DefaultsBelowAWarpOfFeaturesUseNnzLanes) {
+    const auto &def = spmm_schedule("gpu_spmm");
+    for (int64_t F : {1, 3, 8, 16, 31}) {
+        Problem problem{plan_features(BinaryOp::CopyLhs, {F}, {F}), {}};
+        ScheduleParams p = def.default_params(problem);
+        EXPECT_FALSE(def.invalid_reason(p, problem).has_value()) << p.str();
+        EXPECT_EQ(p.get("kNTile") * p.get("kNnzLanes"), 32) << p.str();
+    }
+    Problem wide{plan_features(BinaryOp::CopyLhs, {64}, {64}), {}};
+    EXPECT_EQ(def.default_params(wide).get("kNnzLanes"), 1);
+}
+
 TEST(GpuSpmmIR, InvalidPointsAreRejectedWithAReason) {
     const auto &def = spmm_schedule("gpu_spmm");
     Problem problem{plan_features(BinaryOp::CopyLhs, {16}, {16}), {}};
@@ -173,6 +300,20 @@ TEST(GpuSpmmIR, InvalidPointsAreRejectedWithAReason) {
     EXPECT_NE(why(point(4, 16, 1, 24, 1)).find("power of two"), std::string::npos);
     EXPECT_NE(why(point(32, 16, 1, 512, 1)).find("48 KiB"), std::string::npos);
     EXPECT_NE(why(point(4, 16, 1, 32, 1, 1024, 1)).find("kRowSplit"), std::string::npos);
+    EXPECT_NE(why(lanes_point(4, 4, 64)).find("kNnzLanes must be a power of two in 1..32"), std::string::npos);
+    EXPECT_NE(why(lanes_point(4, 4, 3)).find("kNnzLanes must be a power of two"), std::string::npos);
+    EXPECT_NE(why(point(4, 4, 1, 32, 1, 0, 0, 8)).find("smemColIdx"), std::string::npos);
+    EXPECT_NE(why(point(4, 4, 2, 32, 0, 0, 0, 8)).find("kNRegTile = 1"), std::string::npos);
+    EXPECT_NE(why(lanes_point(32, 16, 4)).find("kMTile * kNTile * kNnzLanes = 2048 threads exceed 1024"),
+              std::string::npos);
+    EXPECT_NE(why(lanes_point(1, 1, 16)).find("less than a warp"), std::string::npos);
+    EXPECT_FALSE(def.invalid_reason(lanes_point(32, 1, 32, 1024, 0), problem).has_value());
+    // Lane kernels index with 32 bits: 200 M edges x 16 edge features do not fit.
+    Problem huge{plan_features(BinaryOp::Mul, {16}, {16}), {}};
+    huge.stats.num_rows = huge.stats.num_cols = 1000;
+    huge.stats.nnz = 200'000'000;
+    EXPECT_NE(def.invalid_reason(lanes_point(4, 4, 8), huge).value_or("").find("edge features"), std::string::npos);
+    EXPECT_FALSE(def.invalid_reason(point(4, 16, 1, 32, 1), huge).has_value());
     EXPECT_FALSE(def.invalid_reason(def.default_params(problem), problem).has_value());
 }
 

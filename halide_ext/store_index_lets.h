@@ -1,0 +1,43 @@
+// Pass: store indices out of Lets, for passes that rewrite the index of a Store by its form.
+//
+// Halide's warp-shuffle lowering CSEs the flattened index of a Store into a Let (`let t = <row> *
+// out.stride.1 + <feature>`, then `out[t] = ...`). A later pass that looks for the row term of the
+// index (BindBufferStores) then sees only `t`.
+//
+// Expects: a lowered Stmt at custom-lowering-pass time.
+// Produces: the same Stmt in which each Store into one of the named buffers whose index is a
+// Variable bound by an enclosing Let or LetStmt has that Variable replaced by its bound value (one
+// level: the value may itself name Let-bound variables, which stay). The Lets stay in place.
+#pragma once
+
+#include <Halide.h>
+
+#include <string>
+#include <vector>
+
+namespace gsparse::ext {
+
+class StoreIndexLets : public Halide::Internal::IRMutator {
+public:
+    explicit StoreIndexLets(std::vector<std::string> buffers);
+
+    /// Stores whose index was replaced by the last mutate() of a whole pipeline.
+    int rewritten() const { return rewritten_; }
+
+    Halide::Internal::Stmt mutate(const Halide::Internal::Stmt &s) override;
+    using Halide::Internal::IRMutator::mutate;
+
+protected:
+    using Halide::Internal::IRMutator::visit;
+    Halide::Internal::Stmt visit(const Halide::Internal::LetStmt *op) override;
+    Halide::Expr visit(const Halide::Internal::Let *op) override;
+    Halide::Internal::Stmt visit(const Halide::Internal::Store *op) override;
+
+private:
+    std::vector<std::string> buffers_;
+    Halide::Internal::Scope<Halide::Expr> lets_;
+    int rewritten_ = 0;
+    bool top_ = true;
+};
+
+}  // namespace gsparse::ext
