@@ -134,6 +134,11 @@ void gpu_spmm_metrics(const Shape &s, const ScheduleParams &p, Writer &w) {
                  R = static_cast<double>(p.get("kNRegTile")), KT = static_cast<double>(p.get("kNnzTile"));
     const bool smem = p.get("smemColIdx") != 0, balance = p.get("rowBalance") != 0;
     const double split = static_cast<double>(std::max<int64_t>(p.get("kRowSplit"), 0));
+    // Nonzero lanes per feature thread (kNnzLanes; 1 for points without the knob). They enter the
+    // existing metrics (threads per row and block, work per thread) rather than a feature of their
+    // own, so models trained before the knob keep their feature list and L = 1 gives the same vector.
+    const auto lanes_it = p.values.find("kNnzLanes");
+    const double L = lanes_it == p.values.end() ? 1.0 : static_cast<double>(std::max<int64_t>(lanes_it->second, 1));
 
     // Work units: whole rows, or segments of at most `split` nonzeros (one or more per row; the
     // count is estimated from the shape: rows + nnz / split is an upper bound).
@@ -142,7 +147,7 @@ void gpu_spmm_metrics(const Shape &s, const ScheduleParams &p, Writer &w) {
     const double avg_unit = std::max(1.0, s.nnz / units);
     const double longest = split > 0 ? std::min(s.max_row, split) : s.max_row;
 
-    const double threads = M * T;
+    const double threads = M * T * L;
     const double feature_blocks = ceil_div(s.feat_inner, T * R);
     const double blocks = ceil_div(units, M) * feature_blocks * s.heads;
     const double smem_bytes = smem ? KT * M * 4 : 0;
@@ -151,9 +156,9 @@ void gpu_spmm_metrics(const Shape &s, const ScheduleParams &p, Writer &w) {
     resident = std::max(1.0, resident);
 
     w("gpu_rows_per_block", M);
-    w("gpu_threads_per_row", T);
+    w("gpu_threads_per_row", T * L);
     // Rows that share a warp (their loops diverge when their lengths differ).
-    w("gpu_rows_per_warp", std::max(1.0, 32 / T));
+    w("gpu_rows_per_warp", std::max(1.0, 32 / (T * L)));
     w("gpu_threads_per_block", threads);
     w("gpu_blocks", blocks);
     w("gpu_parallel_degree", blocks * threads / (kNumSMs * kThreadsPerSM));
@@ -191,7 +196,7 @@ void gpu_spmm_metrics(const Shape &s, const ScheduleParams &p, Writer &w) {
     double unit_cov = split > 0 && s.max_row > 0 ? s.cov * std::min(1.0, split / s.max_row) : s.cov;
     double intra = balance || M <= 1 ? 1.0 : 1 + unit_cov * std::sqrt(2 * std::log(M));
     w("gpu_intra_block_imbalance", std::min(intra, std::max(1.0, longest / avg_unit)));
-    w("gpu_work_per_thread", avg_unit * R);
+    w("gpu_work_per_thread", avg_unit / L * R);
     w("gpu_feature_tail_waste", feature_blocks * T * R / s.feat_inner - 1);
 }
 

@@ -14,7 +14,10 @@
 #   GRAPHS     comma list [reddit,ogbn-proteins,ogbn-products,cora,citeseer,pubmed,ca-CondMat,p2p-Gnutella31]
 #   FEATS      [1,2,4,8,16,32,64,128,256,512]          OPS        [copy_lhs:sum,mul:sum,copy_lhs:max]
 #   SCALE      twin scale [1.0]                        ORDER      shuffled|community|both [both]
-#   RUNS [10]  WARMUP [3]                              SCHEDULES  schedule-point JSON for gsparse [none]
+#   RUNS [10]  WARMUP [3]
+#   SCHEDULES  schedule-point JSON for gsparse [benchmarks/schedules/small_f_lanes.json: the default
+#              schedule, plus for F <= 32 the kNnzLanes points and the one-thread-per-row points they
+#              replace as defaults]; SCHEDULES= (empty) runs the default schedule only
 #   REAL_DIR   real graphs [first of ../shared/datasets/real, shared/datasets/real]
 #   GRAPH_DIR  where twin .gcsr files go [$BUILD_DIR/bench-graphs]
 #   SKIP_BUILD=1   use the existing binaries           SKIP_TORCH=1  no PyTorch baselines
@@ -39,6 +42,7 @@ WARMUP=${WARMUP:-3}
 GRAPH_DIR=${GRAPH_DIR:-$BUILD_DIR/bench-graphs}
 PYTHON=${PYTHON:-python3}
 JOBS=${JOBS:-$(nproc)}
+SCHEDULES=${SCHEDULES-benchmarks/schedules/small_f_lanes.json}
 if [ -z "${REAL_DIR:-}" ]; then
   for d in ../shared/datasets/real shared/datasets/real; do
     if [ -d "$d" ]; then REAL_DIR=$d; break; fi

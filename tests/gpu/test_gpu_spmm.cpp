@@ -1,6 +1,7 @@
 // g-SpMM on the GPU: every ⊕ × Φ on fresh random graphs and on the real graphs, across a grid of
-// gpu_spmm schedules, against the C++ reference (sum within 1e-5 of Σ|message|, max/min and their
-// arg ids exact). Skipped, and reported as skipped, without a CUDA device.
+// gpu_spmm schedules (nonzero lanes for small feature lengths included), against the C++ reference
+// (sum within 1e-5 of Σ|message|, max/min and their arg ids exact, ties included). Skipped, and
+// reported as skipped, without a CUDA device.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -90,9 +91,9 @@ TEST_F(GpuSpmm, GridOfSchedules) {
 TEST_F(GpuSpmm, RowBalanceAndRowSplitKeepResultsInRowOrder) {
     Graph g = test::random_graph(300);  // shuffled edge ids, a very long row, empty rows
     const ScheduleParams points[] = {
-        ScheduleParams::parse("gpu_spmm{kMTile=4, kNRegTile=2, kNTile=32, kNnzTile=32, kRowSplit=0, rowBalance=1, smemColIdx=1}"),
-        ScheduleParams::parse("gpu_spmm{kMTile=8, kNRegTile=1, kNTile=16, kNnzTile=32, kRowSplit=0, rowBalance=1, smemColIdx=0}"),
-        ScheduleParams::parse("gpu_spmm{kMTile=4, kNRegTile=2, kNTile=32, kNnzTile=32, kRowSplit=256, rowBalance=0, smemColIdx=1}"),
+        ScheduleParams::parse("gpu_spmm{kMTile=4, kNRegTile=2, kNTile=32, kNnzTile=32, kRowSplit=0, rowBalance=1, smemColIdx=1, kNnzLanes=1}"),
+        ScheduleParams::parse("gpu_spmm{kMTile=8, kNRegTile=1, kNTile=16, kNnzTile=32, kRowSplit=0, rowBalance=1, smemColIdx=0, kNnzLanes=1}"),
+        ScheduleParams::parse("gpu_spmm{kMTile=4, kNRegTile=2, kNTile=32, kNnzTile=32, kRowSplit=256, rowBalance=0, smemColIdx=1, kNnzLanes=1}"),
     };
     for (const ScheduleParams &p : points)
         for (ReduceOp r : kReduces) {
@@ -100,6 +101,59 @@ TEST_F(GpuSpmm, RowBalanceAndRowSplitKeepResultsInRowOrder) {
             Tensor w = features(g.num_edges(), {64}, 12);
             EXPECT_TRUE(check(g, SpmmSpec{BinaryOp::Mul, r}, x, w, &p)) << p.str() << " " << reduce_op_name(r);
         }
+}
+
+/// The nonzero-lane points of a feature length: a warp per row (kNTile x kNnzLanes = 32) alone, with
+/// bind_buffer and with row splitting, and fewer lanes with more rows per block.
+std::vector<ScheduleParams> nnz_lane_points(int64_t F) {
+    int64_t T = 1;
+    while (T * 2 <= F && T < 32) T *= 2;
+    const int64_t warp = std::max<int64_t>(2, 32 / T);
+    auto p = [&](int64_t M, int64_t L, int64_t split, int64_t balance) {
+        return ScheduleParams{"gpu_spmm",
+                              {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", 1}, {"kNnzTile", 32}, {"smemColIdx", 0},
+                               {"kRowSplit", split}, {"rowBalance", balance}, {"kNnzLanes", L}}};
+    };
+    return {p(4, warp, 0, 0), p(4, warp, 0, 1), p(4, warp, 256, 0), p(32 / std::min<int64_t>(T * 2, 32), 2, 0, 0)};
+}
+
+TEST_F(GpuSpmm, NnzLanesEveryReduce) {
+    // Random graphs with empty rows, a very long row, duplicate edges (equal messages: ties broken
+    // by position across lanes) and shuffled edge ids.
+    const auto &def = spmm_schedule("gpu_spmm");
+    for (int64_t F : {1, 3, 8, 16, 32}) {
+        Graph g = test::random_graph(500 + F);
+        Tensor x = features(g.num_src(), {F}, 13);
+        Tensor w = features(g.num_edges(), {F}, 14);
+        Problem problem{plan_features(BinaryOp::Mul, {F}, {F}), g.stats()};
+        for (const ScheduleParams &p : nnz_lane_points(F)) {
+            ASSERT_FALSE(def.invalid_reason(p, problem).has_value()) << p.str();
+            for (ReduceOp r : kReduces) {
+                EXPECT_TRUE(check(g, SpmmSpec{BinaryOp::Mul, r}, x, w, &p)) << p.str() << " " << reduce_op_name(r);
+                EXPECT_TRUE(check(g, SpmmSpec{BinaryOp::CopyLhs, r}, x, {}, &p)) << p.str() << " " << reduce_op_name(r);
+            }
+        }
+    }
+}
+
+TEST_F(GpuSpmm, NnzLanesBreakTiesByPosition) {
+    // Features from {0, 1}: most messages of a row tie, so the arg ids show whether the lanes'
+    // partials are combined by position (the earliest neighbour wins) and not by lane.
+    Graph g = test::random_graph(600);
+    std::vector<float> values(static_cast<size_t>(g.num_src()) * 4);
+    for (size_t i = 0; i < values.size(); i++) values[i] = static_cast<float>((i * 7919) % 3 == 0);
+    Tensor x = Tensor::from_vector(values, {g.num_src(), 4});
+    for (const ScheduleParams &p : nnz_lane_points(4))
+        for (ReduceOp r : {ReduceOp::Max, ReduceOp::Min})
+            EXPECT_TRUE(check(g, SpmmSpec{BinaryOp::CopyLhs, r}, x, {}, &p)) << p.str() << " " << reduce_op_name(r);
+}
+
+TEST_F(GpuSpmm, DefaultSchedulesBelowAWarpOfFeatures) {
+    for (int64_t F : {1, 3, 8, 16, 31}) {
+        Graph g = test::random_graph(700 + F);
+        Tensor x = features(g.num_src(), {F}, 15);
+        for (ReduceOp r : kReduces) EXPECT_TRUE(check(g, SpmmSpec{BinaryOp::CopyLhs, r}, x, {}, nullptr)) << F;
+    }
 }
 
 TEST_F(GpuSpmm, RealGraphs) {
