@@ -16,7 +16,9 @@
 // Feature tensors are used in place (device pointers wrapped with halide_cuda_wrap_device_ptr).
 // The graph's index arrays are validated on the host and copied once by CudaGraph::prepare; each
 // kernel schedule's row layout (row offsets padded to its row tile, row segments, or the rows in
-// balanced order) is built from them on first use and kept with the graph.
+// balanced order) is built from them the first time the kernel runs on the graph (copies that
+// wait for the stream: run a kernel once before capturing its stream into a CUDA graph) and kept
+// with the graph.
 #pragma once
 
 #include <HalideBuffer.h>
@@ -116,7 +118,9 @@ inline int upload(CudaLaunch &launch, const int32_t *data, size_t n, DeviceArray
     if (n == 0) data = &zero, n = 1;
     DeviceArray b(const_cast<int32_t *>(data), static_cast<int>(n));
     b.set_host_dirty();
-    const int rc = b.copy_to_device(halide_cuda_device_interface(), &launch);
+    int rc = b.copy_to_device(halide_cuda_device_interface(), &launch);
+    // The copy may be queued on launch.stream: wait for it, since the host memory is the caller's.
+    if (!rc) rc = halide_device_sync(&launch, b.raw_buffer());
     if (rc) {
         b.device_free(&launch);
         return fail(launch, rc, std::string("copying ") + what + " to the GPU failed: " + launch.error);
