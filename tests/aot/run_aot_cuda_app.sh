@@ -10,7 +10,7 @@ compile=$1
 halide_include=$2
 mode=${3:-check}
 here=$(cd "$(dirname "$0")" && pwd)
-if [[ $mode == gpu ]] && ! ls /dev/nvidia0 >/dev/null 2>&1; then
+if [[ $mode == gpu ]] && ! ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
     echo "[  SKIPPED ] no CUDA device"
     exit 0
 fi
