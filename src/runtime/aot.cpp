@@ -196,10 +196,9 @@ EmittedKernel emit_spmm_library(const SpmmKernelKey &key, const std::string &dir
     // runtime library (emit_cuda_runtime); CPU kernels each carry their own runtime.
     Halide::Target target = jit_target(key.device);
     if (cuda) target = target.with_feature(Halide::Target::UserContext).with_feature(Halide::Target::NoRuntime);
-    // Warp-shuffle lowering (nonzero lanes) needs 32-bit indexing: such a kernel returns a Halide
-    // error for buffers of 2^31 elements or more.
-    if (auto lanes = key.schedule.values.find("kNnzLanes"); lanes != key.schedule.values.end() && lanes->second > 1)
-        target = target.without_feature(Halide::Target::LargeBuffers);
+    // As in the JIT, schedules that need 32-bit indexing (warp shuffles) drop large_buffers: such a
+    // kernel returns a Halide error for buffers of 2^31 elements or more.
+    if (!a.large_buffers) target = target.without_feature(Halide::Target::LargeBuffers);
     try {
         p.compile_to_static_library(prefix + "_halide", a.arguments(), name + "_halide", target);
     } catch (const Halide::Error &e) {
