@@ -87,6 +87,18 @@ TEST(Features, GpuSpmmPointsAreFiniteAndDistinct) {
     }
 }
 
+TEST(Features, NnzLanesEnterThreadAndWorkMetrics) {
+    Problem p = gpu_problem(8);
+    const std::string base = "gpu_spmm{kMTile=4, kNTile=8, kNRegTile=1, kNnzTile=32, smemColIdx=0, kRowSplit=0, rowBalance=0";
+    auto without = candidate_features(p, true, ScheduleParams::parse(base + "}"));
+    auto one = candidate_features(p, true, ScheduleParams::parse(base + ", kNnzLanes=1}"));
+    auto four = candidate_features(p, true, ScheduleParams::parse(base + ", kNnzLanes=4}"));
+    EXPECT_EQ(without, one);  // models trained before the knob see the same vectors
+    EXPECT_FLOAT_EQ(at(four, "gpu_threads_per_block"), 4 * 8 * 4);
+    EXPECT_FLOAT_EQ(at(four, "gpu_threads_per_row"), 32);
+    EXPECT_FLOAT_EQ(at(four, "gpu_work_per_thread"), at(one, "gpu_work_per_thread") / 4);
+}
+
 TEST(Features, GpuSpmmMetricsFollowTheKnobs) {
     Problem p = gpu_problem(128);
     ScheduleParams a = ScheduleParams::parse(
