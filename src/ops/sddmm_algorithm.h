@@ -37,6 +37,9 @@ struct SddmmAlgorithm {
     /// Whether the kernel is compiled with 64-bit indexing (set before a schedule is applied;
     /// schedules that rely on Halide's warp-shuffle lowering need 32-bit indexing).
     bool large_buffers = true;
+    /// Set by schedules whose vector loads assume operand rows aligned to this many bytes (the
+    /// runtime checks the pointers; 0: element alignment).
+    int operand_alignment = 0;
 
     std::vector<Halide::Argument> arguments() const;
     bool uses_lhs() const { return gsparse::uses_lhs(spec.op); }

@@ -1,5 +1,8 @@
 #include "runtime/sddmm_kernel.h"
 
+#include <cstdint>
+#include <string>
+
 #include "core/error.h"
 #include "runtime/device_graph.h"
 #include "runtime/halide_buffers.h"
@@ -82,6 +85,10 @@ void SddmmKernel::run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs,
     if (algo_.reads_src()) params.set(algo_.src_idx, dev->src);
     if (algo_.reads_dst()) params.set(algo_.dst_idx, dev->dst);
     auto wrap = [&](const Tensor &t, const std::vector<int64_t> &extents, const char *name) {
+        const bool operand = std::string(name) != "out";
+        if (operand && algo_.operand_alignment && reinterpret_cast<uintptr_t>(t.data()) % algo_.operand_alignment)
+            fail<ShapeError>(name, " ", t.str(), " is not ", algo_.operand_alignment, "-byte aligned, which schedule ",
+                             key_.schedule.str(), " assumes for its vector loads");
         return wrap_device_buffer(halide_type(t.dtype()), t.data(), halide_sizes(extents, t.size(0)), target_, name);
     };
     std::vector<Halide::Buffer<>> wrapped;

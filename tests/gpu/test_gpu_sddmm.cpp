@@ -45,7 +45,9 @@ Tensor features(int64_t rows, std::vector<int64_t> feat, uint64_t seed, bool pos
     return positive ? test::random_tensor(feat, seed, DType::F32, 0.5, 2.0) : test::random_tensor(feat, seed);
 }
 
-ScheduleParams point(int64_t M, int64_t L) { return ScheduleParams{"gpu_sddmm", {{"kMTile", M}, {"kLaneWidth", L}}}; }
+ScheduleParams point(int64_t M, int64_t L, int64_t V = 1) {
+    return ScheduleParams{"gpu_sddmm", {{"kMTile", M}, {"kLaneWidth", L}, {"kVecWidth", V}}};
+}
 
 TEST_F(GpuSddmm, EveryOpAndTargetWithDefaultSchedule) {
     Graph g = test::random_graph(41, {.num_nodes = 200, .num_src = 170});  // bipartite: u and v differ
@@ -66,13 +68,13 @@ TEST_F(GpuSddmm, DotEveryLaneWidth) {
     Graph g = test::random_graph(42);
     const auto &def = sddmm_schedule("gpu_sddmm");
     SddmmSpec spec{BinaryOp::Dot, OperandTarget::Src, OperandTarget::Dst};
-    for (int64_t F : {1, 3, 8, 37, 128, 300}) {
+    for (int64_t F : {1, 3, 8, 36, 37, 128, 300}) {
         Tensor x = features(g.num_src(), {F}, 3), y = features(g.num_dst(), {F}, 4);
         Problem problem{plan_features(BinaryOp::Dot, {F}, {F}), g.stats()};
         int tried = 0;
         for (int64_t L : {1, 2, 4, 8, 16, 32})
-            for (int64_t threads : {32, 256}) {
-                ScheduleParams p = point(threads / L, L);
+            for (auto [threads, V] : {std::pair<int64_t, int64_t>{32, 1}, {256, 1}, {128, 2}, {256, 4}}) {
+                ScheduleParams p = point(threads / L, L, V);
                 if (def.invalid_reason(p, problem)) continue;
                 tried++;
                 EXPECT_TRUE(check(g, spec, x, y, &p)) << p.str() << " F=" << F;
@@ -101,9 +103,26 @@ TEST_F(GpuSddmm, SharedMemoryCombineUnderLargeBuffers) {
     }
 }
 
+TEST_F(GpuSddmm, MisalignedOperandsAreRefusedByVectorSchedules) {
+    Graph g = test::random_graph(45);
+    SddmmSpec spec{BinaryOp::Dot, OperandTarget::Src, OperandTarget::Dst};
+    Tensor x = features(g.num_src() + 1, {8}, 18), y = features(g.num_dst(), {8}, 19);
+    Tensor dx = to_device(x), dy = to_device(y);
+    // Rows 1.. of x: 32-byte rows starting 32 bytes in are aligned; 4 bytes in are not.
+    Tensor shifted = Tensor::wrap(static_cast<float *>(dx.data()) + 1, {g.num_src(), 8}, DType::F32, Device::CUDA);
+    Tensor out = device_empty({g.num_edges(), 1}, DType::F32);
+    ScheduleParams p = point(64, 2, 4);
+    try {
+        gsddmm_into(g, spec, shifted, dy, out, options(&p));
+        ADD_FAILURE() << "misaligned operand accepted";
+    } catch (const ShapeError &e) {
+        EXPECT_NE(std::string(e.what()).find("aligned"), std::string::npos) << e.what();
+    }
+}
+
 TEST_F(GpuSddmm, MultiHeadDotAndBroadcast) {
     Graph g = test::random_graph(44);
-    ScheduleParams p = point(64, 4);
+    ScheduleParams p = point(64, 4, 4);
     Tensor x = features(g.num_src(), {4, 16}, 7), y = features(g.num_dst(), {4, 16}, 8);
     EXPECT_TRUE(check(g, SddmmSpec{BinaryOp::Dot, OperandTarget::Src, OperandTarget::Dst}, x, y, &p));
     Tensor h = features(g.num_src(), {4, 8}, 9), w = features(g.num_edges(), {4, 1}, 10);

@@ -26,7 +26,9 @@ Stmt lower(const SddmmSpec &spec, const std::vector<int64_t> &lhs_feat, const st
     return ext::lowered_stmt(Halide::Pipeline(algo.out), algo.arguments(), jit_target(Device::CUDA, large_buffers));
 }
 
-ScheduleParams point(int M, int L) { return ScheduleParams{"gpu_sddmm", {{"kMTile", M}, {"kLaneWidth", L}}}; }
+ScheduleParams point(int M, int L, int V = 1) {
+    return ScheduleParams{"gpu_sddmm", {{"kMTile", M}, {"kLaneWidth", L}, {"kVecWidth", V}}};
+}
 
 const SddmmSpec kDot{BinaryOp::Dot, OperandTarget::Src, OperandTarget::Dst};
 
@@ -70,6 +72,24 @@ TEST(GpuSddmmIR, LargeBuffersCombineLanesInSharedMemory) {
         EXPECT_FALSE(b.under_thread_dependent_condition);
         EXPECT_FALSE(b.under_thread_dependent_loop);
     }
+}
+
+TEST(GpuSddmmIR, VectorWidthGivesVectorLoadsOfAlignedRows) {
+    for (int V : {2, 4}) {
+        Stmt s = lower(kDot, {64}, {64}, point(32, 8, V));
+        int vector_loads = 0;
+        for (const char *operand : {"lhs", "rhs"})
+            for (const auto &ld : ext::find_loads(s, operand)) {
+                EXPECT_EQ(ld.type.lanes(), V) << operand;
+                vector_loads += ld.type.lanes() == V;
+            }
+        EXPECT_EQ(vector_loads, 2) << "V=" << V;
+        // Each lane first adds its own V partials; only the L lanes' sums are shuffled.
+        EXPECT_GT(ext::count_calls(s, "*shfl*"), 0u);
+    }
+    // Large buffers keep scalar loads (the register form needs 32-bit indexing).
+    Stmt s = lower(kDot, {64}, {64}, point(32, 8, 4), /*large_buffers=*/true);
+    for (const auto &ld : ext::find_loads(s, "lhs")) EXPECT_EQ(ld.type.lanes(), 1);
 }
 
 TEST(GpuSddmmIR, OneLanePerEdgeNeedsNoShuffles) {
@@ -116,6 +136,7 @@ TEST(GpuSddmmIR, EveryValidPointCompilesToPTX) {
             ScheduleParams p = space.at(i);
             if (def.invalid_reason(p, problem)) continue;
             if (p.get("kMTile") * p.get("kLaneWidth") != 256 && p.get("kMTile") != 32) continue;  // keep CI short
+            if (p.get("kVecWidth") == 2) continue;
             for (bool large : {false, true}) {
                 if (large && p.get("kMTile") != 32) continue;
                 SddmmKernelKey key{c.spec, layout, DType::F32, p, Device::CUDA, large};
@@ -137,6 +158,10 @@ TEST(GpuSddmmIR, InvalidPointsAreRejectedWithAReason) {
     EXPECT_NE(why(point(48, 1)).find("power of two"), std::string::npos);
     EXPECT_NE(why(point(64, 3)).find("power of two"), std::string::npos);
     EXPECT_NE(why(point(2048, 1)).find("exceeds"), std::string::npos);
+    EXPECT_NE(why(point(32, 4, 4)).find("kLaneWidth * kVecWidth = 16"), std::string::npos);
+    EXPECT_NE(why(point(32, 1, 3)).find("kVecWidth must be"), std::string::npos);
+    Problem dot6{plan_features(BinaryOp::Dot, {6}, {6}), {}};
+    EXPECT_NE(def.invalid_reason(point(32, 1, 4), dot6).value_or("").find("does not divide"), std::string::npos);
     Problem add4{plan_features(BinaryOp::Add, {4}, {4}), {}};
     EXPECT_NE(def.invalid_reason(point(32, 8), add4).value_or("").find("innermost feature extent 4"),
               std::string::npos);
