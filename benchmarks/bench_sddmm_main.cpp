@@ -18,7 +18,7 @@
 // cuSPARSE is timed. The JSON and markdown outputs are rewritten after every case.
 //
 // Schedule points: --schedules FILE (the format of gsparse-bench-spmm, benchmarks/README.md), or the
-// built-in grid: gpu_sddmm{kLaneWidth = L, kMTile = T / L} for L in 1..32 and T (threads per block) in
+// built-in grid: gpu_sddmm{kLaneWidth = L, kVecWidth = V in {1, 4}, kMTile = T / L} for L in 1..32 and T (threads per block) in
 // --grid-threads (with 256 among them it contains gsparse's expert default). --max-feats-per-lane N (0: off) leaves out built-in grid points with
 // more than N features per lane (ceil(F / L) > N); they are listed in the record's "pruned_points".
 //
@@ -90,6 +90,8 @@ struct Args {
 };
 
 const int64_t kLaneWidths[] = {1, 2, 4, 8, 16, 32};
+/// Vector widths of the built-in grid (gpu_sddmm also has 2).
+const int64_t kVecWidths[] = {1, 4};
 
 /// A schedule point of the built-in grid, or one from a file (never pruned).
 struct Point {
@@ -102,17 +104,18 @@ std::vector<Point> builtin_grid(const std::vector<int64_t> &threads) {
     // this grid whenever 256 is among the thread counts, so every winner has a known lane width.
     std::vector<Point> pts;
     for (int64_t t : threads)
-        for (int64_t lanes : kLaneWidths) {
-            if (t % lanes != 0) continue;
-            Point p;
-            p.grid = true;
-            ScheduleParams s;
-            s.schedule = "gpu_sddmm";
-            s.values = {{"kMTile", t / lanes}, {"kLaneWidth", lanes}};
-            p.sp.params = s;
-            p.sp.label = "L" + std::to_string(lanes) + " T" + std::to_string(t);
-            pts.push_back(p);
-        }
+        for (int64_t lanes : kLaneWidths)
+            for (int64_t vec : kVecWidths) {
+                if (t % lanes != 0) continue;
+                Point p;
+                p.grid = true;
+                ScheduleParams s;
+                s.schedule = "gpu_sddmm";
+                s.values = {{"kMTile", t / lanes}, {"kLaneWidth", lanes}, {"kVecWidth", vec}};
+                p.sp.params = s;
+                p.sp.label = "L" + std::to_string(lanes) + " V" + std::to_string(vec) + " T" + std::to_string(t);
+                pts.push_back(p);
+            }
     return pts;
 }
 

@@ -144,7 +144,8 @@ def write_markdown(path, title, sub, groups, copy_bw):
             rate = gs_e.get("compulsory_bytes_per_s") if gs_e else None
             pct = f"{100 * rate / copy_bw:.0f}%" if copy_bw and isinstance(rate, (int, float)) else "—"
             L.append(
-                f"| {c.get('F')} | {base.f_ms(gs[0]) if gs else '—'} | {knob(gs_e, 'kLaneWidth') or '—'} | "
+                f"| {c.get('F')} | {base.f_ms(gs[0]) if gs else '—'} | {knob(gs_e, 'kLaneWidth') or '—'}"
+                f"{' x ' + str(knob(gs_e, 'kVecWidth')) if knob(gs_e, 'kVecWidth') else ''} | "
                 f"{knob(gs_e, 'kMTile') or '—'} | {base.f_ms(cs[0]) if cs else '—'} | "
                 f"{base.f_ms(p['sampled_addmm'][0]) if 'sampled_addmm' in p else '—'} | "
                 f"{base.f_ms(p['gather'][0]) if 'gather' in p else '—'} | "
@@ -183,7 +184,7 @@ def write_markdown(path, title, sub, groups, copy_bw):
     # Lane width chosen per F.
     feats = sorted({int(c.get("F", 0)) for cases in groups.values() for c in cases})
     L += ["## Lane width chosen per F", "",
-          "kLaneWidth / threads per block (kMTile x kLaneWidth) of the fastest checked gsparse point.", "",
+          "kLaneWidth x kVecWidth / threads per block (kMTile x kLaneWidth) of the fastest checked gsparse point.", "",
           "| graph | order | op | " + " | ".join(f"F={f}" for f in feats) + " |",
           "|---|---|---|" + "---:|" * len(feats)]
     for (graph, order, scale, op), cases in groups.items():
@@ -191,7 +192,9 @@ def write_markdown(path, title, sub, groups, copy_bw):
         for c in cases:
             gs = pick(c).get("gsparse")
             lanes, tile = knob(gs[1], "kLaneWidth") if gs else None, knob(gs[1], "kMTile") if gs else None
-            cells[int(c.get("F", 0))] = f"{lanes} / {lanes * tile}" if lanes and tile else ("default" if gs else "—")
+            vec = knob(gs[1], "kVecWidth") if gs else None
+            cells[int(c.get("F", 0))] = (f"{lanes}x{vec or 1} / {lanes * tile}" if lanes and tile
+                                          else ("default" if gs else "—"))
         L.append(f"| {graph} | {order} | {op} | " + " | ".join(cells.get(f, "") for f in feats) + " |")
     L.append("")
 
