@@ -129,6 +129,18 @@ void apply(SddmmAlgorithm &a, const ScheduleParams &s) {
     RVar ro("ro"), ri("ri"), rl("rl"), rv("rv");
     Var u("u"), ul("ul"), uv("uv"), lane("lane");
     Func partial = a.dot.update().split(a.r.x, ro, ri, L * V, TailStrategy::GuardWithIf).rfactor(ri, u);
+    if (L == 1) {
+        // One lane per edge: the V partials are the thread's own vector register.
+        partial.compute_at(a.out, el).store_in(MemoryType::Register).bound_extent(a.e, 1).vectorize(u);
+        for (const Var &fv : a.f) partial.bound_extent(fv, 1);
+        partial.update().reorder(u, ro).vectorize(u);
+        if (!a.large_buffers) {
+            a.operand_alignment = V * a.lhs.type().bytes();
+            a.lhs.set_host_alignment(a.operand_alignment);
+            a.rhs.set_host_alignment(a.operand_alignment);
+        }
+        return;
+    }
     // With vectors, each lane first adds up its own V partials (a register access, no shuffle).
     Func lanes = V > 1 ? a.dot.update().split(ri, rl, rv, V).rfactor(rl, lane) : partial;
     auto per_edge = [&](Func f) {

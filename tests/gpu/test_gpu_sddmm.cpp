@@ -57,9 +57,14 @@ TEST_F(GpuSddmm, EveryOpAndTargetWithDefaultSchedule) {
                 for (OperandTarget rt : kTargets) {
                     if (lt == rt && op != BinaryOp::Dot) continue;
                     SddmmSpec spec{op, lt, rt};
+                    SCOPED_TRACE(spec.name() + " F=" + std::to_string(F));
                     Tensor x = features(rows(g, lt), {F}, 1);
                     Tensor y = features(rows(g, rt), {F}, 2, op == BinaryOp::Div);
-                    EXPECT_TRUE(check(g, spec, x, y, nullptr)) << spec.name() << " F=" << F;
+                    try {
+                        EXPECT_TRUE(check(g, spec, x, y, nullptr));
+                    } catch (const std::exception &e) {
+                        ADD_FAILURE() << e.what();
+                    }
                 }
 }
 

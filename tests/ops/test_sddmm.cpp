@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "api/gsparse.h"
+#include "ops/reference.h"
 #include "schedules/schedule.h"
 #include "support/compare.h"
 #include "support/random_graph.h"
@@ -76,6 +77,19 @@ TEST(Sddmm, DotOutputShapeEndsInOne) {
     Tensor h = test::random_tensor({g.num_src(), 8, 16}, 10);
     Tensor out = gsddmm(g, "dot", h, h, "u", "v");
     EXPECT_EQ(out.shape(), (std::vector<int64_t>{g.num_edges(), 8, 1}));
+}
+
+TEST(Sddmm, UnusedOperandMayBeUndefined) {
+    Graph g = test::random_graph(11);
+    Tensor x = test::random_tensor({g.num_src(), 5}, 12);
+    Tensor out = Tensor::empty({g.num_edges(), 5}, DType::F32);
+    gsddmm_into(g, SddmmSpec{BinaryOp::CopyLhs, OperandTarget::Src, OperandTarget::Dst}, x, Tensor(), out);
+    EXPECT_TRUE(test::matches_reference(out, reference_sddmm(g, SddmmSpec{BinaryOp::CopyLhs, OperandTarget::Src,
+                                                                           OperandTarget::Dst}, x, x), 0.0, 0.0));
+    Tensor y = test::random_tensor({g.num_edges(), 5}, 13);
+    gsddmm_into(g, SddmmSpec{BinaryOp::CopyRhs, OperandTarget::Src, OperandTarget::Edge}, Tensor(), y, out);
+    EXPECT_TRUE(test::matches_reference(out, reference_sddmm(g, SddmmSpec{BinaryOp::CopyRhs, OperandTarget::Src,
+                                                                           OperandTarget::Edge}, y, y), 0.0, 0.0));
 }
 
 TEST(Sddmm, EveryCpuSchedulePointMatches) {

@@ -87,6 +87,10 @@ TEST(GpuSddmmIR, VectorWidthGivesVectorLoadsOfAlignedRows) {
         // Each lane first adds its own V partials; only the L lanes' sums are shuffled.
         EXPECT_GT(ext::count_calls(s, "*shfl*"), 0u);
     }
+    // One lane per edge: the thread's own vector, no shuffles.
+    Stmt one = lower(kDot, {64}, {64}, point(128, 1, 4));
+    for (const auto &ld : ext::find_loads(one, "lhs")) EXPECT_EQ(ld.type.lanes(), 4);
+    EXPECT_EQ(ext::count_calls(one, "*shfl*"), 0u);
     // Large buffers keep scalar loads (the register form needs 32-bit indexing).
     Stmt s = lower(kDot, {64}, {64}, point(32, 8, 4), /*large_buffers=*/true);
     for (const auto &ld : ext::find_loads(s, "lhs")) EXPECT_EQ(ld.type.lanes(), 1);
