@@ -60,13 +60,16 @@ SddmmAlgorithm build_sddmm_algorithm(const SddmmSpec &spec, const FeatureLayout 
     dense(a.lhs, layout.lhs_extents());
     dense(a.rhs, layout.rhs_extents());
 
+    // Edge-indexed operands are read at min(e, num_edges - 1): schedules may compute an edge's
+    // partial results for the padding edges of the last block (their stores are guarded).
+    Expr edge = min(a.e, a.num_edges - 1);
     auto row_of = [&](OperandTarget target) -> Expr {
         switch (target) {
         case OperandTarget::Src: return a.src_idx(a.e);
         case OperandTarget::Dst: return a.dst_idx(a.e);
-        case OperandTarget::Edge: return a.e;
+        case OperandTarget::Edge: return edge;
         }
-        return a.e;
+        return edge;
     };
     auto operand = [&](ImageParam &p, const std::vector<bool> &varies, OperandTarget target, const Expr &red) {
         std::vector<Expr> args;
