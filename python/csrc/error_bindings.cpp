@@ -35,7 +35,8 @@ void bind_errors(py::module_ &m) {
     schedule = value_error("ScheduleError");
     py::tuple kernel_bases = py::make_tuple(py::handle(base));
     kernel = new_error_class(m, "KernelError", kernel_bases.ptr());
-    py::register_exception_translator([](std::exception_ptr p) {
+    // Module-local: consulted before (and never shared with) other modules' translators.
+    py::register_local_exception_translator([](std::exception_ptr p) {
         try {
             if (p) std::rethrow_exception(p);
         } catch (const GraphError &e) {
