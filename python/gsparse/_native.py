@@ -4,15 +4,6 @@ common device before anything runs."""
 
 import torch
 
-import os as _os
-import sys as _sys
-
-# The native module links Halide, which links its own LLVM. A PyTorch build that exports LLVM symbols
-# of another version into the global scope would otherwise satisfy Halide's references with those:
-# RTLD_DEEPBIND makes the module and its libraries look up symbols in their own dependencies first.
-_flags = _sys.getdlopenflags()
-if hasattr(_os, "RTLD_DEEPBIND"):
-    _sys.setdlopenflags(_os.RTLD_NOW | _os.RTLD_LOCAL | _os.RTLD_DEEPBIND)
 try:
     from . import _C
 except ImportError as e:  # pragma: no cover - depends on the build
@@ -20,8 +11,6 @@ except ImportError as e:  # pragma: no cover - depends on the build
         "gsparse's native module gsparse._C was not found: build it with CMake (target "
         "gsparse_python) and put <build>/python on PYTHONPATH next to the package sources"
     ) from e
-finally:
-    _sys.setdlopenflags(_flags)
 
 Error = _C.Error
 GraphError = _C.GraphError
