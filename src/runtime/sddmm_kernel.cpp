@@ -13,7 +13,9 @@
 namespace gsparse {
 
 std::string SddmmKernelKey::str() const {
-    return std::string("sddmm/") + spec.name() + "/" + layout.key() + "/" + dtype_name(dtype) + "/" +
+    // The op and both targets: copy_lhs on u and copy_rhs on u share the DGL name copy_u.
+    return std::string("sddmm/") + binary_op_name(spec.op) + "_" + target_name(spec.lhs) + "_" +
+           target_name(spec.rhs) + "/" + layout.key() + "/" + dtype_name(dtype) + "/" +
            schedule.str() + "/" + device_name(device) +
            (large_buffers ? "" : "/i32");
 }

@@ -79,6 +79,18 @@ TEST(Sddmm, DotOutputShapeEndsInOne) {
     EXPECT_EQ(out.shape(), (std::vector<int64_t>{g.num_edges(), 8, 1}));
 }
 
+TEST(Sddmm, CopyOfEitherOperandOnTheSameTargetAreDistinctKernels) {
+    // copy_lhs and copy_rhs on u share the DGL name copy_u; at F = 1 their layouts coincide too.
+    Graph g = test::random_graph(14);
+    Tensor x = test::random_tensor({g.num_src(), 1}, 15), y = test::random_tensor({g.num_src(), 1}, 16);
+    Tensor out = Tensor::empty({g.num_edges(), 1}, DType::F32);
+    for (BinaryOp op : {BinaryOp::CopyLhs, BinaryOp::CopyRhs}) {
+        SddmmSpec spec{op, OperandTarget::Src, OperandTarget::Src};
+        gsddmm_into(g, spec, x, y, out);
+        EXPECT_TRUE(test::matches_reference(out, reference_sddmm(g, spec, x, y), 0.0, 0.0)) << binary_op_name(op);
+    }
+}
+
 TEST(Sddmm, UnusedOperandMayBeUndefined) {
     for (int64_t F : {1, 5}) {
     Graph g = test::random_graph(11);
