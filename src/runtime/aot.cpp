@@ -1,3 +1,6 @@
+// Ahead-of-time emission (runtime/aot.h): compiles a scheduled pipeline with Halide's AOT compiler
+// and writes the typed wrapper header of g-SpMM CPU kernels; g-SDDMM wrappers are in aot_sddmm.cpp,
+// CUDA wrappers in aot_cuda.cpp.
 #include "runtime/aot.h"
 
 #include <unistd.h>
@@ -13,6 +16,7 @@
 #include "halide_ext/block_uniform_loop.h"
 #include "ops/spmm_algorithm.h"
 #include "runtime/aot_cuda.h"
+#include "runtime/aot_sddmm.h"
 #include "runtime/target.h"
 #include "schedules/schedule.h"
 
@@ -38,9 +42,7 @@ std::string wrapper_source(const SpmmKernelKey &key, const SpmmAlgorithm &a, con
       << "#pragma once\n\n#include <HalideBuffer.h>\n\n#include <cstdint>\n#include <vector>\n\n#include \"" << name
       << "_halide.h\"\n\n"
       << "namespace gsparse_kernels {\n\n"
-      << "#ifndef GSPARSE_KERNEL_ERROR_CODES\n#define GSPARSE_KERNEL_ERROR_CODES\n"
-      << "/// Return codes of emitted kernels (Halide's own error codes are other negative values).\n"
-      << "enum : int { kOk = 0, kNullPointer = -10001, kBadShape = -10002, kBadGraph = -10003, kBadContext = -10004 };\n#endif\n\n"
+      << kKernelErrorCodes
       << "/// edge_ids may be null when edge ids are the CSR positions; lhs/rhs may be null when the op\n"
       << "/// does not read them. With validate, row_ptr and every index are checked first (O(nnz)).\n"
       << "inline int " << name << "(int32_t num_dst, int32_t num_src, int32_t nnz, const int32_t *row_ptr,\n"
@@ -168,14 +170,58 @@ void write_shared_file(const std::string &path, const std::string &text) {
     }
 }
 
-}  // namespace
-
-EmittedKernel emit_spmm_library(const SpmmKernelKey &key, const std::string &dir, const std::string &name) {
+/// Throws Error unless name is a C identifier.
+void check_name(const std::string &name) {
     if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_'))
         fail<Error>("kernel name '", name, "' is not a C identifier");
     for (char c : name)
         if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_'))
             fail<Error>("kernel name '", name, "' is not a C identifier");
+}
+
+/// Compiles p into <dir>/<name>_halide.{a,h} for device. CUDA kernels take the application's
+/// context and stream through user_context and share one runtime library (emit_cuda_runtime); CPU
+/// kernels each carry their own runtime. Without large_buffers the kernel indexes with 32 bits.
+void compile_kernel(Halide::Pipeline &p, const std::vector<Halide::Argument> &args, Device device, bool large_buffers,
+                    const std::string &what, const std::string &dir, const std::string &name) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) fail<Error>("cannot create ", dir, ": ", ec.message());
+    Halide::Target target = jit_target(device);
+    if (device == Device::CUDA)
+        target = target.with_feature(Halide::Target::UserContext).with_feature(Halide::Target::NoRuntime);
+    if (!large_buffers) target = target.without_feature(Halide::Target::LargeBuffers);
+    try {
+        p.compile_to_static_library(dir + "/" + name + "_halide", args, name + "_halide", target);
+    } catch (const Halide::Error &e) {
+        fail<KernelError>("compiling ", what, " ahead of time failed: ", e.what());
+    }
+}
+
+/// Writes the wrapper header and the folder's shared files; returns what was emitted.
+EmittedKernel finish_kernel(Device device, const std::string &wrapper, const std::string &dir, const std::string &name) {
+    EmittedKernel k;
+    k.name = name;
+    const std::string prefix = dir + "/" + name;
+    k.library = prefix + "_halide.a";
+    k.halide_header = prefix + "_halide.h";
+    k.wrapper_header = prefix + ".h";
+    std::ofstream h(k.wrapper_header);
+    if (!h) fail<Error>("cannot write ", k.wrapper_header);
+    h << wrapper;
+    if (!h) fail<Error>("writing ", k.wrapper_header, " failed");
+    write_shared_file(dir + "/gsparse_dispatch.h", kDispatchHeader);
+    if (device == Device::CUDA) {
+        write_shared_file(dir + "/gsparse_cuda.h", kCudaSupportHeader);
+        k.runtime = emit_cuda_runtime(jit_target(Device::CUDA).with_feature(Halide::Target::UserContext), dir);
+    }
+    return k;
+}
+
+}  // namespace
+
+EmittedKernel emit_spmm_library(const SpmmKernelKey &key, const std::string &dir, const std::string &name) {
+    check_name(name);
     const SpmmScheduleDef &def = spmm_schedule(key.schedule.schedule);
     if (def.device != key.device)
         fail<ScheduleError>("schedule ", def.name, " is for ", device_name(def.device), ", not ", device_name(key.device));
@@ -183,27 +229,11 @@ EmittedKernel emit_spmm_library(const SpmmKernelKey &key, const std::string &dir
     SpmmAlgorithm a = build_spmm_algorithm(key.spec, key.layout, key.dtype, key.identity_edge_ids);
     def.apply(a, key.schedule);
 
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) fail<Error>("cannot create ", dir, ": ", ec.message());
-    EmittedKernel k;
-    k.name = name;
-    const std::string prefix = dir + "/" + name;
     Halide::Pipeline p(a.out);
     for (const auto &pass : a.lowering_passes) p.add_custom_lowering_pass(pass.get(), nullptr);
-    const bool cuda = key.device == Device::CUDA;
-    // CUDA kernels take the application's context and stream through user_context and share one
-    // runtime library (emit_cuda_runtime); CPU kernels each carry their own runtime.
-    Halide::Target target = jit_target(key.device);
-    if (cuda) target = target.with_feature(Halide::Target::UserContext).with_feature(Halide::Target::NoRuntime);
     // As in the JIT, schedules that need 32-bit indexing (warp shuffles) drop large_buffers: such a
     // kernel returns a Halide error for buffers of 2^31 elements or more.
-    if (!a.large_buffers) target = target.without_feature(Halide::Target::LargeBuffers);
-    try {
-        p.compile_to_static_library(prefix + "_halide", a.arguments(), name + "_halide", target);
-    } catch (const Halide::Error &e) {
-        fail<KernelError>("compiling ", key.str(), " ahead of time failed: ", e.what());
-    }
+    compile_kernel(p, a.arguments(), key.device, a.large_buffers, key.str(), dir, name);
     // As in the JIT: a lowering pass of the schedule that matched nothing is a compiler error.
     for (const auto &pass : a.lowering_passes) {
         if (auto *uniform = dynamic_cast<const ext::BlockUniformLoop *>(pass.get()); uniform && uniform->rewritten() == 0)
@@ -211,19 +241,28 @@ EmittedKernel emit_spmm_library(const SpmmKernelKey &key, const std::string &dir
         if (auto *bind = dynamic_cast<const ext::BindBufferStores *>(pass.get()); bind && bind->rewritten() == 0)
             fail<KernelError>("compiling ", key.str(), ": bind_buffer found no output store to remap");
     }
-    k.library = prefix + "_halide.a";
-    k.halide_header = prefix + "_halide.h";
-    k.wrapper_header = prefix + ".h";
-    std::ofstream h(k.wrapper_header);
-    if (!h) fail<Error>("cannot write ", k.wrapper_header);
-    h << (cuda ? cuda_wrapper_source(key, a, name) : wrapper_source(key, a, name));
-    if (!h) fail<Error>("writing ", k.wrapper_header, " failed");
-    write_shared_file(dir + "/gsparse_dispatch.h", kDispatchHeader);
-    if (cuda) {
-        write_shared_file(dir + "/gsparse_cuda.h", kCudaSupportHeader);
-        k.runtime = emit_cuda_runtime(jit_target(Device::CUDA).with_feature(Halide::Target::UserContext), dir);
-    }
-    return k;
+    const bool cuda = key.device == Device::CUDA;
+    return finish_kernel(key.device, cuda ? cuda_wrapper_source(key, a, name) : wrapper_source(key, a, name), dir, name);
+}
+
+EmittedKernel emit_sddmm_library(const SddmmKernelKey &key_in, const std::string &dir, const std::string &name) {
+    check_name(name);
+    SddmmKernelKey key = key_in;
+    // 32-bit indexing, as the JIT compiles calls on tensors under 2^31 elements; the entry point
+    // refuses larger tensors.
+    key.large_buffers = false;
+    const SddmmScheduleDef &def = sddmm_schedule(key.schedule.schedule);
+    if (def.device != key.device)
+        fail<ScheduleError>("schedule ", def.name, " is for ", device_name(def.device), ", not ", device_name(key.device));
+    check_schedule(def, key.schedule, Problem{key.layout, {}});
+    SddmmAlgorithm a = build_sddmm_algorithm(key.spec, key.layout, key.dtype);
+    a.large_buffers = false;  // before the schedule: gpu_sddmm picks its register form from it
+    def.apply(a, key.schedule);
+    Halide::Pipeline p(a.out);
+    compile_kernel(p, a.arguments(), key.device, false, key.str(), dir, name);
+    const bool cuda = key.device == Device::CUDA;
+    return finish_kernel(key.device, cuda ? cuda_sddmm_wrapper_source(key, a, name) : sddmm_wrapper_source(key, a, name),
+                         dir, name);
 }
 
 }  // namespace gsparse

@@ -1,4 +1,4 @@
-// gsparse_cuda.h: support code of g-SpMM kernels emitted by gsparse for the CUDA target. gsparse
+// gsparse_cuda.h: support code of g-SpMM and g-SDDMM kernels emitted by gsparse for the CUDA target. gsparse
 // writes this file next to the kernels it emits (its source is src/runtime/emitted/gsparse_cuda.h).
 //
 //   gsparse_kernels::CudaLaunch launch{ctx, stream};     // the application's CUcontext and CUstream
@@ -6,6 +6,9 @@
 //   int rc = graph.prepare(launch, num_dst, num_src, nnz, row_ptr, col_idx);   // host arrays
 //   rc = gsparse_kernels::my_kernel(launch, graph, x, w, z);                    // device pointers
 //   if (rc) fprintf(stderr, "%s\n", launch.error.c_str());
+//   gsparse_kernels::CudaCoo coo;                         // g-SDDMM: a COO graph in edge-id order
+//   rc = coo.prepare(launch, num_edges, num_src, num_dst, src_idx, dst_idx);   // host arrays
+//   rc = gsparse_kernels::my_sddmm(launch, coo, h, h, scores);                  // device pointers
 //
 // Kernels run in the CUcontext and on the CUstream of the CudaLaunch they are given: the Halide
 // runtime's CUDA context, stream and error hooks are replaced once per process (the first time a
@@ -37,7 +40,8 @@ namespace gsparse_kernels {
 #ifndef GSPARSE_KERNEL_ERROR_CODES
 #define GSPARSE_KERNEL_ERROR_CODES
 /// Return codes of emitted kernels (Halide's own error codes are other negative values).
-enum : int { kOk = 0, kNullPointer = -10001, kBadShape = -10002, kBadGraph = -10003, kBadContext = -10004 };
+enum : int { kOk = 0, kNullPointer = -10001, kBadShape = -10002, kBadGraph = -10003, kBadContext = -10004,
+             kBadAlignment = -10005 };
 #endif
 
 /// Where a kernel runs: a CUcontext (required) and a CUstream of it (null: the context's default
@@ -305,6 +309,79 @@ private:
     std::mutex mu_;
     int32_t num_dst_ = 0, num_src_ = 0, nnz_ = 0, max_degree_ = 0;
     bool identity_edge_ids_ = true;
+};
+
+/// A COO graph in edge-id order (edge e: src_idx[e] -> dst_idx[e]) on the device of one CUDA
+/// context, for emitted g-SDDMM kernels. The device copies are padded with edges 0 -> 0 to a
+/// multiple of kEdgePad: a kernel's last block of edges reads index entries past the last edge
+/// (its stores there are guarded). Not copyable; frees its device memory when destroyed (the context
+/// must still exist then) or on release().
+class CudaCoo {
+public:
+    /// The largest edge tile of an emitted g-SDDMM kernel.
+    static constexpr int64_t kEdgePad = 1024;
+
+    CudaCoo() = default;
+    CudaCoo(const CudaCoo &) = delete;
+    CudaCoo &operator=(const CudaCoo &) = delete;
+    ~CudaCoo() { release(); }
+
+    /// Checks the host arrays (every id in range) and copies them, padded, to the device of
+    /// launch.context. Returns kOk, kNullPointer, kBadShape, kBadGraph (with launch.error saying why;
+    /// no CUDA call is made then) or a Halide error code. The host arrays can be reused after it returns.
+    int prepare(CudaLaunch &launch, int32_t num_edges, int32_t num_src, int32_t num_dst, const int32_t *src_idx,
+                const int32_t *dst_idx) {
+        launch.error.clear();
+        if (!launch.context) return detail::fail(launch, kNullPointer, "launch.context is null (pass the application's CUcontext)");
+        if (num_edges < 0 || num_src < 0 || num_dst < 0)
+            return detail::fail(launch, kBadShape, "negative size: num_edges = " + std::to_string(num_edges) +
+                                                       ", num_src = " + std::to_string(num_src) +
+                                                       ", num_dst = " + std::to_string(num_dst));
+        if (num_edges > 0 && (!src_idx || !dst_idx))
+            return detail::fail(launch, kNullPointer, src_idx ? "dst_idx is null" : "src_idx is null");
+        for (int32_t e = 0; e < num_edges; e++) {
+            if (src_idx[e] < 0 || src_idx[e] >= num_src)
+                return detail::fail(launch, kBadGraph, "src_idx[" + std::to_string(e) + "] = " + std::to_string(src_idx[e]) +
+                                                           " is not a source node in [0, " + std::to_string(num_src) + ")");
+            if (dst_idx[e] < 0 || dst_idx[e] >= num_dst)
+                return detail::fail(launch, kBadGraph, "dst_idx[" + std::to_string(e) + "] = " + std::to_string(dst_idx[e]) +
+                                                           " is not a destination node in [0, " + std::to_string(num_dst) + ")");
+        }
+        release();
+        detail::install_hooks();
+        const size_t padded = static_cast<size_t>((num_edges + kEdgePad - 1) / kEdgePad * kEdgePad);
+        std::vector<int32_t> host(padded, 0);
+        if (num_edges > 0) std::copy(src_idx, src_idx + num_edges, host.begin());
+        if (int rc = detail::upload(launch, host.data(), host.size(), src_, "src_idx")) return rc;
+        if (num_edges > 0) std::copy(dst_idx, dst_idx + num_edges, host.begin());
+        if (int rc = detail::upload(launch, host.data(), host.size(), dst_, "dst_idx")) {
+            detail::free_array(launch.context, src_);
+            return rc;
+        }
+        context_ = launch.context;
+        num_edges_ = num_edges, num_src_ = num_src, num_dst_ = num_dst;
+        return kOk;
+    }
+
+    /// Frees the device arrays (in the context they were prepared in); the graph is then unprepared.
+    void release() {
+        detail::free_array(context_, src_);
+        detail::free_array(context_, dst_);
+        context_ = nullptr;
+    }
+
+    bool prepared() const { return context_ != nullptr; }
+    void *context() const { return context_; }
+    int32_t num_edges() const { return num_edges_; }
+    int32_t num_src() const { return num_src_; }
+    int32_t num_dst() const { return num_dst_; }
+    halide_buffer_t *src_buffer() { return src_.raw_buffer(); }
+    halide_buffer_t *dst_buffer() { return dst_.raw_buffer(); }
+
+private:
+    void *context_ = nullptr;
+    detail::DeviceArray src_, dst_;
+    int32_t num_edges_ = 0, num_src_ = 0, num_dst_ = 0;
 };
 
 namespace detail {
