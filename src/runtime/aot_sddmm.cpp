@@ -160,6 +160,11 @@ std::string cuda_sddmm_wrapper_source(const SddmmKernelKey &key, const SddmmAlgo
           << " is null (the op reads " << target_words(o.target) << " features)\");\n";
     if (!a.uses_lhs()) h << "    (void)lhs;\n";
     if (!a.uses_rhs()) h << "    (void)rhs;\n";
+    if (a.operand_alignment)
+        for (const Operand &o : ops)
+            h << "    if (reinterpret_cast<uintptr_t>(" << o.name << ") % " << a.operand_alignment << ")\n"
+              << "        return detail::fail(launch, kBadAlignment, \"" << o.name << " is not " << a.operand_alignment
+              << "-byte aligned, which this kernel's vector loads need\");\n";
     h << "    if (!graph.prepared()) return detail::fail(launch, kBadGraph, \"the graph is not prepared (CudaCoo::prepare)\");\n"
       << "    if (graph.context() != launch.context)\n"
       << "        return detail::fail(launch, kBadContext, \"the graph was prepared in another CUDA context\");\n"
@@ -171,11 +176,6 @@ std::string cuda_sddmm_wrapper_source(const SddmmKernelKey &key, const SddmmAlgo
     };
     for (const Operand &o : ops) size_check(o.name, o.rows, product(o.extents));
     size_check("out", "graph.num_edges()", key.layout.out_len());
-    if (a.operand_alignment)
-        for (const Operand &o : ops)
-            h << "    if (reinterpret_cast<uintptr_t>(" << o.name << ") % " << a.operand_alignment << ")\n"
-              << "        return detail::fail(launch, kBadAlignment, \"" << o.name << " is not " << a.operand_alignment
-              << "-byte aligned, which this kernel's vector loads need\");\n";
     h << "    if (graph.num_edges() == 0) return kOk;\n";
     if (key.schedule.schedule == "gpu_sddmm")
         h << "    static_assert(CudaCoo::kEdgePad % " << key.schedule.get("kMTile")
