@@ -116,7 +116,7 @@ int main(int argc, char **argv) {
     app.add_option("--seed", a.seed, "seed of the search");
     app.add_option("--target", a.target, "device to tune for")->check(CLI::IsMember({"cpu", "cuda"}));
     app.add_option("--json", a.json_out, "write the full result as JSON to this file");
-    app.add_option("--emit-lib", a.emit_dir, "write the best g-SpMM kernel (for --target) as a static library and "
+    app.add_option("--emit-lib", a.emit_dir, "write the best kernel (g-SpMM or g-SDDMM, for --target) as a static library and "
                                              "headers into this folder (see docs/aot.md)");
     app.add_option("--emit-name", a.emit_name, "name of the emitted kernel (a C identifier)");
     app.add_flag("--quiet", a.quiet, "no progress bar");
@@ -179,20 +179,30 @@ int main(int argc, char **argv) {
                 records.push_back(rec);
             };
         }
-        if (!a.emit_dir.empty() && p.kind != OpKind::Spmm) fail<Error>("--emit-lib writes g-SpMM kernels only");
         if (!a.emit_dir.empty() && !std::regex_match(a.emit_name, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
             fail<Error>("--emit-name '", a.emit_name, "' is not a C identifier");
         TuneResult r = tune(p, opt);
         if (!records.empty()) append_records(a.records_file, records);
         print_summary(r);
         if (!a.emit_dir.empty()) {
-            SpmmKernelKey key;
-            key.spec = p.spmm;
-            key.layout = p.layout;
-            key.identity_edge_ids = spmm_identity_edge_ids(p.spmm, p.graph);
-            key.device = p.device;
-            key.schedule = r.best.schedule;
-            EmittedKernel k = emit_spmm_library(key, a.emit_dir, a.emit_name);
+            EmittedKernel k;
+            if (p.kind == OpKind::Sddmm) {
+                SddmmKernelKey key;
+                key.spec = p.sddmm;
+                key.layout = p.layout;
+                key.device = p.device;
+                key.schedule = r.best.schedule;
+                key.large_buffers = false;
+                k = emit_sddmm_library(key, a.emit_dir, a.emit_name);
+            } else {
+                SpmmKernelKey key;
+                key.spec = p.spmm;
+                key.layout = p.layout;
+                key.identity_edge_ids = spmm_identity_edge_ids(p.spmm, p.graph);
+                key.device = p.device;
+                key.schedule = r.best.schedule;
+                k = emit_spmm_library(key, a.emit_dir, a.emit_name);
+            }
             std::printf("emitted       %s, %s (gsparse_kernels::%s)\n", k.library.c_str(), k.wrapper_header.c_str(),
                         k.name.c_str());
         }

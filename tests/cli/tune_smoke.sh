@@ -33,8 +33,12 @@ PY
 fresh=$("$tune" --dataset ogbn-products --scale 0.001 --feat 16 --runs 2 --quiet --cache "$cache" --no-cache)
 grep -q "search        genetic" <<<"$fresh"
 out=$("$tune" --dataset reddit --scale 0.002 --op sddmm --binary dot --feat 33 --mode random --budget 2 --runs 1 \
-      --quiet --cache "$cache")
+      --quiet --cache "$cache" --emit-lib "$dir/sddmm_lib" --emit-name tuned_sddmm)
 grep -q "best schedule cpu_sddmm{" <<<"$out"
+# ... emitted as a g-SDDMM library whose entry point takes COO arrays.
+grep -q "emitted .*tuned_sddmm" <<<"$out"
+grep -q "const int32_t \*src_idx" "$dir/sddmm_lib/tuned_sddmm.h"
+test -s "$dir/sddmm_lib/tuned_sddmm_halide.a"
 
 # The best kernel as a library.
 "$tune" --dataset ogbn-products --scale 0.001 --feat 16 --runs 1 --quiet --cache "$cache" \
