@@ -139,6 +139,10 @@ void gpu_spmm_metrics(const Shape &s, const ScheduleParams &p, Writer &w) {
     // own, so models trained before the knob keep their feature list and L = 1 gives the same vector.
     const auto lanes_it = p.values.find("kNnzLanes");
     const double L = lanes_it == p.values.end() ? 1.0 : static_cast<double>(std::max<int64_t>(lanes_it->second, 1));
+    // Features per vector load (kVecWidth), folded in the same way: a thread owns V consecutive
+    // features of each of its R outputs groups.
+    const auto vec_it = p.values.find("kVecWidth");
+    const double V = vec_it == p.values.end() ? 1.0 : static_cast<double>(std::max<int64_t>(vec_it->second, 1));
 
     // Work units: whole rows, or segments of at most `split` nonzeros (one or more per row; the
     // count is estimated from the shape: rows + nnz / split is an upper bound).
@@ -148,7 +152,7 @@ void gpu_spmm_metrics(const Shape &s, const ScheduleParams &p, Writer &w) {
     const double longest = split > 0 ? std::min(s.max_row, split) : s.max_row;
 
     const double threads = M * T * L;
-    const double feature_blocks = ceil_div(s.feat_inner, T * R);
+    const double feature_blocks = ceil_div(s.feat_inner, T * R * V);
     const double blocks = ceil_div(units, M) * feature_blocks * s.heads;
     const double smem_bytes = smem ? KT * M * 4 : 0;
     double resident = std::min(kBlocksPerSM, std::floor(kThreadsPerSM / std::max(1.0, threads)));
@@ -164,11 +168,12 @@ void gpu_spmm_metrics(const Shape &s, const ScheduleParams &p, Writer &w) {
     w("gpu_parallel_degree", blocks * threads / (kNumSMs * kThreadsPerSM));
     w("gpu_occupancy", std::min(1.0, resident * threads / kThreadsPerSM));
     w("gpu_waves", blocks / (kNumSMs * resident));
-    // A warp's load of a gathered feature row covers min(T, 32) consecutive floats.
-    w("gpu_mem_efficiency", std::min(T * 4, kWarpLoadBytes) / kWarpLoadBytes);
+    // A warp's load of a gathered feature row covers min(T * V, 32) consecutive floats.
+    w("gpu_mem_efficiency", std::min(T * V * 4, kWarpLoadBytes) / kWarpLoadBytes);
     // Features computed per global load of a neighbour id: with staging, one load serves the
     // block's T threads x R outputs; without it every thread loads the id for its R outputs.
-    w("gpu_colidx_reuse", smem ? T * R : R);
+    w("gpu_colidx_reuse", smem ? T * R * V : R * V);
+    // Loads a thread issues per nonzero (each of V features): R.
     w("gpu_reg_tile", R);
     double penalty = 0;
     if (threads < kBlockLow) penalty = std::log2(kBlockLow / threads);
@@ -196,8 +201,8 @@ void gpu_spmm_metrics(const Shape &s, const ScheduleParams &p, Writer &w) {
     double unit_cov = split > 0 && s.max_row > 0 ? s.cov * std::min(1.0, split / s.max_row) : s.cov;
     double intra = balance || M <= 1 ? 1.0 : 1 + unit_cov * std::sqrt(2 * std::log(M));
     w("gpu_intra_block_imbalance", std::min(intra, std::max(1.0, longest / avg_unit)));
-    w("gpu_work_per_thread", avg_unit / L * R);
-    w("gpu_feature_tail_waste", feature_blocks * T * R / s.feat_inner - 1);
+    w("gpu_work_per_thread", avg_unit / L * R * V);
+    w("gpu_feature_tail_waste", feature_blocks * T * R * V / s.feat_inner - 1);
 }
 
 void cpu_metrics(const Shape &s, bool spmm, const ScheduleParams &p, Writer &w) {

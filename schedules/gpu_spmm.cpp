@@ -39,13 +39,20 @@ ScheduleSpace space(const Problem &) {
              {"smemColIdx", {0, 1}, "stage neighbour ids in shared memory"},
              {"kRowSplit", {0, 256, 1024, 4096}, "split rows into segments of at most this many nonzeros (0: whole rows)"},
              {"rowBalance", {0, 1}, "blocks take rows in balancedIdx order, longest first (bind_buffer)"},
-             {"kNnzLanes", {1, 2, 4, 8, 16, 32}, "warp lanes that split a row's nonzeros (combined by shuffles)"}}};
+             {"kNnzLanes", {1, 2, 4, 8, 16, 32}, "warp lanes that split a row's nonzeros (combined by shuffles)"},
+             {"kVecWidth", {1, 2, 4}, "consecutive features a thread owns and loads with one vector load"}}};
 }
 
 /// kNnzLanes of a point; 1 for points written before the knob existed (check_schedule still
 /// requires it, so only tools that read stored points see the fallback).
 int64_t nnz_lanes(const ScheduleParams &s) {
     auto it = s.values.find("kNnzLanes");
+    return it == s.values.end() ? 1 : it->second;
+}
+
+/// kVecWidth of a point; 1 for points written before the knob existed.
+int64_t vec_width(const ScheduleParams &s) {
+    auto it = s.values.find("kVecWidth");
     return it == s.values.end() ? 1 : it->second;
 }
 
@@ -64,9 +71,15 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
     const int64_t balance = s.get("rowBalance");
     if (balance != 0 && balance != 1) return "rowBalance must be 0 or 1, got " + std::to_string(balance);
     if (balance && split) return "rowBalance orders whole rows; it cannot be combined with kRowSplit";
-    if (T * R > f0)
-        return "kNTile * kNRegTile = " + std::to_string(T * R) + " exceeds the innermost feature extent " +
-               std::to_string(f0);
+    const int64_t V = vec_width(s);
+    if (V != 1 && V != 2 && V != 4) return "kVecWidth must be 1, 2 or 4, got " + std::to_string(V);
+    if (V > 1 && f0 % V != 0)
+        return "kVecWidth " + std::to_string(V) + " does not divide the innermost feature extent " + std::to_string(f0) +
+               " (rows would not be aligned for vector loads)";
+    if (V > 1 && nnz_lanes(s) > 1) return "kVecWidth > 1 applies to kNnzLanes = 1 (one thread per feature group)";
+    if (T * R * V > f0)
+        return std::string(V > 1 ? "kNTile * kNRegTile * kVecWidth = " : "kNTile * kNRegTile = ") +
+               std::to_string(T * R * V) + " exceeds the innermost feature extent " + std::to_string(f0);
     const int64_t L = nnz_lanes(s);
     if (!pow2(L) || L > 32) return "kNnzLanes must be a power of two in 1..32, got " + std::to_string(L);
     if (L > 1) {
@@ -137,7 +150,8 @@ ScheduleParams default_params(const Problem &p) {
         split = skewed ? 1024 : 0;
     }
     s.values = {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", R}, {"kNnzTile", KT},
-                {"smemColIdx", smem}, {"kRowSplit", split}, {"rowBalance", 0}, {"kNnzLanes", L}};
+                {"smemColIdx", smem}, {"kRowSplit", split}, {"rowBalance", 0}, {"kNnzLanes", L},
+                {"kVecWidth", 1}};
     return s;
 }
 
@@ -149,6 +163,28 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
     const int rank = a.layout.rank();
     const bool balance = s.get("rowBalance") != 0;
     const int L = static_cast<int>(nnz_lanes(s));
+    const int V = static_cast<int>(vec_width(s));
+    if (V > 1) {
+        // Dense row-major operands with constant strides, rows aligned to V elements: the feature
+        // loads of a thread are proven aligned vector loads (the runtime checks the pointers).
+        auto dense = [&](ImageParam &p, const std::vector<int64_t> &extents) {
+            int64_t stride = 1;
+            for (size_t d = 0; d < extents.size(); d++) {
+                p.dim(static_cast<int>(d)).set_min(0).set_extent(static_cast<int>(extents[d]));
+                if (d > 0) p.dim(static_cast<int>(d)).set_stride(static_cast<int>(stride));
+                stride *= extents[d];
+            }
+            p.dim(static_cast<int>(extents.size())).set_min(0).set_stride(static_cast<int>(stride));
+            p.set_host_alignment(V * p.type().bytes());
+        };
+        if (a.uses_lhs()) dense(a.lhs, a.layout.lhs_extents());
+        if (a.uses_rhs()) dense(a.rhs, a.layout.rhs_extents());
+        a.operand_alignment = V * 4;
+        // The output's feature extents are known too: with kNTile * kNRegTile * kVecWidth dividing
+        // them, the feature tiles need no shifted tail and their starts stay provably aligned.
+        for (int d = 0; d < a.layout.rank(); d++)
+            a.out.output_buffers()[0].dim(d).set_extent(static_cast<int>(a.layout.extents[static_cast<size_t>(d)]));
+    }
     // The lane form first: split_rows and bind_rows build on a.acc (which max/min replace).
     NnzLanes lanes;
     if (L > 1) lanes = split_nnz_lanes(a, L);
@@ -213,23 +249,38 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
         a.row_tile = M;
         a.large_buffers = false;
     } else {
-        rows.split(f0, fo, fi, T * R, TailStrategy::ShiftInwards)
-            .split(fi, fr, ft, T)
+        // Feature f = fo * (T*R*V) + fr * (T*V) + ft * V + fv: thread ft owns V consecutive features
+        // (one vector load) and kNRegTile such groups at stride T*V.
+        Var fv("fv"), fw("fw");
+        std::vector<VarOrRVar> vorder = {fv, fr, ft, vi, vo, fo};
+        for (int d = 1; d < rank; d++) vorder.push_back(a.f[d]);
+        rows.split(f0, fo, fi, T * R * V, TailStrategy::ShiftInwards)
+            .split(fi, fr, fw, T * V)
+            .split(fw, ft, fv, V)
             .split(a.v, vo, vi, M, TailStrategy::GuardWithIf)
-            .reorder(order)
+            .reorder(vorder)
             .unroll(fr)
             .gpu_threads(ft, vi);
+        if (V > 1) {
+            rows.vectorize(fv);
+            // The stage reducing rows (the output, or the segments' partials) covers the known
+            // feature extent exactly, so tile starts stay provably aligned.
+            if (split > 0) rows.bound(f0, 0, static_cast<int>(a.layout.extents[0]));
+        }
         map_blocks(rows);
 
         // Per-thread register accumulators for the block's rows and features.
         a.acc.compute_at(rows, vo).store_in(MemoryType::Register).bound_extent(a.v, M);
-        a.acc.split(f0, fo, fi, T * R).split(fi, fr, ft, T).reorder(fr, ft, a.v, fo).unroll(fr).gpu_threads(ft, a.v);
+        a.acc.split(f0, fo, fi, T * R * V).split(fi, fr, fw, T * V).split(fw, ft, fv, V);
+        a.acc.reorder(fv, fr, ft, a.v, fo).unroll(fr).gpu_threads(ft, a.v);
+        if (V > 1) a.acc.vectorize(fv);
         Stage upd = a.acc.update();
-        upd.split(f0, fo, fi, T * R).split(fi, fr, ft, T);
+        upd.split(f0, fo, fi, T * R * V).split(fi, fr, fw, T * V).split(fw, ft, fv, V);
+        if (V > 1) upd.vectorize(fv);
         RVar k = a.k.x;
         if (smem) {
             RVar ko("ko"), ki("ki");
-            upd.split(k, ko, ki, KT, TailStrategy::GuardWithIf).reorder(fr, ki, ft, a.v, ko, fo);
+            upd.split(k, ko, ki, KT, TailStrategy::GuardWithIf).reorder(fv, fr, ki, ft, a.v, ko, fo);
             upd.unroll(fr).gpu_threads(ft, a.v);
             Var kvo("kvo"), kvi("kvi");
             a.nbr.compute_at(a.acc, ko)
@@ -242,7 +293,7 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
                 ext::block_max_chunks(a.row_ptr.parameter(), row_of_block, M, KT,
                                       balance ? a.row_order.parameter() : Internal::Parameter())));
         } else {
-            upd.reorder(fr, k, ft, a.v, fo).unroll(fr).gpu_threads(ft, a.v);
+            upd.reorder(fv, fr, k, ft, a.v, fo).unroll(fr).gpu_threads(ft, a.v);
         }
         a.row_tile = M;
     }

@@ -68,6 +68,9 @@ struct SpmmAlgorithm {
     /// by schedules whose lanes exchange values through warp shuffles: Halide 14's shuffle lowering
     /// cannot stripe storage whose indices are 64-bit.
     bool large_buffers = true;
+    /// Set by schedules whose vector loads assume operand rows aligned to this many bytes (the
+    /// runtime checks the pointers; 0: element alignment).
+    int operand_alignment = 0;
 
     /// The pipeline's inputs, in the order of the AOT signature.
     std::vector<Halide::Argument> arguments() const;

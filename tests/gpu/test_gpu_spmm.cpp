@@ -91,9 +91,9 @@ TEST_F(GpuSpmm, GridOfSchedules) {
 TEST_F(GpuSpmm, RowBalanceAndRowSplitKeepResultsInRowOrder) {
     Graph g = test::random_graph(300);  // shuffled edge ids, a very long row, empty rows
     const ScheduleParams points[] = {
-        ScheduleParams::parse("gpu_spmm{kMTile=4, kNRegTile=2, kNTile=32, kNnzTile=32, kRowSplit=0, rowBalance=1, smemColIdx=1, kNnzLanes=1}"),
-        ScheduleParams::parse("gpu_spmm{kMTile=8, kNRegTile=1, kNTile=16, kNnzTile=32, kRowSplit=0, rowBalance=1, smemColIdx=0, kNnzLanes=1}"),
-        ScheduleParams::parse("gpu_spmm{kMTile=4, kNRegTile=2, kNTile=32, kNnzTile=32, kRowSplit=256, rowBalance=0, smemColIdx=1, kNnzLanes=1}"),
+        ScheduleParams::parse("gpu_spmm{kMTile=4, kNRegTile=2, kNTile=32, kNnzTile=32, kRowSplit=0, rowBalance=1, smemColIdx=1, kNnzLanes=1, kVecWidth=1}"),
+        ScheduleParams::parse("gpu_spmm{kMTile=8, kNRegTile=1, kNTile=16, kNnzTile=32, kRowSplit=0, rowBalance=1, smemColIdx=0, kNnzLanes=1, kVecWidth=1}"),
+        ScheduleParams::parse("gpu_spmm{kMTile=4, kNRegTile=2, kNTile=32, kNnzTile=32, kRowSplit=256, rowBalance=0, smemColIdx=1, kNnzLanes=1, kVecWidth=1}"),
     };
     for (const ScheduleParams &p : points)
         for (ReduceOp r : kReduces) {
@@ -112,7 +112,7 @@ std::vector<ScheduleParams> nnz_lane_points(int64_t F) {
     auto p = [&](int64_t M, int64_t L, int64_t split, int64_t balance) {
         return ScheduleParams{"gpu_spmm",
                               {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", 1}, {"kNnzTile", 32}, {"smemColIdx", 0},
-                               {"kRowSplit", split}, {"rowBalance", balance}, {"kNnzLanes", L}}};
+                               {"kRowSplit", split}, {"rowBalance", balance}, {"kNnzLanes", L}, {"kVecWidth", 1}}};
     };
     return {p(4, warp, 0, 0), p(4, warp, 0, 1), p(4, warp, 256, 0), p(32 / std::min<int64_t>(T * 2, 32), 2, 0, 0)};
 }
@@ -153,6 +153,25 @@ TEST_F(GpuSpmm, DefaultSchedulesBelowAWarpOfFeatures) {
         Graph g = test::random_graph(700 + F);
         Tensor x = features(g.num_src(), {F}, 15);
         for (ReduceOp r : kReduces) EXPECT_TRUE(check(g, SpmmSpec{BinaryOp::CopyLhs, r}, x, {}, nullptr)) << F;
+    }
+}
+
+TEST_F(GpuSpmm, VecWidthEveryReduce) {
+    // Vector loads of feature rows with every reduce, shared ids or not, row split, bind_buffer and a
+    // register tile, on random graphs with empty rows, a very long row and duplicates.
+    auto p = [](int64_t M, int64_t T, int64_t R, int64_t V, int64_t smem, int64_t split, int64_t balance) {
+        return ScheduleParams{"gpu_spmm",
+                              {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", R}, {"kNnzTile", 32}, {"smemColIdx", smem},
+                               {"kRowSplit", split}, {"rowBalance", balance}, {"kNnzLanes", 1}, {"kVecWidth", V}}};
+    };
+    for (int64_t F : {32, 128}) {
+        Graph g = test::random_graph(900 + F);
+        Tensor x = features(g.num_src(), {F}, 21);
+        Tensor w = features(g.num_edges(), {F}, 22);
+        for (const ScheduleParams &q : {p(8, 8, 1, 4, 1, 0, 0), p(8, 8, 1, 4, 0, 256, 0), p(4, 4, 2, 4, 1, 0, 1),
+                                        p(4, 8, 1, 2, 1, 0, 0)})
+            for (ReduceOp r : kReduces)
+                EXPECT_TRUE(check(g, SpmmSpec{BinaryOp::Mul, r}, x, w, &q)) << q.str() << " " << reduce_op_name(r) << " F=" << F;
     }
 }
 

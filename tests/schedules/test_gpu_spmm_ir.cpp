@@ -50,7 +50,7 @@ Lowered lower(const SpmmSpec &spec, int64_t F, const ScheduleParams &p, bool ide
 ScheduleParams point(int M, int T, int R, int KT, int smem, int split = 0, int balance = 0, int lanes = 1) {
     return ScheduleParams{"gpu_spmm",
                           {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", R}, {"kNnzTile", KT}, {"smemColIdx", smem},
-                           {"kRowSplit", split}, {"rowBalance", balance}, {"kNnzLanes", lanes}}};
+                           {"kRowSplit", split}, {"rowBalance", balance}, {"kNnzLanes", lanes}, {"kVecWidth", 1}}};
 }
 
 /// A point with kNnzLanes lanes (no shared tile, one output per thread).
@@ -289,6 +289,29 @@ TEST(GpuSpmmIR, DefaultsBelowAWarpOfFeaturesUseNnzLanes) {
     EXPECT_EQ(def.default_params(wide).get("kNnzLanes"), 1);
 }
 
+ScheduleParams vec_point(int M, int T, int R, int V, int smem, int split = 0, int balance = 0) {
+    ScheduleParams p = point(M, T, R, 32, smem, split, balance);
+    p.values["kVecWidth"] = V;
+    return p;
+}
+
+TEST(GpuSpmmIR, VecWidthGivesAlignedVectorLoadsOfFeatureRows) {
+    // Every shape of the schedule: shared ids or not, row split, bind_buffer, register tile, max.
+    for (const ScheduleParams &p : {vec_point(8, 8, 1, 4, 1), vec_point(8, 8, 1, 4, 0, 256), vec_point(4, 16, 2, 4, 1),
+                                    vec_point(4, 16, 1, 2, 1, 0, 1)}) {
+        for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Max}) {
+            Lowered l = lower(SpmmSpec{BinaryOp::Mul, r}, 128, p);
+            const int V = static_cast<int>(p.get("kVecWidth"));
+            auto loads = ext::find_loads(l.stmt, "lhs");
+            ASSERT_FALSE(loads.empty()) << p.str();
+            for (const auto &ld : loads) EXPECT_EQ(ld.type.lanes(), V) << p.str();
+            const std::string ptx = ptx_of(l);
+            EXPECT_GT(count_of(ptx, V == 4 ? "ld.global.nc.v4.f32" : "ld.global.nc.v2.f32"), 0u) << p.str();
+            EXPECT_EQ(l.algo.operand_alignment, 4 * V) << p.str();
+        }
+    }
+}
+
 TEST(GpuSpmmIR, InvalidPointsAreRejectedWithAReason) {
     const auto &def = spmm_schedule("gpu_spmm");
     Problem problem{plan_features(BinaryOp::CopyLhs, {16}, {16}), {}};
@@ -314,6 +337,10 @@ TEST(GpuSpmmIR, InvalidPointsAreRejectedWithAReason) {
     huge.stats.nnz = 200'000'000;
     EXPECT_NE(def.invalid_reason(lanes_point(4, 4, 8), huge).value_or("").find("edge features"), std::string::npos);
     EXPECT_FALSE(def.invalid_reason(point(4, 16, 1, 32, 1), huge).has_value());
+    EXPECT_NE(why(vec_point(4, 16, 1, 3, 1)).find("kVecWidth must be"), std::string::npos);
+    EXPECT_NE(why(vec_point(4, 8, 1, 4, 1)).find("kNTile * kNRegTile * kVecWidth = 32 exceeds"), std::string::npos);
+    Problem odd{plan_features(BinaryOp::CopyLhs, {18}, {18}), {}};
+    EXPECT_NE(def.invalid_reason(vec_point(8, 4, 1, 4, 0), odd).value_or("").find("does not divide"), std::string::npos);
     EXPECT_FALSE(def.invalid_reason(def.default_params(problem), problem).has_value());
 }
 
