@@ -19,6 +19,7 @@
 // arrays are padded to kMaxEdgeTile (runtime/device_graph.h), and gathered ids stay within the nodes.
 #include <algorithm>
 
+#include "ops/dense_operands.h"
 #include "schedules/gpu_schedules.h"
 
 namespace gsparse {
@@ -129,16 +130,13 @@ void apply(SddmmAlgorithm &a, const ScheduleParams &s) {
     RVar ro("ro"), ri("ri"), rl("rl"), rv("rv");
     Var u("u"), ul("ul"), uv("uv"), lane("lane");
     Func partial = a.dot.update().split(a.r.x, ro, ri, L * V, TailStrategy::GuardWithIf).rfactor(ri, u);
+    // Vector loads of V features assume rows aligned to V elements (the operands are dense).
+    if (V > 1) a.operand_alignment = assume_operand_alignment({&a.lhs, &a.rhs}, V * a.lhs.type().bytes());
     if (L == 1) {
         // One lane per edge: the V partials are the thread's own vector register.
         partial.compute_at(a.out, el).store_in(MemoryType::Register).bound_extent(a.e, 1).vectorize(u);
         for (const Var &fv : a.f) partial.bound_extent(fv, 1);
         partial.update().reorder(u, ro).vectorize(u);
-        if (!a.large_buffers) {
-            a.operand_alignment = V * a.lhs.type().bytes();
-            a.lhs.set_host_alignment(a.operand_alignment);
-            a.rhs.set_host_alignment(a.operand_alignment);
-        }
         return;
     }
     // With vectors, each lane first adds up its own V partials (a register access, no shuffle).
@@ -153,9 +151,6 @@ void apply(SddmmAlgorithm &a, const ScheduleParams &s) {
         partial.compute_at(a.out, ei).store_in(MemoryType::Register);
         per_edge(partial);
         if (V > 1) {
-            a.operand_alignment = V * a.lhs.type().bytes();
-            a.lhs.set_host_alignment(a.operand_alignment);
-            a.rhs.set_host_alignment(a.operand_alignment);
             partial.split(u, ul, uv, V).gpu_lanes(ul).vectorize(uv);
             partial.update().split(u, ul, uv, V).reorder(uv, ro, ul).gpu_lanes(ul).vectorize(uv);
             lanes.compute_at(a.out, ei).store_in(MemoryType::Register).gpu_lanes(lane);

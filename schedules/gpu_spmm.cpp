@@ -19,6 +19,7 @@
 #include "halide_ext/bind_buffer.h"
 #include "halide_ext/block_uniform_loop.h"
 #include "halide_ext/store_index_lets.h"
+#include "ops/dense_operands.h"
 #include "schedules/gpu_schedules.h"
 #include "schedules/gpu_spmm_lanes.h"
 
@@ -167,19 +168,9 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
     if (V > 1) {
         // Dense row-major operands with constant strides, rows aligned to V elements: the feature
         // loads of a thread are proven aligned vector loads (the runtime checks the pointers).
-        auto dense = [&](ImageParam &p, const std::vector<int64_t> &extents) {
-            int64_t stride = 1;
-            for (size_t d = 0; d < extents.size(); d++) {
-                p.dim(static_cast<int>(d)).set_min(0).set_extent(static_cast<int>(extents[d]));
-                if (d > 0) p.dim(static_cast<int>(d)).set_stride(static_cast<int>(stride));
-                stride *= extents[d];
-            }
-            p.dim(static_cast<int>(extents.size())).set_min(0).set_stride(static_cast<int>(stride));
-            p.set_host_alignment(V * p.type().bytes());
-        };
-        if (a.uses_lhs()) dense(a.lhs, a.layout.lhs_extents());
-        if (a.uses_rhs()) dense(a.rhs, a.layout.rhs_extents());
-        a.operand_alignment = V * 4;
+        declare_dense_operand(a.lhs, a.layout.lhs_extents());
+        declare_dense_operand(a.rhs, a.layout.rhs_extents());
+        a.operand_alignment = assume_operand_alignment({&a.lhs, &a.rhs}, V * a.lhs.type().bytes());
         // The output's feature extents are known too: with kNTile * kNRegTile * kVecWidth dividing
         // them, the feature tiles need no shifted tail and their starts stay provably aligned.
         for (int d = 0; d < a.layout.rank(); d++)

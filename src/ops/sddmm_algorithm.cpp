@@ -1,6 +1,7 @@
 #include "ops/sddmm_algorithm.h"
 
 #include "halide_ext/ragged_bounds.h"
+#include "ops/dense_operands.h"
 #include "ops/binary.h"
 #include "ops/halide_types.h"
 
@@ -46,19 +47,8 @@ SddmmAlgorithm build_sddmm_algorithm(const SddmmSpec &spec, const FeatureLayout 
     // Operands are dense and row-major, starting at 0: constant strides let the compiler prove the
     // alignment of vector loads along the features. Rows start 16-byte aligned when the feature
     // length allows it (the runtime checks device pointers).
-    auto dense = [](ImageParam &p, const std::vector<int64_t> &extents) {
-        int64_t stride = 1;
-        for (size_t d = 0; d <= extents.size(); d++) {
-            p.dim(static_cast<int>(d)).set_min(0);
-            if (d > 0) p.dim(static_cast<int>(d)).set_stride(static_cast<int>(stride));
-            if (d < extents.size()) {
-                p.dim(static_cast<int>(d)).set_extent(static_cast<int>(extents[d]));
-                stride *= extents[d];
-            }
-        }
-    };
-    dense(a.lhs, layout.lhs_extents());
-    dense(a.rhs, layout.rhs_extents());
+    declare_dense_operand(a.lhs, layout.lhs_extents());
+    declare_dense_operand(a.rhs, layout.rhs_extents());
 
     // Edge-indexed operands are read at min(e, num_edges - 1): schedules may compute an edge's
     // partial results for the padding edges of the last block (their stores are guarded).

@@ -17,6 +17,7 @@
 #include "ops/spmm_algorithm.h"
 #include "runtime/aot_cuda.h"
 #include "runtime/aot_sddmm.h"
+#include "runtime/aot_source.h"
 #include "runtime/target.h"
 #include "schedules/schedule.h"
 
@@ -24,11 +25,8 @@ namespace gsparse {
 
 namespace {
 
-int64_t product(const std::vector<int64_t> &v) {
-    int64_t p = 1;
-    for (int64_t x : v) p *= x;
-    return p;
-}
+using aot_source::product;
+using aot_source::sizes;
 
 std::string wrapper_source(const SpmmKernelKey &key, const SpmmAlgorithm &a, const std::string &name) {
     const bool args = has_arg_outputs(key.spec.reduce);
@@ -70,13 +68,6 @@ std::string wrapper_source(const SpmmKernelKey &key, const SpmmAlgorithm &a, con
     if (args)
         h << "        for (int64_t i = 0; i < int64_t(num_dst) * out_len; i++) arg_u[i] = arg_e[i] = -1;\n";
     h << "        return kOk;\n    }\n";
-    auto sizes = [](const std::vector<int64_t> &ext, const std::string &rows) {
-        std::ostringstream os;
-        os << "std::vector<int>{";
-        for (int64_t e : ext) os << e << ", ";
-        os << rows << "}";
-        return os.str();
-    };
     h << "    Halide::Runtime::Buffer<int32_t> rp(const_cast<int32_t *>(row_ptr), num_dst + 1);\n"
       << "    Halide::Runtime::Buffer<int32_t> ci(const_cast<int32_t *>(col_idx), nnz);\n";
     std::string call = name + "_halide(rp, ci";

@@ -8,26 +8,12 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "runtime/aot_source.h"
 
 namespace gsparse {
 
-namespace {
-
-int64_t product(const std::vector<int64_t> &v) {
-    int64_t p = 1;
-    for (int64_t x : v) p *= x;
-    return p;
-}
-
-std::string sizes(const std::vector<int64_t> &ext, const std::string &rows) {
-    std::ostringstream os;
-    os << "{";
-    for (int64_t e : ext) os << e << ", ";
-    os << rows << "}";
-    return os.str();
-}
-
-}  // namespace
+using aot_source::product;
+using aot_source::sizes;
 
 std::string cuda_wrapper_source(const SpmmKernelKey &key, const SpmmAlgorithm &a, const std::string &name) {
     const bool args = has_arg_outputs(key.spec.reduce);

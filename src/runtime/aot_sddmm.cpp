@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "runtime/aot_source.h"
 
 namespace gsparse {
 
@@ -18,19 +19,8 @@ const char *const kKernelErrorCodes =
 
 namespace {
 
-int64_t product(const std::vector<int64_t> &v) {
-    int64_t p = 1;
-    for (int64_t x : v) p *= x;
-    return p;
-}
-
-std::string sizes(const std::vector<int64_t> &ext, const std::string &rows) {
-    std::ostringstream os;
-    os << "std::vector<int>{";
-    for (int64_t e : ext) os << e << ", ";
-    os << rows << "}";
-    return os.str();
-}
+using aot_source::product;
+using aot_source::sizes;
 
 /// The row count of an operand on target t, spelled with the given prefix ("" or "graph.").
 std::string rows_of(OperandTarget t, const std::string &prefix) {

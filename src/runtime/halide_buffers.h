@@ -4,6 +4,8 @@
 
 #include <Halide.h>
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/error.h"
@@ -32,6 +34,14 @@ inline Halide::Buffer<> feature_buffer(const Tensor &t, const std::vector<int64_
     if (len != t.row_numel())
         fail<ShapeError>(name, " tensor ", t.str(), " does not match the kernel's feature length ", len);
     return Halide::Buffer<>(halide_type(t.dtype()), t.data(), halide_sizes(feature_extents, t.size(0)), name);
+}
+
+/// Throws ShapeError unless the data of operand t is aligned to bytes (0: no requirement), as the
+/// vector loads of schedule assume.
+inline void check_operand_alignment(const Tensor &t, int bytes, const char *name, const std::string &schedule) {
+    if (bytes > 0 && reinterpret_cast<uintptr_t>(t.data()) % static_cast<uintptr_t>(bytes) != 0)
+        fail<ShapeError>(name, " ", t.str(), " is not ", bytes, "-byte aligned, which schedule ", schedule,
+                         " assumes for its vector loads");
 }
 
 inline Halide::Buffer<> index_buffer(const std::vector<index_t> &v, const char *name) {

@@ -1,8 +1,5 @@
 #include "runtime/sddmm_kernel.h"
 
-#include <cstdint>
-#include <string>
-
 #include "core/error.h"
 #include "runtime/device_graph.h"
 #include "runtime/halide_buffers.h"
@@ -87,18 +84,16 @@ void SddmmKernel::run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs,
     if (algo_.reads_src()) params.set(algo_.src_idx, dev->src);
     if (algo_.reads_dst()) params.set(algo_.dst_idx, dev->dst);
     auto wrap = [&](const Tensor &t, const std::vector<int64_t> &extents, const char *name) {
-        const bool operand = std::string(name) != "out";
-        if (operand && algo_.operand_alignment && reinterpret_cast<uintptr_t>(t.data()) % algo_.operand_alignment)
-            fail<ShapeError>(name, " ", t.str(), " is not ", algo_.operand_alignment, "-byte aligned, which schedule ",
-                             key_.schedule.str(), " assumes for its vector loads");
         return wrap_device_buffer(halide_type(t.dtype()), t.data(), halide_sizes(extents, t.size(0)), target_, name);
     };
     std::vector<Halide::Buffer<>> wrapped;
     if (algo_.uses_lhs()) {
+        check_operand_alignment(lhs, algo_.operand_alignment, "lhs", key_.schedule.str());
         wrapped.push_back(wrap(lhs, key_.layout.lhs_extents(), "lhs"));
         params.set(algo_.lhs, wrapped.back());
     }
     if (algo_.uses_rhs()) {
+        check_operand_alignment(rhs, algo_.operand_alignment, "rhs", key_.schedule.str());
         wrapped.push_back(wrap(rhs, key_.layout.rhs_extents(), "rhs"));
         params.set(algo_.rhs, wrapped.back());
     }

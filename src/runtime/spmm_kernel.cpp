@@ -1,7 +1,6 @@
 #include "runtime/spmm_kernel.h"
 
 #include <algorithm>
-#include <cstdint>
 #include <cstring>
 
 #include "core/error.h"
@@ -134,18 +133,16 @@ void SpmmKernel::run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs, 
     if (algo_.rows_bound) params.set(algo_.row_order, dev->balanced);
     if (algo_.reads_edge_ids) params.set(algo_.edge_ids, dev->edge_ids);
     auto wrap = [&](const Tensor &t, const std::vector<int64_t> &extents, const char *name) {
-        const bool operand = name[0] == 'l' || name[0] == 'r';  // lhs, rhs
-        if (operand && algo_.operand_alignment && reinterpret_cast<uintptr_t>(t.data()) % algo_.operand_alignment)
-            fail<ShapeError>(name, " ", t.str(), " is not ", algo_.operand_alignment, "-byte aligned, which schedule ",
-                             key_.schedule.str(), " assumes for its vector loads");
         return wrap_device_buffer(halide_type(t.dtype()), t.data(), halide_sizes(extents, t.size(0)), target_, name);
     };
     std::vector<Halide::Buffer<>> wrapped;
     if (algo_.uses_lhs()) {
+        check_operand_alignment(lhs, algo_.operand_alignment, "lhs", key_.schedule.str());
         wrapped.push_back(wrap(lhs, key_.layout.lhs_extents(), "lhs"));
         params.set(algo_.lhs, wrapped.back());
     }
     if (algo_.uses_rhs()) {
+        check_operand_alignment(rhs, algo_.operand_alignment, "rhs", key_.schedule.str());
         wrapped.push_back(wrap(rhs, key_.layout.rhs_extents(), "rhs"));
         params.set(algo_.rhs, wrapped.back());
     }
