@@ -30,8 +30,8 @@ std::string cuda_wrapper_source(const SpmmKernelKey &key, const SpmmAlgorithm &a
       << "/// lhs (num_src rows), rhs (nnz rows, by edge id), out (num_dst rows)"
       << (args ? " and arg_u / arg_e (num_dst rows)" : "")
       << " are device pointers\n/// in launch.context; lhs/rhs may be null when the op does not read them. Returns kOk,\n"
-      << "/// kNullPointer, kBadGraph, kBadContext (checked before any CUDA call) or a Halide error code, with\n"
-      << "/// launch.error saying why.\n"
+      << "/// kNullPointer, kBadAlignment, kBadGraph, kBadContext (checked before any CUDA call) or a Halide\n"
+      << "/// error code, with launch.error saying why.\n"
       << "inline int " << name << "(CudaLaunch &launch, CudaGraph &graph, const " << T << " *lhs, const " << T
       << " *rhs, " << T << " *out" << (args ? ", int32_t *arg_u, int32_t *arg_e" : "") << ") {\n"
       << "    launch.error.clear();\n"
@@ -48,6 +48,13 @@ std::string cuda_wrapper_source(const SpmmKernelKey &key, const SpmmAlgorithm &a
         h << "    (void)rhs;\n";
     if (args)
         h << "    if (!arg_u || !arg_e) return detail::fail(launch, kNullPointer, \"arg_u or arg_e is null\");\n";
+    // Schedules with vector loads (gpu_spmm kVecWidth > 1) assume aligned operand rows.
+    for (const char *operand : {"lhs", "rhs"}) {
+        if (!a.operand_alignment || (operand[0] == 'l' ? !a.uses_lhs() : !a.uses_rhs())) continue;
+        h << "    if (reinterpret_cast<uintptr_t>(" << operand << ") % " << a.operand_alignment << ")\n"
+          << "        return detail::fail(launch, kBadAlignment, \"" << operand << " is not " << a.operand_alignment
+          << "-byte aligned, which this kernel's vector loads need\");\n";
+    }
     h << "    if (!graph.prepared()) return detail::fail(launch, kBadGraph, \"the graph is not prepared (CudaGraph::prepare)\");\n"
       << "    if (graph.context() != launch.context)\n"
       << "        return detail::fail(launch, kBadContext, \"the graph was prepared in another CUDA context\");\n";

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Emits four g-SpMM kernels for CUDA with gsparse-compile --target cuda (plain rows, no shared tile,
-# row segments with mapped edge ids, balanced rows), checks the emitted objects (PTX in the
+# Emits five g-SpMM kernels for CUDA with gsparse-compile --target cuda (plain rows, no shared tile,
+# row segments with mapped edge ids, balanced rows, vector loads), checks the emitted objects (PTX in the
 # kernels, the context / stream / error hooks in the shared runtime), and builds the fresh
 # application project in cuda_app/ against them and CUDA::cuda_driver.
 #   run_aot_cuda_app.sh COMPILE HALIDE_INCLUDE_DIR check   runs check_args (no GPU needed)
@@ -24,6 +24,8 @@ k=$dir/kernels
     --schedule "gpu_spmm{kMTile=4, kNTile=8, kNRegTile=1, kNnzTile=16, smemColIdx=0, kRowSplit=32, rowBalance=0}" >/dev/null
 "$compile" --target cuda --binary mul --reduce mean --feat 64 --out "$k" --name agg_mean \
     --schedule "gpu_spmm{kMTile=2, kNTile=32, kNRegTile=2, kNnzTile=64, smemColIdx=1, kRowSplit=0, rowBalance=1}" >/dev/null
+"$compile" --target cuda --binary copy_lhs --reduce sum --feat 32 --out "$k" --name agg_vec \
+    --schedule "gpu_spmm{kMTile=8, kNTile=8, kNRegTile=1, kNnzTile=32, smemColIdx=1, kRowSplit=0, rowBalance=0, kVecWidth=4}" >/dev/null
 
 fail() { echo "FAILED: $*"; exit 1; }
 # Symbol tables go to files first: grep -q closing a pipe early would fail the pipeline (pipefail).

@@ -8,6 +8,7 @@
 #include "agg_max.h"
 #include "agg_mean.h"
 #include "agg_sum.h"
+#include "agg_vec.h"
 #include "gsparse_dispatch.h"
 
 namespace {
@@ -56,6 +57,8 @@ int main() {
     expect("kernel: null context", agg_sum(none, graph, x, nullptr, z), kNullPointer, none, "context");
     expect("kernel: null output", agg_sum(launch, graph, x, nullptr, nullptr), kNullPointer, launch, "out");
     expect("kernel: null lhs", agg_sum(launch, graph, nullptr, nullptr, z), kNullPointer, launch, "lhs");
+    expect("kernel: lhs not aligned for vector loads", agg_vec(launch, graph, x + 1, nullptr, z), kBadAlignment, launch,
+           "16-byte aligned");
     expect("kernel: null rhs", agg_mean(launch, graph, x, nullptr, z), kNullPointer, launch, "rhs");
     expect("kernel: null arg ids", agg_max(launch, graph, x, w, z, au, nullptr), kNullPointer, launch, "arg_e");
     expect("kernel: unprepared graph", agg_sum(launch, graph, x, nullptr, z), kBadGraph, launch, "not prepared");
