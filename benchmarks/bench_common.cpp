@@ -200,4 +200,44 @@ std::string command_line(int argc, char **argv) {
     return cmd;
 }
 
+json device_metadata(const std::string &benchmark, const DeviceInfo &dev, const std::string &date) {
+    json m;
+    m["benchmark"] = benchmark;
+    m["device"] = dev.name;
+    m["device_info"] = {{"index", dev.index},
+                        {"name", dev.name},
+                        {"compute_capability", std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor)},
+                        {"multiprocessors", dev.multiprocessors},
+                        {"l2_bytes", dev.l2_bytes},
+                        {"global_mem_bytes", dev.global_mem_bytes}};
+    m["date"] = date;
+    m["timestamp"] = utc_timestamp();
+    m["driver_version"] = cuda_version_string(dev.driver_version);
+    m["runtime_version"] = cuda_version_string(dev.runtime_version);
+    m["cusparse_version"] = dev.cusparse_version;
+    m["copy_bandwidth"] = nullptr;
+    m["skipped"] = json::array();
+    return m;
+}
+
+double copy_bandwidth_pass(EventTimer &timer, int runs, json &meta) {
+    std::printf("measuring device-to-device copy bandwidth (1 GiB)...\n");
+    std::fflush(stdout);
+    try {
+        const CopyBandwidth bw = measure_copy_bandwidth(timer);
+        meta["copy_bandwidth"] = {{"bytes", bw.bytes},
+                                  {"median_ms", bw.timing.median_ms},
+                                  {"times_ms", bw.timing.times_ms},
+                                  {"read_write_bytes_per_s", bw.read_write_bytes_per_s},
+                                  {"note", "cudaMemcpyAsync device to device; counts bytes read plus bytes written"}};
+        std::printf("copy bandwidth %.2f TB/s (read + write, median of %d)\n", bw.read_write_bytes_per_s / 1e12, runs);
+        return bw.read_write_bytes_per_s;
+    } catch (const std::exception &e) {
+        meta["copy_bandwidth"] = {{"error", e.what()}};
+        std::printf("copy bandwidth: failed: %s\n", e.what());
+        if (!cuda_context_healthy()) throw FatalError(std::string("CUDA context lost: ") + e.what());
+        return 0;
+    }
+}
+
 }  // namespace gsparse::bench

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_util.h"
+#include "core/error.h"
 #include "event_timer.h"
 #include "graph/graph.h"
 #include "schedules/schedule_params.h"
@@ -78,6 +79,39 @@ std::string find_real_graph(const GraphSelection &sel, const std::string &name, 
 /// to stdout. Exceptions of run propagate.
 void for_each_graph(const GraphSelection &sel, const std::function<void(GraphCase &)> &run,
                     const std::function<void(const std::string &, const std::string &)> &skipped);
+
+/// The graph selection of a benchmark's options (fields graphs, scale, order, twin_seed, threads and
+/// real_dir); the shared folder is the configured GSPARSE_SHARED_DIR.
+template <typename Options>
+GraphSelection graph_selection(const Options &a, const std::string &shared_dir) {
+    GraphSelection sel;
+    sel.graphs = a.graphs;
+    sel.scale = a.scale;
+    sel.order = a.order;
+    sel.twin_seed = a.twin_seed;
+    sel.threads = a.threads;
+    sel.real_dir = a.real_dir;
+    sel.shared_dir = shared_dir;
+    return sel;
+}
+
+// --- The device side of a run ---------------------------------------------------------------------
+
+/// An error after which a benchmark cannot go on (the CUDA context is lost).
+class FatalError : public gsparse::Error {
+public:
+    using gsparse::Error::Error;
+};
+
+/// The device part of a benchmark's metadata: benchmark, device, device_info, date, timestamp, the
+/// driver, runtime and cuSPARSE versions, and empty copy_bandwidth / skipped entries.
+nlohmann::json device_metadata(const std::string &benchmark, const DeviceInfo &dev, const std::string &date);
+
+/// Measures the device-to-device copy bandwidth with timer (runs: its timed runs, for the message),
+/// prints it and records it as meta["copy_bandwidth"]; returns the read + write bytes per second, or
+/// 0 when the measurement failed (meta then holds the error). Throws FatalError when the failure
+/// lost the CUDA context.
+double copy_bandwidth_pass(EventTimer &timer, int runs, nlohmann::json &meta);
 
 // --- JSON and text helpers --------------------------------------------------------------------------
 

@@ -59,11 +59,6 @@ using namespace gsparse::bench;
 
 namespace {
 
-class FatalError : public gsparse::Error {
-public:
-    using gsparse::Error::Error;
-};
-
 struct Args {
     std::vector<std::string> graphs{"reddit", "ogbn-proteins", "ogbn-products", "cora", "citeseer",
                                     "pubmed", "ca-CondMat", "p2p-Gnutella31"};
@@ -170,35 +165,12 @@ public:
     void set_command_line(const std::string &cmd) { meta_["command_line"] = cmd; }
 
     void measure_copy_bandwidth_pass() {
-        std::printf("measuring device-to-device copy bandwidth (1 GiB)...\n");
-        std::fflush(stdout);
-        try {
-            const CopyBandwidth bw = measure_copy_bandwidth(*timer_);
-            copy_bw_ = bw.read_write_bytes_per_s;
-            meta_["copy_bandwidth"] = {{"bytes", bw.bytes},
-                                       {"median_ms", bw.timing.median_ms},
-                                       {"times_ms", bw.timing.times_ms},
-                                       {"read_write_bytes_per_s", bw.read_write_bytes_per_s},
-                                       {"note", "cudaMemcpyAsync device to device; counts bytes read plus bytes written"}};
-            std::printf("copy bandwidth %.2f TB/s (read + write, median of %d)\n", bw.read_write_bytes_per_s / 1e12,
-                        a_.runs);
-        } catch (const std::exception &e) {
-            meta_["copy_bandwidth"] = {{"error", e.what()}};
-            std::printf("copy bandwidth: failed: %s\n", e.what());
-            if (!cuda_context_healthy()) throw FatalError(std::string("CUDA context lost: ") + e.what());
-        }
+        copy_bw_ = copy_bandwidth_pass(*timer_, a_.runs, meta_);
         write_outputs();
     }
 
     void run_all() {
-        GraphSelection sel;
-        sel.graphs = a_.graphs;
-        sel.scale = a_.scale;
-        sel.order = a_.order;
-        sel.twin_seed = a_.twin_seed;
-        sel.threads = a_.threads;
-        sel.real_dir = a_.real_dir;
-        sel.shared_dir = GSPARSE_SHARED_DIR_DEFAULT;
+        const GraphSelection sel = graph_selection(a_, GSPARSE_SHARED_DIR_DEFAULT);
         for_each_graph(
             sel, [&](GraphCase &gc) { run_graph(gc); },
             [&](const std::string &name, const std::string &reason) {
@@ -220,22 +192,7 @@ public:
 
 private:
     json metadata() const {
-        json m;
-        m["benchmark"] = "gsparse-bench-sddmm";
-        m["device"] = dev_.name;
-        m["device_info"] = {{"index", dev_.index},
-                            {"name", dev_.name},
-                            {"compute_capability", std::to_string(dev_.cc_major) + "." + std::to_string(dev_.cc_minor)},
-                            {"multiprocessors", dev_.multiprocessors},
-                            {"l2_bytes", dev_.l2_bytes},
-                            {"global_mem_bytes", dev_.global_mem_bytes}};
-        m["date"] = date_;
-        m["timestamp"] = utc_timestamp();
-        m["driver_version"] = cuda_version_string(dev_.driver_version);
-        m["runtime_version"] = cuda_version_string(dev_.runtime_version);
-        m["cusparse_version"] = dev_.cusparse_version;
-        m["copy_bandwidth"] = nullptr;
-        m["skipped"] = json::array();
+        json m = device_metadata("gsparse-bench-sddmm", dev_, date_);
         json points = json::array();
         for (const auto &p : points_)
             points.push_back({{"schedule", p.sp.schedule_string()}, {"label", p.sp.label}, {"grid", p.grid}});
