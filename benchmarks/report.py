@@ -374,8 +374,12 @@ def write_plots(out_dir, title, groups):
     return written
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description="Merge gsparse-bench-spmm / torch_baselines.py JSON into a report")
+def run_report(argv, *, prog: str, description: str, report_md: str, merged_json: str, heading: str,
+               group_cases, write_markdown, write_plots, benchmark_line) -> int:
+    """The command line shared by the report scripts: reads the inputs, merges their records, and
+    writes report_md, the plots and merged_json into the output folder. benchmark_line(meta, timing)
+    gives the subtitle line of one input's metadata (None to leave it out)."""
+    ap = argparse.ArgumentParser(prog=prog, description=description)
     ap.add_argument("inputs", nargs="+", help="JSON files")
     ap.add_argument("--out-dir", help="output folder (default: benchmarks/results/<date>-<device-slug>)")
     ap.add_argument("--results-root", default=str(Path(__file__).resolve().parent / "results"),
@@ -388,9 +392,9 @@ def main(argv=None) -> int:
     inputs = [p for p in args.inputs if Path(p).is_file()]
     for p in args.inputs:
         if p not in inputs:
-            print(f"report.py: warning: {p} does not exist; ignored", file=sys.stderr)
+            print(f"{prog}: warning: {p} does not exist; ignored", file=sys.stderr)
     if not inputs:
-        print("report.py: error: no input file exists", file=sys.stderr)
+        print(f"{prog}: error: no input file exists", file=sys.stderr)
         return 1
     metas, records = load_inputs(inputs)
     devices = sorted({m.get("device") for m in metas if m.get("device")} |
@@ -400,7 +404,7 @@ def main(argv=None) -> int:
     device = " + ".join(devices) if devices else "unknown device"
     date = dates[-1] if dates else "unknown-date"
     if len(devices) > 1:
-        print(f"report.py: warning: the inputs come from several devices: {device}", file=sys.stderr)
+        print(f"{prog}: warning: the inputs come from several devices: {device}", file=sys.stderr)
     out_dir = Path(args.out_dir) if args.out_dir else Path(args.results_root) / f"{date}-{slug(device)}"
     out_dir.mkdir(parents=True, exist_ok=True)
 
@@ -418,17 +422,12 @@ def main(argv=None) -> int:
         o = m.get("options") or {}
         timing = (f"{o.get('warmup', '?')} warm-up + {o.get('runs', '?')} runs, "
                   f"L2 flush {'on' if o.get('flush_l2') else 'off'}")
-        if m.get("benchmark") == "gsparse-bench-spmm":
-            sub.append(f"gsparse-bench-spmm: CUDA driver {m.get('driver_version', '?')}, runtime "
-                       f"{m.get('runtime_version', '?')}, cuSPARSE {m.get('cusparse_version', '?')}; {timing}")
-        elif m.get("benchmark") == "torch_baselines.py":
-            pyg = m.get("torch_geometric_version")
-            sub.append(f"torch_baselines.py: torch {m.get('torch_version', '?')} (CUDA "
-                       f"{m.get('torch_cuda_version', '?')})" + (f", torch_geometric {pyg}" if pyg else "") +
-                       f"; {timing}")
-    write_markdown(out_dir / "report.md", f"g-SpMM: gsparse vs cuSPARSE and PyTorch — {title}", sub, groups, copy_bw)
+        line = benchmark_line(m, timing)
+        if line:
+            sub.append(line)
+    write_markdown(out_dir / report_md, f"{heading} — {title}", sub, groups, copy_bw)
     plots = write_plots(out_dir, title, groups)
-    with open(out_dir / "merged.json", "w") as f:
+    with open(out_dir / merged_json, "w") as f:
         json.dump({"metadata": metas, "records": cases}, f, indent=1)
     if args.copy_inputs:
         for p in inputs:
@@ -438,9 +437,28 @@ def main(argv=None) -> int:
     if args.print_dir:
         print(out_dir)
     else:
-        print(f"report.py: wrote {out_dir / 'report.md'}" + "".join(f", {p}" for p in plots) +
-              f", {out_dir / 'merged.json'}")
+        print(f"{prog}: wrote {out_dir / report_md}" + "".join(f", {p}" for p in plots) +
+              f", {out_dir / merged_json}")
     return 0
+
+
+def benchmark_line(m: dict, timing: str):
+    if m.get("benchmark") == "gsparse-bench-spmm":
+        return (f"gsparse-bench-spmm: CUDA driver {m.get('driver_version', '?')}, runtime "
+                f"{m.get('runtime_version', '?')}, cuSPARSE {m.get('cusparse_version', '?')}; {timing}")
+    if m.get("benchmark") == "torch_baselines.py":
+        pyg = m.get("torch_geometric_version")
+        return (f"torch_baselines.py: torch {m.get('torch_version', '?')} (CUDA "
+                f"{m.get('torch_cuda_version', '?')})" + (f", torch_geometric {pyg}" if pyg else "") + f"; {timing}")
+    return None
+
+
+def main(argv=None) -> int:
+    return run_report(argv, prog="report.py",
+                      description="Merge gsparse-bench-spmm / torch_baselines.py JSON into a report",
+                      report_md="report.md", merged_json="merged.json",
+                      heading="g-SpMM: gsparse vs cuSPARSE and PyTorch", group_cases=group_cases,
+                      write_markdown=write_markdown, write_plots=write_plots, benchmark_line=benchmark_line)
 
 
 if __name__ == "__main__":

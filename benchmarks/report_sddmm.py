@@ -24,9 +24,6 @@ every file name starts with sddmm_):
 
 from __future__ import annotations
 
-import argparse
-import json
-import shutil
 import sys
 from collections import OrderedDict, defaultdict
 from pathlib import Path
@@ -355,73 +352,25 @@ def write_plots(out_dir, title, groups):
     return written
 
 
+def benchmark_line(m: dict, timing: str):
+    o = m.get("options") or {}
+    if m.get("benchmark") == "gsparse-bench-sddmm":
+        screen = (f"; gsparse points screened with 1 + {o['screen_runs']} runs, {o.get('finalists')} finalists "
+                  "timed in full" if o.get("screen_runs") else "")
+        return (f"gsparse-bench-sddmm: CUDA driver {m.get('driver_version', '?')}, runtime "
+                f"{m.get('runtime_version', '?')}, cuSPARSE {m.get('cusparse_version', '?')}; {timing}{screen}")
+    if m.get("benchmark") == "torch_sddmm_baselines.py":
+        return (f"torch_sddmm_baselines.py: torch {m.get('torch_version', '?')} (CUDA "
+                f"{m.get('torch_cuda_version', '?')}); {timing}")
+    return None
+
+
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description="Merge gsparse-bench-sddmm / torch_sddmm_baselines.py JSON into a report")
-    ap.add_argument("inputs", nargs="+", help="JSON files")
-    ap.add_argument("--out-dir", help="output folder (default: benchmarks/results/<date>-<device-slug>)")
-    ap.add_argument("--results-root", default=str(Path(__file__).resolve().parent / "results"),
-                    help="parent of the default output folder")
-    ap.add_argument("--title", help="title (default: device and date)")
-    ap.add_argument("--copy-inputs", action="store_true", help="also copy the input files into the output folder")
-    ap.add_argument("--print-dir", action="store_true", help="print only the output folder on stdout")
-    args = ap.parse_args(argv)
-
-    inputs = [p for p in args.inputs if Path(p).is_file()]
-    for p in args.inputs:
-        if p not in inputs:
-            print(f"report_sddmm.py: warning: {p} does not exist; ignored", file=sys.stderr)
-    if not inputs:
-        print("report_sddmm.py: error: no input file exists", file=sys.stderr)
-        return 1
-    metas, records = base.load_inputs(inputs)
-    devices = sorted({m.get("device") for m in metas if m.get("device")} |
-                     {r.get("device") for r in records if r.get("device")})
-    dates = sorted({m.get("date") for m in metas if m.get("date")} | {r.get("date") for r in records if r.get("date")})
-    device = " + ".join(devices) if devices else "unknown device"
-    date = dates[-1] if dates else "unknown-date"
-    if len(devices) > 1:
-        print(f"report_sddmm.py: warning: the inputs come from several devices: {device}", file=sys.stderr)
-    out_dir = Path(args.out_dir) if args.out_dir else Path(args.results_root) / f"{date}-{base.slug(device)}"
-    out_dir.mkdir(parents=True, exist_ok=True)
-
-    cases = base.merge(records)
-    groups = group_cases(cases)
-    copy_bw = None
-    for m in metas:
-        cb = m.get("copy_bandwidth")
-        if isinstance(cb, dict) and cb.get("read_write_bytes_per_s"):
-            copy_bw = cb["read_write_bytes_per_s"]
-    title = args.title or f"{device}, {date if len(dates) <= 1 else ' .. '.join([dates[0], dates[-1]])}"
-    sub = [f"device: {device}", f"date (UTC): {', '.join(dates) if dates else 'unknown'}",
-           "inputs: " + ", ".join(f"{Path(m['file']).name} ({m.get('benchmark', '?')})" for m in metas)]
-    for m in metas:
-        o = m.get("options") or {}
-        timing = (f"{o.get('warmup', '?')} warm-up + {o.get('runs', '?')} runs, "
-                  f"L2 flush {'on' if o.get('flush_l2') else 'off'}")
-        if m.get("benchmark") == "gsparse-bench-sddmm":
-            screen = (f"; gsparse points screened with 1 + {o['screen_runs']} runs, {o.get('finalists')} finalists "
-                      "timed in full" if o.get("screen_runs") else "")
-            sub.append(f"gsparse-bench-sddmm: CUDA driver {m.get('driver_version', '?')}, runtime "
-                       f"{m.get('runtime_version', '?')}, cuSPARSE {m.get('cusparse_version', '?')}; {timing}{screen}")
-        elif m.get("benchmark") == "torch_sddmm_baselines.py":
-            sub.append(f"torch_sddmm_baselines.py: torch {m.get('torch_version', '?')} (CUDA "
-                       f"{m.get('torch_cuda_version', '?')}); {timing}")
-    write_markdown(out_dir / "sddmm_report.md", f"g-SDDMM: gsparse vs cuSPARSE and PyTorch — {title}", sub, groups,
-                   copy_bw)
-    plots = write_plots(out_dir, title, groups)
-    with open(out_dir / "sddmm_merged.json", "w") as f:
-        json.dump({"metadata": metas, "records": cases}, f, indent=1)
-    if args.copy_inputs:
-        for p in inputs:
-            dst = out_dir / Path(p).name
-            if Path(p).resolve() != dst.resolve():
-                shutil.copyfile(p, dst)
-    if args.print_dir:
-        print(out_dir)
-    else:
-        print(f"report_sddmm.py: wrote {out_dir / 'sddmm_report.md'}" + "".join(f", {p}" for p in plots) +
-              f", {out_dir / 'sddmm_merged.json'}")
-    return 0
+    return base.run_report(argv, prog="report_sddmm.py",
+                           description="Merge gsparse-bench-sddmm / torch_sddmm_baselines.py JSON into a report",
+                           report_md="sddmm_report.md", merged_json="sddmm_merged.json",
+                           heading="g-SDDMM: gsparse vs cuSPARSE and PyTorch", group_cases=group_cases,
+                           write_markdown=write_markdown, write_plots=write_plots, benchmark_line=benchmark_line)
 
 
 if __name__ == "__main__":
