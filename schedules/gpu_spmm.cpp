@@ -16,6 +16,7 @@
 //         output stage runs on lane 0 of each row's lanes.
 #include <algorithm>
 
+#include "halide_ext/align_local_allocations.h"
 #include "halide_ext/bind_buffer.h"
 #include "halide_ext/block_uniform_loop.h"
 #include "halide_ext/store_index_lets.h"
@@ -175,6 +176,8 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
         // them, the feature tiles need no shifted tail and their starts stay provably aligned.
         for (int d = 0; d < a.layout.rank(); d++)
             a.out.output_buffers()[0].dim(d).set_extent(static_cast<int>(a.layout.extents[static_cast<size_t>(d)]));
+        // Accumulator tiles left in the thread's local frame get the alignment of their vector accesses.
+        a.lowering_passes.push_back(std::make_shared<ext::AlignLocalAllocations>());
     }
     // The lane form first: split_rows and bind_rows build on a.acc (which max/min replace).
     NnzLanes lanes;

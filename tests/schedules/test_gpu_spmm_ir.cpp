@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 
 #include "halide_ext/ir_inspect.h"
@@ -310,6 +311,30 @@ TEST(GpuSpmmIR, VecWidthGivesAlignedVectorLoadsOfFeatureRows) {
             EXPECT_EQ(l.algo.operand_alignment, 4 * V) << p.str();
         }
     }
+}
+
+TEST(GpuSpmmIR, VectorAccessesOfTheThreadFrameAreAligned) {
+    // Points whose accumulator tile stays in the thread's local frame (a thread per 8 features of 32
+    // rows, bind_buffer with shared ids; row split with a register tile): every vector access of the
+    // frame is no wider than the frame's alignment (Halide 14 alone aligns it to 4 bytes).
+    std::vector<ScheduleParams> points = {vec_point(32, 1, 4, 2, 1, 0, 1), vec_point(32, 2, 4, 4, 0, 1024),
+                                          vec_point(32, 2, 8, 2, 1, 256)};
+    int framed = 0;
+    for (const ScheduleParams &p : points)
+        for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Max}) {
+            const std::string ptx = ptx_of(lower(SpmmSpec{BinaryOp::CopyLhs, r}, 32, p));
+            const std::regex depot(R"(\.local \.align (\d+) \.b8)"), access(R"((ld|st)\.local\.(v2|v4|u64|b64|f64))");
+            std::smatch m;
+            if (!std::regex_search(ptx, m, depot)) continue;
+            framed++;
+            const int align = std::stoi(m[1]);
+            for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), access); it != std::sregex_iterator(); ++it) {
+                const std::string kind = (*it)[2];
+                const int width = kind == "v4" ? 16 : 8;  // v2 of 32-bit values, or one 64-bit value
+                EXPECT_LE(width, align) << p.str() << " " << reduce_op_name(r) << ": " << it->str();
+            }
+        }
+    EXPECT_GT(framed, 0) << "no point kept a local frame; choose points that do";
 }
 
 TEST(GpuSpmmIR, InvalidPointsAreRejectedWithAReason) {
