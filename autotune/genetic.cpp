@@ -92,7 +92,8 @@ size_t GeneticSearch::roulette(const std::vector<double> &fitness, std::mt19937_
 }
 
 std::vector<std::pair<ScheduleParams, double>> GeneticSearch::run(
-    std::vector<ScheduleParams> initial, const std::function<double(const ScheduleParams &)> &fitness) {
+    std::vector<ScheduleParams> initial, const std::function<double(const ScheduleParams &)> &fitness,
+    const std::function<void(const std::vector<ScheduleParams> &)> &prepare) {
     std::mt19937_64 rng(opt_.seed);
     std::map<Genes, double> seen;
     std::vector<std::pair<ScheduleParams, double>> evaluated;
@@ -103,6 +104,14 @@ std::vector<std::pair<ScheduleParams, double>> GeneticSearch::run(
         seen.emplace(g, f);
         evaluated.emplace_back(decode(g), f);
         return f;
+    };
+    // Hands the not yet evaluated points of a batch to `prepare`.
+    auto prepare_batch = [&](const std::vector<Genes> &batch, size_t from) {
+        if (!prepare) return;
+        std::vector<ScheduleParams> fresh;
+        for (size_t i = from; i < batch.size(); i++)
+            if (!seen.count(batch[i])) fresh.push_back(decode(batch[i]));
+        if (!fresh.empty()) prepare(fresh);
     };
 
     // Initial population: the given points (repaired), then random valid points.
@@ -119,6 +128,7 @@ std::vector<std::pair<ScheduleParams, double>> GeneticSearch::run(
         if (std::find(pop.begin(), pop.end(), g) == pop.end()) pop.push_back(g);
     }
     std::vector<double> fit;
+    prepare_batch(pop, 0);
     for (const Genes &g : pop) fit.push_back(evaluate(g));
 
     for (int gen = 0; gen < opt_.generations; gen++) {
@@ -132,7 +142,9 @@ std::vector<std::pair<ScheduleParams, double>> GeneticSearch::run(
             next.push_back(pop[order[i]]);
             next_fit.push_back(fit[order[i]]);
         }
-        // Children: roulette-wheel parents, crossover, mutation, repair.
+        // Children: roulette-wheel parents, crossover, mutation, repair; all bred from this
+        // generation, then evaluated.
+        const size_t elite = next.size();
         int attempts = 0;
         while (static_cast<int>(next.size()) < static_cast<int>(pop.size()) && attempts++ < 64 * opt_.population) {
             const Genes &a = pop[roulette(fit, rng)];
@@ -140,8 +152,9 @@ std::vector<std::pair<ScheduleParams, double>> GeneticSearch::run(
             Genes child = repair(mutate(crossover(a, b, rng), rng));
             if (std::find(next.begin(), next.end(), child) != next.end()) continue;
             next.push_back(child);
-            next_fit.push_back(evaluate(child));
         }
+        prepare_batch(next, elite);
+        for (size_t i = elite; i < next.size(); i++) next_fit.push_back(evaluate(next[i]));
         pop = std::move(next);
         fit = std::move(next_fit);
     }

@@ -43,9 +43,13 @@ public:
 
     /// Evolves from `initial` (filled up to the population with random valid points). fitness
     /// returns 1 / time, or 0 for a point that failed; each distinct point is evaluated once.
-    /// Returns the evaluated points in evaluation order with their fitness.
-    std::vector<std::pair<ScheduleParams, double>> run(std::vector<ScheduleParams> initial,
-                                                        const std::function<double(const ScheduleParams &)> &fitness);
+    /// `prepare`, when given, receives each generation's points that are about to be evaluated for
+    /// the first time, before any of them is (to compile them in parallel, say); a generation's
+    /// children are bred from the previous generation alone, so the search is the same with or
+    /// without it. Returns the evaluated points in evaluation order with their fitness.
+    std::vector<std::pair<ScheduleParams, double>> run(
+        std::vector<ScheduleParams> initial, const std::function<double(const ScheduleParams &)> &fitness,
+        const std::function<void(const std::vector<ScheduleParams> &)> &prepare = {});
 
 private:
     const SearchSpace &space_;

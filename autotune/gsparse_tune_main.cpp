@@ -37,7 +37,8 @@ struct Args {
                 emit_name = "gsparse_kernel";
     bool no_cache = false;
     size_t budget = 0;
-    int runs = 10;
+    int runs = 10, threads = 0;
+    double cutoff = 3.0;
     uint64_t seed = 1;
     bool quiet = false;
 };
@@ -113,6 +114,11 @@ int main(int argc, char **argv) {
     app.add_option("--records", a.records_file, "append every measurement to this JSON Lines file (training data "
                                                 "for gsparse-train-cost-model)");
     app.add_option("--runs", a.runs, "timed runs per candidate (after one warm-up)")->check(CLI::Range(1, 10000));
+    app.add_option("--cutoff", a.cutoff, "time a candidate once only when its first run is slower than CUTOFF x the "
+                                         "fastest so far (0: time every candidate fully)")
+        ->check(CLI::Range(0.0, 1000.0));
+    app.add_option("--threads", a.threads, "candidates compiled in parallel (0: one per hardware thread)")
+        ->check(CLI::Range(0, 1024));
     app.add_option("--seed", a.seed, "seed of the search");
     app.add_option("--target", a.target, "device to tune for")->check(CLI::IsMember({"cpu", "cuda"}));
     app.add_option("--json", a.json_out, "write the full result as JSON to this file");
@@ -154,6 +160,8 @@ int main(int argc, char **argv) {
         opt.mode = parse_search_mode(a.mode);
         opt.budget = a.budget;
         opt.runs = a.runs;
+        opt.cutoff = a.cutoff;
+        opt.compile_threads = a.threads;
         opt.seed = a.seed;
         opt.progress = !a.quiet;
         if (model) {

@@ -25,6 +25,11 @@ Measurer::Measurer(TuningProblem &problem, int runs, int warmup) : problem_(prob
     if (warmup < 0) fail<Error>("the number of warm-up runs must be >= 0, got ", warmup);
 }
 
+void Measurer::set_cutoff(double factor) {
+    if (!(factor == 0 || factor >= 1)) fail<Error>("the measurement cutoff must be 0 (off) or >= 1, got ", factor);
+    cutoff_ = factor;
+}
+
 void Measurer::precompile(const std::vector<ScheduleParams> &schedules, int threads) {
     std::atomic<size_t> next{0};
     auto worker = [&] {
@@ -82,6 +87,10 @@ Measurement Measurer::measure(const ScheduleParams &schedule) {
             run();
             problem_.sync();
             m.run_ms.push_back(ms_since(t));
+            if (i == 0 && cutoff_ > 0 && best_median_ms_ > 0 && m.run_ms[0] > cutoff_ * best_median_ms_) {
+                m.cut_off = true;
+                break;
+            }
         }
         std::vector<double> sorted = m.run_ms;
         std::sort(sorted.begin(), sorted.end());
@@ -90,6 +99,7 @@ Measurement Measurer::measure(const ScheduleParams &schedule) {
         m.mean_ms = std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(n);
         m.min_ms = sorted.front();
         m.ok = true;
+        if (!m.cut_off && (best_median_ms_ == 0 || m.median_ms < best_median_ms_)) best_median_ms_ = m.median_ms;
     } catch (const std::exception &e) {
         m.ok = false;
         m.error = e.what();

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <random>
+#include <thread>
 
 #include "autotune/progress.h"
 #include "core/error.h"
@@ -41,6 +42,7 @@ static nlohmann::json measurement_json(const Measurement &m) {
     j["mean_ms"] = m.mean_ms;
     j["min_ms"] = m.min_ms;
     j["run_ms"] = m.run_ms;
+    if (m.cut_off) j["cut_off"] = true;
     return j;
 }
 
@@ -128,6 +130,9 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
     r.valid_size = space.valid.size();
 
     Measurer measurer(problem, options.runs, options.warmup);
+    measurer.set_cutoff(options.cutoff);
+    const int threads = options.compile_threads > 0 ? options.compile_threads
+                                                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::mt19937_64 rng(options.seed);
     ProgressBar bar("measuring", std::min(space.valid.size(), static_cast<size_t>(options.genetic.population *
                                                                                   (options.genetic.generations + 1))));
@@ -151,15 +156,17 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
 
     if (options.mode == SearchMode::Genetic) {
         std::vector<ScheduleParams> initial = seeds(space, options, rng);
-        measurer.precompile(initial, options.compile_threads);
         GeneticOptions g = options.genetic;
         g.seed = options.seed;
         GeneticSearch search(space, g);
-        search.run(initial, [&](const ScheduleParams &p) {
-            Measurement m = p == space.expert_default ? r.expert_default : measurer.measure(p);
-            record(m);
-            return m.ok && m.mean_ms > 0 ? 1.0 / m.mean_ms : 0.0;
-        });
+        search.run(
+            initial,
+            [&](const ScheduleParams &p) {
+                Measurement m = p == space.expert_default ? r.expert_default : measurer.measure(p);
+                record(m);
+                return m.ok && m.mean_ms > 0 ? 1.0 / m.mean_ms : 0.0;
+            },
+            [&](const std::vector<ScheduleParams> &batch) { measurer.precompile(batch, threads); });
     } else {
         std::vector<ScheduleParams> picks = space.valid;
         if (options.mode == SearchMode::Random) {
@@ -168,7 +175,7 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
             picks.resize(std::min(budget, picks.size()));
         }
         bar = ProgressBar("measuring", picks.size());
-        measurer.precompile(picks, options.compile_threads);
+        measurer.precompile(picks, threads);
         for (const auto &p : picks) record(p == space.expert_default ? r.expert_default : measurer.measure(p));
     }
     if (options.progress) bar.finish();

@@ -37,7 +37,11 @@ struct TuneOptions {
     size_t keep = 16;  ///< genetic: ranked points that seed the population (5..20)
     TuningCache *cache = nullptr;
     bool read_cache = true;  ///< false: tune afresh (the result is still stored)
-    int compile_threads = 2;  ///< candidates compiled in parallel before they are timed
+    /// Candidates compiled in parallel before they are timed (0: one per hardware thread).
+    int compile_threads = 0;
+    /// A candidate whose first timed run is slower than cutoff x the fastest median so far is timed
+    /// no further (its Measurement has one run and cut_off set); 0 times every candidate fully.
+    double cutoff = 3.0;
     /// Called with every measurement (for measurement records).
     std::function<void(const Measurement &)> on_measurement;
 };

@@ -37,7 +37,7 @@ def ref_sage(layer, x, edge_index):
     for v in range(x.shape[0]):
         m = msgs[dst == v]
         if m.shape[0]:
-            agg[v] = m.mean(0) if layer.aggr == "mean" else m.max(0).values
+            agg[v] = {"mean": m.mean(0), "sum": m.sum(0)}.get(layer.aggr) if layer.aggr != "max" else m.max(0).values
     return layer.lin_l(agg) + layer.lin_r(x)
 
 
@@ -95,10 +95,11 @@ def test_gcn_edge_weight(x, edge_index, graph):
     torch.testing.assert_close(g1, g2)
 
 
-@pytest.mark.parametrize("aggr", ["mean", "max"])
-def test_sage(x, edge_index, graph, aggr):
+@pytest.mark.parametrize("aggr", ["mean", "max", "sum"])
+@pytest.mark.parametrize("out_channels", [4, 8])  # projected before the aggregation (4 < 5) or after it (8)
+def test_sage(x, edge_index, graph, aggr, out_channels):
     torch.manual_seed(2)
-    compare(gsparse.nn.SAGEConv(5, 4, aggr=aggr), lambda l, xx: ref_sage(l, xx, edge_index), x, graph)
+    compare(gsparse.nn.SAGEConv(5, out_channels, aggr=aggr), lambda l, xx: ref_sage(l, xx, edge_index), x, graph)
 
 
 @pytest.mark.parametrize("concat", [True, False])

@@ -107,6 +107,32 @@ TEST(Genetic, FindsTheOptimumOfASmoothObjectiveAndEvaluatesEachPointOnce) {
     EXPECT_LT(evaluated.size(), s.valid.size() + 1);
 }
 
+TEST(Genetic, PrepareSeesEachGenerationBeforeItIsEvaluatedAndChangesNothing) {
+    SearchSpace s = toy_space();
+    auto fitness_of = [](const ScheduleParams &p) {
+        return 1.0 / (1 + std::abs(p.get("a") - 3) + std::abs(p.get("b") - 1) + p.get("c"));
+    };
+    GeneticSearch plain(s, {});
+    auto without = plain.run({s.valid.front()}, fitness_of);
+
+    std::set<ScheduleParams> prepared;
+    int batches = 0;
+    GeneticSearch hooked(s, {});
+    auto with = hooked.run(
+        {s.valid.front()},
+        [&](const ScheduleParams &p) {
+            EXPECT_TRUE(prepared.count(p)) << p.str() << " evaluated before it was prepared";
+            return fitness_of(p);
+        },
+        [&](const std::vector<ScheduleParams> &batch) {
+            batches++;
+            for (const auto &p : batch) EXPECT_TRUE(prepared.insert(p).second) << p.str() << " prepared twice";
+        });
+    EXPECT_EQ(with, without);
+    EXPECT_GE(batches, 2);  // the initial population and at least one generation of children
+    EXPECT_EQ(prepared.size(), with.size());
+}
+
 TEST(Genetic, RejectsBadOptions) {
     SearchSpace s = toy_space();
     GeneticOptions o;

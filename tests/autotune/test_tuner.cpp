@@ -44,6 +44,7 @@ TEST(Tuner, ExhaustiveSpmmFindsAValidScheduleThatMatchesTheReference) {
     TuneOptions o;
     o.mode = SearchMode::Exhaustive;
     o.runs = 2;
+    o.cutoff = 0;  // every candidate timed fully
     o.progress = false;
     TuneResult r = tune(p, o);
     SearchSpace s = build_search_space(p);
@@ -109,6 +110,36 @@ TEST(Tuner, GeneticModeSeededByARankingMeasuresTheTopPoints) {
     for (size_t i = 0; i < 3; i++) EXPECT_EQ(r.candidates[i].schedule.get("vector_width"), 1);
     EXPECT_LE(r.candidates.size(), 8u);  // population 4, one generation
     EXPECT_TRUE(r.best.ok);
+}
+
+TEST(Tuner, CutoffTimesSlowCandidatesOnce) {
+    // With the tightest cutoff a candidate is timed once when its first run is slower than the
+    // fastest median so far, which is never faster than the fastest median of the whole tune.
+    TuningProblem p = small_problem(OpKind::Spmm, 24);
+    TuneOptions o;
+    o.mode = SearchMode::Exhaustive;
+    o.runs = 3;
+    o.cutoff = 1.0;
+    o.progress = false;
+    TuneResult r = tune(p, o);
+    double fastest = r.expert_default.median_ms;
+    for (const auto &m : r.candidates)
+        if (m.ok && !m.cut_off) fastest = std::min(fastest, m.median_ms);
+    for (const auto &m : r.candidates) {
+        ASSERT_TRUE(m.ok) << m.error;
+        if (m.cut_off) {
+            EXPECT_EQ(m.run_ms.size(), 1u);
+            EXPECT_GT(m.run_ms[0], fastest);
+            EXPECT_TRUE(r.to_json()["candidates"][&m - r.candidates.data()]["cut_off"].get<bool>());
+        } else {
+            EXPECT_EQ(m.run_ms.size(), 3u);
+        }
+    }
+    EXPECT_FALSE(r.best.cut_off);
+    Measurer measurer(p);
+    EXPECT_THROW(measurer.set_cutoff(0.5), Error);
+    EXPECT_THROW(measurer.set_cutoff(-1), Error);
+    EXPECT_NO_THROW(measurer.set_cutoff(0));
 }
 
 TEST(Tuner, BadOptions) {

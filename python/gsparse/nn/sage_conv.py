@@ -3,7 +3,10 @@
     out = lin_l(aggregate over in-edges of x_src[u]) + lin_r(x_dst),  aggregate: mean, max, sum, min
 
 The aggregation is one g-SpMM copy_lhs/<aggr> (max and min keep arg ids for backward); nodes
-without in-edges aggregate to 0.
+without in-edges aggregate to 0. For the linear aggregations (mean, sum) the layer aggregates the
+narrower side: with more input than output channels it projects first and aggregates the projection,
+lin_l's bias added afterwards (W mean(x) = mean(W x), and both are 0 without in-edges), so the g-SpMM
+moves out_channels features per edge instead of in_channels.
 """
 
 import torch
@@ -41,7 +44,13 @@ class SAGEConv(torch.nn.Module):
         x_src, x_dst = x if isinstance(x, (tuple, list)) else (x, x)
         num_src, num_dst = (x_src.shape[0], x_dst.shape[0]) if size is None else size
         g = self._graph(edge_index, num_src, num_dst)
-        out = self.lin_l(spmm.gspmm(g, "copy_lhs", _AGGR[self.aggr], x_src))
+        reduce = _AGGR[self.aggr]
+        if reduce in ("mean", "sum") and x_src.shape[-1] > self.out_channels:
+            out = spmm.gspmm(g, "copy_lhs", reduce, F.linear(x_src, self.lin_l.weight))
+            if self.lin_l.bias is not None:
+                out = out + self.lin_l.bias
+        else:
+            out = self.lin_l(spmm.gspmm(g, "copy_lhs", reduce, x_src))
         if self.root_weight:
             out = out + self.lin_r(x_dst)
         if self.normalize:
