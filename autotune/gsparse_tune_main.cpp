@@ -178,7 +178,7 @@ int main(int argc, char **argv) {
                 MeasurementRecord rec;
                 rec.features = candidate_features(p, m.schedule);
                 rec.schedule = m.schedule;
-                rec.device = device_name(p.device);
+                rec.device = p.device_label();
                 rec.op = p.op_name();
                 rec.graph = p.graph_name;
                 rec.graph_fingerprint = p.graph.fingerprint();

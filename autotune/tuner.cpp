@@ -106,7 +106,7 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
     TuneResult r;
     r.op = problem.op_name();
     r.graph = problem.graph_name;
-    r.device = device_name(problem.device);
+    r.device = problem.device_label();
     r.mode = search_mode_name(options.mode);
     r.stats = problem.graph.stats();
     r.lhs_feat = problem.lhs_feat;

@@ -35,7 +35,7 @@ std::string TuningCache::default_path() {
 
 std::string TuningCache::key(const TuningProblem &p) {
     std::ostringstream os;
-    os << device_name(p.device) << '/' << p.op_name() << '/' << p.layout.key() << "/f32/" << std::hex
+    os << p.device_label() << '/' << p.op_name() << '/' << p.layout.key() << "/f32/" << std::hex
        << p.graph.fingerprint();
     return os.str();
 }

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "ops/halide_types.h"
 #include "runtime/cuda_launch.h"
+#include "runtime/device_info.h"
 #include "runtime/target.h"
 
 namespace gsparse::autotune {
@@ -77,6 +78,12 @@ void TuningProblem::move_to_device() {
     for (Tensor *t : {&lhs, &rhs, &out, &arg_u, &arg_e}) upload(*t);
     std::shared_ptr<Halide::Runtime::Buffer<>> first = device_buffers.back();
     sync = [first, ctx] { first->device_sync(ctx.get()); };
+}
+
+std::string TuningProblem::device_label() const {
+    if (device != Device::CUDA) return device_name(device);
+    static const std::string name = cuda_device_name();
+    return name.empty() ? std::string(device_name(device)) : std::string(device_name(device)) + ":" + name;
 }
 
 }  // namespace gsparse::autotune

@@ -43,6 +43,9 @@ struct TuningProblem {
     Problem schedule_problem() const { return {layout, graph.stats()}; }
     /// "spmm copy_u_sum" / "sddmm u_dot_v".
     std::string op_name() const;
+    /// The device of records and cache keys: "cpu", or "cuda:<GPU name>" ("cuda" when the driver
+    /// does not name it); timings and tuned schedules belong to one GPU model.
+    std::string device_label() const;
 
 private:
     void move_to_device();

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The autotuner evaluation's report on a CPU tune of a tiny twin: genetic, random (equal trials) and
+# exhaustive runs of one problem make one case with every column filled, and the summary lines.
+set -euo pipefail
+tune=$1
+report=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+common=(--dataset reddit --scale 0.002 --feat 8 --runs 2 --quiet --no-cache --cache "$dir/cache.json"
+        --records "$dir/records.jsonl")
+"$tune" "${common[@]}" --mode genetic --json "$dir/genetic.json" > /dev/null
+n=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['candidates']))" "$dir/genetic.json")
+"$tune" "${common[@]}" --mode random --budget "$n" --json "$dir/random.json" > /dev/null
+"$tune" "${common[@]}" --mode exhaustive --json "$dir/exhaustive.json" > /dev/null
+python3 "$report" "$dir"/genetic.json "$dir"/random.json "$dir"/exhaustive.json "$dir/cache.json" \
+  --records "$dir/records.jsonl" --out-dir "$dir/out"
+grep -q "genetic search within 5% of the exhaustive best: [01] of 1 cases" "$dir/out/tune_eval.md"
+grep -q "genetic tuning wall time" "$dir/out/tune_eval.md"
+python3 - "$dir/out/tune_eval.json" "$n" <<'PY'
+import json, sys
+cases = json.load(open(sys.argv[1]))["cases"]
+assert len(cases) == 1, cases
+c = cases[0]
+assert c["feat"] == "8" and c["valid_points"] > 0, c
+for k in ("exhaustive_ms", "genetic_ms", "random_ms", "default_ms", "genetic_wall_s"):
+    assert c[k] is not None and c[k] > 0, (k, c)
+assert c["genetic_trials"] == c["random_trials"] == int(sys.argv[2]), c
+assert 0.5 < c["genetic_vs_exhaustive"] < 2 and 0.5 < c["random_vs_exhaustive"] < 3, c
+PY
+test -s "$dir/out/records.jsonl"
+echo OK
