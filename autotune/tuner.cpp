@@ -175,8 +175,15 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
             picks.resize(std::min(budget, picks.size()));
         }
         bar = ProgressBar("measuring", picks.size());
-        measurer.precompile(picks, threads);
-        for (const auto &p : picks) record(p == space.expert_default ? r.expert_default : measurer.measure(p));
+        // In chunks of a few points per compile thread, so that measurements (and their records)
+        // follow the compiles from the start of a long exhaustive sweep.
+        const size_t chunk = 4 * static_cast<size_t>(threads);
+        for (size_t at = 0; at < picks.size(); at += chunk) {
+            std::vector<ScheduleParams> part(picks.begin() + static_cast<std::ptrdiff_t>(at),
+                                             picks.begin() + static_cast<std::ptrdiff_t>(std::min(at + chunk, picks.size())));
+            measurer.precompile(part, threads);
+            for (const auto &p : part) record(p == space.expert_default ? r.expert_default : measurer.measure(p));
+        }
     }
     if (options.progress) bar.finish();
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
