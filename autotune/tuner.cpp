@@ -4,6 +4,7 @@
 #include <ctime>
 #include <numeric>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <random>
 #include <thread>
@@ -90,8 +91,25 @@ std::vector<ScheduleParams> seeds(const SearchSpace &space, const TuneOptions &o
         std::vector<size_t> order(points.size());
         std::iota(order.begin(), order.end(), 0);
         std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return score[a] < score[b]; });
+        // The best-ranked points with distinct scores first: points the model cannot tell apart (the
+        // same features, e.g. knobs that do not matter in that corner of the space) would fill the
+        // population with one kernel; the ties fill what is left.
         std::vector<ScheduleParams> best;
-        for (size_t i = 0; i < keep; i++) best.push_back(points[order[i]]);
+        std::vector<double> kept;
+        std::vector<size_t> ties;
+        for (size_t i : order) {
+            if (best.size() == keep) break;
+            const bool tie = std::any_of(kept.begin(), kept.end(), [&](double k) {
+                return std::abs(k - score[i]) <= 1e-9 * std::max(1.0, std::abs(k));
+            });
+            if (tie) {
+                ties.push_back(i);
+                continue;
+            }
+            best.push_back(points[i]);
+            kept.push_back(score[i]);
+        }
+        for (size_t j = 0; best.size() < keep && j < ties.size(); j++) best.push_back(points[ties[j]]);
         return best;
     }
     std::shuffle(points.begin(), points.end(), rng);

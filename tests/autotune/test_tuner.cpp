@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "api/gsparse.h"
 #include "autotune/search_space.h"
@@ -140,6 +141,32 @@ TEST(Tuner, CutoffTimesSlowCandidatesOnce) {
     EXPECT_THROW(measurer.set_cutoff(0.5), Error);
     EXPECT_THROW(measurer.set_cutoff(-1), Error);
     EXPECT_NO_THROW(measurer.set_cutoff(0));
+}
+
+TEST(Tuner, ModelSeedsSkipPointsTheModelCannotTellApart) {
+    // A model that sees only the vector width ranks every rows_per_task alike: the seeds (the first
+    // measured candidates) cover the distinct vector widths before any tie.
+    TuningProblem p = small_problem(OpKind::Spmm, 8);
+    SearchSpace s = build_search_space(p);
+    std::set<int64_t> widths;
+    for (const auto &q : s.valid) widths.insert(q.get("vector_width"));
+    ASSERT_GE(widths.size(), 2u);
+    TuneOptions o;
+    o.runs = 1;
+    o.progress = false;
+    o.keep = widths.size();
+    o.genetic.population = static_cast<int>(widths.size());
+    o.genetic.elite = 1;
+    o.genetic.generations = 0;
+    o.rank = [](const std::vector<ScheduleParams> &pts) {
+        std::vector<double> score;
+        for (const auto &q : pts) score.push_back(static_cast<double>(q.get("vector_width")));
+        return score;
+    };
+    TuneResult r = tune(p, o);
+    std::set<int64_t> seen;
+    for (const auto &m : r.candidates) seen.insert(m.schedule.get("vector_width"));
+    EXPECT_EQ(seen, widths);
 }
 
 TEST(Tuner, BadOptions) {
