@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "api/tuning_key.h"
 #include "core/error.h"
 
 namespace gsparse::autotune {
@@ -33,12 +34,7 @@ std::string TuningCache::default_path() {
     return "gsparse-tuning.json";
 }
 
-std::string TuningCache::key(const TuningProblem &p) {
-    std::ostringstream os;
-    os << p.device_label() << '/' << p.op_name() << '/' << p.layout.key() << "/f32/" << std::hex
-       << p.graph.fingerprint();
-    return os.str();
-}
+std::string TuningCache::key(const TuningProblem &p) { return tuning_key(p.device, p.op_name(), p.layout, p.graph); }
 
 std::optional<CachedTune> TuningCache::lookup(const std::string &key) const {
     std::lock_guard<std::mutex> lock(mu_);

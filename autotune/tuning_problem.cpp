@@ -6,7 +6,7 @@
 #include "core/error.h"
 #include "ops/halide_types.h"
 #include "runtime/cuda_launch.h"
-#include "runtime/device_info.h"
+#include "api/tuning_key.h"
 #include "runtime/target.h"
 
 namespace gsparse::autotune {
@@ -80,10 +80,6 @@ void TuningProblem::move_to_device() {
     sync = [first, ctx] { first->device_sync(ctx.get()); };
 }
 
-std::string TuningProblem::device_label() const {
-    if (device != Device::CUDA) return device_name(device);
-    static const std::string name = cuda_device_name();
-    return name.empty() ? std::string(device_name(device)) : std::string(device_name(device)) + ":" + name;
-}
+std::string TuningProblem::device_label() const { return gsparse::device_label(device); }
 
 }  // namespace gsparse::autotune

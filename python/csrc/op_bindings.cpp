@@ -4,6 +4,8 @@
 #include <pybind11/stl.h>
 
 #include "api/gsparse.h"
+#include "api/tuning_key.h"
+#include "core/error.h"
 #include "bindings.h"
 #include "ops/broadcast.h"
 #include "tensor_args.h"
@@ -16,22 +18,25 @@ namespace {
 
 void gspmm(const Graph &g, const std::string &op, const std::string &reduce, const std::optional<TensorArg> &lhs,
            const std::optional<TensorArg> &rhs, const TensorArg &out, const std::optional<TensorArg> &arg_u,
-           const std::optional<TensorArg> &arg_e, const std::optional<LaunchArg> &launch) {
+           const std::optional<TensorArg> &arg_e, const std::optional<LaunchArg> &launch,
+           const std::optional<std::string> &schedule) {
     SpmmSpec spec{parse_binary_op(op), parse_reduce_op(reduce)};
     Tensor l = view_tensor(lhs, "lhs"), r = view_tensor(rhs, "rhs"), o = view_tensor(out, "out");
     Tensor au = view_tensor(arg_u, "arg_u"), ae = view_tensor(arg_e, "arg_e");
     OpOptions options;
     options.cuda = cuda_launch(launch);
+    if (schedule) options.schedule = ScheduleParams::parse(*schedule);
     gspmm_into(g, spec, l, r, o, arg_u ? &au : nullptr, arg_e ? &ae : nullptr, options);
 }
 
 void gsddmm(const Graph &g, const std::string &op, const std::string &lhs_target, const std::string &rhs_target,
             const std::optional<TensorArg> &lhs, const std::optional<TensorArg> &rhs, const TensorArg &out,
-            const std::optional<LaunchArg> &launch) {
+            const std::optional<LaunchArg> &launch, const std::optional<std::string> &schedule) {
     SddmmSpec spec{parse_binary_op(op), parse_target(lhs_target), parse_target(rhs_target)};
     Tensor l = view_tensor(lhs, "lhs"), r = view_tensor(rhs, "rhs"), o = view_tensor(out, "out");
     OpOptions options;
     options.cuda = cuda_launch(launch);
+    if (schedule) options.schedule = ScheduleParams::parse(*schedule);
     gsddmm_into(g, spec, l, r, o, options);
 }
 
@@ -45,18 +50,40 @@ std::vector<int64_t> out_feature_shape(const std::string &op, const std::vector<
     return plan_features(b, l, r).out_shape;
 }
 
+/// gsparse-tune's cache key of a call: kind "spmm" (a = reduce) or "sddmm" (a, b = the targets).
+std::string tuning_key_of(const Graph &g, const std::string &kind, const std::string &op, const std::string &a,
+                          const std::string &b, const std::vector<int64_t> &lhs_feat,
+                          const std::vector<int64_t> &rhs_feat, bool cuda) {
+    BinaryOp bop = parse_binary_op(op);
+    const auto &l = uses_lhs(bop) ? lhs_feat : rhs_feat;
+    const auto &r = uses_rhs(bop) ? rhs_feat : lhs_feat;
+    std::string name;
+    if (kind == "spmm") {
+        name = "spmm " + SpmmSpec{bop, parse_reduce_op(a)}.name();
+    } else if (kind == "sddmm") {
+        name = "sddmm " + SddmmSpec{bop, parse_target(a), parse_target(b)}.name();
+    } else {
+        throw std::invalid_argument("kind must be spmm or sddmm, got '" + kind + "'");
+    }
+    return tuning_key(cuda ? Device::CUDA : Device::CPU, name, plan_features(bop, l, r), g);
+}
+
 }  // namespace
 
 void bind_ops(py::module_ &m) {
     m.def("gspmm", &gspmm, py::arg("graph"), py::arg("op"), py::arg("reduce"), py::arg("lhs"), py::arg("rhs"),
-          py::arg("out"), py::arg("arg_u"), py::arg("arg_e"), py::arg("launch"),
+          py::arg("out"), py::arg("arg_u"), py::arg("arg_e"), py::arg("launch"), py::arg("schedule") = py::none(),
           py::call_guard<py::gil_scoped_release>(),
           "g-SpMM into out (and arg_u / arg_e for max, min). Tensors are (ptr, shape, dtype, device) tuples; "
           "launch is (device index, stream) for CUDA tensors, None for CPU tensors.");
     m.def("gsddmm", &gsddmm, py::arg("graph"), py::arg("op"), py::arg("lhs_target"), py::arg("rhs_target"),
-          py::arg("lhs"), py::arg("rhs"), py::arg("out"), py::arg("launch"), py::call_guard<py::gil_scoped_release>(),
+          py::arg("lhs"), py::arg("rhs"), py::arg("out"), py::arg("launch"), py::arg("schedule") = py::none(),
+          py::call_guard<py::gil_scoped_release>(),
           "g-SDDMM into out (num_edges rows in edge-id order).");
     m.def("out_feature_shape", &out_feature_shape, py::arg("op"), py::arg("lhs_feat"), py::arg("rhs_feat"));
+    m.def("tuning_key", &tuning_key_of, py::arg("graph"), py::arg("kind"), py::arg("op"), py::arg("a"), py::arg("b"),
+          py::arg("lhs_feat"), py::arg("rhs_feat"), py::arg("cuda"),
+          "gsparse-tune's tuning-cache key of a g-SpMM (a = reduce) or g-SDDMM (a, b = targets) call.");
     m.def("check_spmm_op", [](const std::string &op, const std::string &reduce) {
         check_spmm_spec(SpmmSpec{parse_binary_op(op), parse_reduce_op(reduce)});
     });

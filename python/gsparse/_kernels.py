@@ -62,6 +62,15 @@ def _operands(op, lhs, rhs):
     return lhs, rhs, device, dtype, feat
 
 
+def _tuned(g, kind, op, a, b, lhs, rhs, dtype, device):
+    """The graph's tuned schedule of this call (Graph.use_tuned), float32 only; else None."""
+    if dtype != torch.float32 or not getattr(g, "_tuned", None):
+        return None
+    lf = list(lhs.shape[1:]) if lhs is not None else None
+    rf = list(rhs.shape[1:]) if rhs is not None else None
+    return g.tuned_schedule(kind, op, a, b, lf if lf is not None else rf, rf if rf is not None else lf, device)
+
+
 def spmm(g, op, reduce, lhs, rhs):
     """g-SpMM: (out, arg_u, arg_e); the arg tensors (int64) only for max / min, else None."""
     lhs, rhs, device, dtype, feat = _operands(op, lhs, rhs)
@@ -71,8 +80,9 @@ def spmm(g, op, reduce, lhs, rhs):
     if reduce in ("max", "min"):
         arg_u = torch.empty(shape, dtype=torch.int32, device=device)
         arg_e = torch.empty(shape, dtype=torch.int32, device=device)
+    schedule = _tuned(g, "spmm", op, reduce, "", lhs, rhs, dtype, device)
     _C.gspmm(g._g, op, reduce, tensor_arg(lhs, "lhs"), tensor_arg(rhs, "rhs"), tensor_arg(out, "out"),
-             tensor_arg(arg_u, "arg_u"), tensor_arg(arg_e, "arg_e"), launch_arg(device))
+             tensor_arg(arg_u, "arg_u"), tensor_arg(arg_e, "arg_e"), launch_arg(device), schedule)
     return out, arg_u, arg_e
 
 
@@ -80,8 +90,9 @@ def sddmm(g, op, lhs, rhs, lhs_target, rhs_target):
     """g-SDDMM: num_edges rows in edge-id order."""
     lhs, rhs, device, dtype, feat = _operands(op, lhs, rhs)
     out = torch.empty([g.num_edges] + feat, dtype=dtype, device=device)
+    schedule = _tuned(g, "sddmm", op, lhs_target, rhs_target, lhs, rhs, dtype, device)
     _C.gsddmm(g._g, op, lhs_target, rhs_target, tensor_arg(lhs, "lhs"), tensor_arg(rhs, "rhs"),
-              tensor_arg(out, "out"), launch_arg(device))
+              tensor_arg(out, "out"), launch_arg(device), schedule)
     return out
 
 

@@ -9,6 +9,9 @@ schedule. On the Python side the graph caches index tensors, degrees and the sel
 the layers, per device.
 """
 
+import json
+import os
+
 import torch
 
 from . import _native
@@ -173,6 +176,44 @@ class Graph:
     def __repr__(self):
         return f"gsparse.Graph(num_src={self.num_src}, num_dst={self.num_dst}, num_edges={self.num_edges})"
 
+    # --- Tuned kernels ---------------------------------------------------------------------------
+
+    def use_tuned(self, cache=None):
+        """Runs this graph's float32 kernels with the schedules gsparse-tune stored for it (same
+        device model, operator, feature shapes and graph structure) in its tuning cache: `cache`, or
+        $XDG_CACHE_HOME/gsparse/tuning.json, or ~/.cache/gsparse/tuning.json. Calls without a
+        matching entry keep the expert default. The reverse and self-loop graphs the layers use share
+        the setting (their own entries apply to them). Returns self."""
+        path = cache or _default_tuning_cache()
+        try:
+            with open(path) as f:
+                entries = json.load(f).get("entries", {})
+        except FileNotFoundError:
+            entries = {}
+        except (OSError, ValueError) as err:
+            raise _native.GraphError(f"tuning cache {path}: {err}") from None
+        if not isinstance(entries, dict):
+            raise _native.GraphError(f"tuning cache {path}: 'entries' is not an object")
+        self._tuned = entries
+        for k in ("reverse", "with_self_loops"):
+            if k in self._cache:
+                self._cache[k]._tuned = entries
+        return self
+
+    def tuned_schedule(self, kind, op, a, b, lhs_feat, rhs_feat, device):
+        """The tuned schedule (a string gsparse's kernels accept) of a g-SpMM (kind "spmm", a = reduce)
+        or g-SDDMM (kind "sddmm", a, b = targets) call with float32 operands of these feature shapes on
+        device, or None (use_tuned() not called, or no entry)."""
+        if not getattr(self, "_tuned", None):
+            return None
+        key = _C.tuning_key(self._g, kind, op, a, b, list(lhs_feat), list(rhs_feat), torch.device(device).type == "cuda")
+        entry = self._tuned.get(key)
+        if not entry:
+            return None
+        sched = entry.get("schedule", {})
+        params = ", ".join(f"{k}={v}" for k, v in sorted(sched.get("params", {}).items()))
+        return f"{sched.get('schedule')}{{{params}}}"
+
     # --- Cached layouts --------------------------------------------------------------------------
 
     def _cached(self, key, device, make):
@@ -218,6 +259,7 @@ class Graph:
         r = self._cache.get("reverse")
         if r is None:
             r = Graph(_native_graph=self._g.reverse())
+            r._tuned = getattr(self, "_tuned", None)
             r._cache["reverse"] = self
             self._cache["reverse"] = r
         return r
@@ -248,6 +290,7 @@ class Graph:
             is_loop = (src == dst).nonzero().flatten()
             loop_edge[src[is_loop]] = is_loop
             r._loop_source = (keep, loop_edge)
+            r._tuned = getattr(self, "_tuned", None)
             self._cache["with_self_loops"] = r
         return r
 
@@ -263,3 +306,12 @@ class Graph:
         has = loop_edge >= 0
         loops = torch.where(has.view(-1, *([1] * (edge_weight.dim() - 1))), edge_weight[loop_edge.clamp(min=0)], loops)
         return torch.cat([edge_weight[keep], loops])
+
+
+def _default_tuning_cache():
+    """gsparse-tune's default cache file (TuningCache::default_path)."""
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg:
+        return os.path.join(xdg, "gsparse", "tuning.json")
+    home = os.environ.get("HOME")
+    return os.path.join(home, ".cache", "gsparse", "tuning.json") if home else "gsparse-tuning.json"
