@@ -18,15 +18,12 @@ import argparse
 import datetime as dt
 import json
 import math
-import re
 import shutil
 import sys
 from collections import defaultdict
 from pathlib import Path
 
-
-def slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "unknown-device"
+from report import slug  # the results folders' device slug, as the other reports write it
 
 
 def best_ms(run: dict) -> float | None:
