@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <optional>
 #include <regex>
 #include <thread>
@@ -33,7 +35,7 @@ struct Args {
     uint64_t graph_seed = 1;
     std::string op = "spmm", binary = "copy_lhs", reduce = "sum", lhs_target = "u", rhs_target = "v";
     int64_t feat = 32, edge_feat = 0;
-    std::string mode = "genetic", target = "cpu", json_out, cache_file, model_prefix, records_file, emit_dir,
+    std::string mode = "genetic", target = "cpu", json_out, cache_file, model_prefix, records_file, emit_dir, replay,
                 emit_name = "gsparse_kernel";
     bool no_cache = false;
     size_t budget = 0;
@@ -54,6 +56,49 @@ Graph load_problem_graph(const Args &a, std::string &name) {
     opt.order = datasets::parse_node_order(a.order);
     name = a.dataset + " twin (scale " + CLI::detail::to_string(a.scale) + ", " + a.order + " ids)";
     return Graph::from_csr(datasets::generate_twin(datasets::twin_spec(a.dataset), opt));
+}
+
+/// The measurements of a recorded exhaustive tune (gsparse-tune --json) of problem p, as a lookup
+/// by schedule point; a point it did not measure reads as failed.
+std::function<Measurement(const ScheduleParams &)> replayed_measurements(const std::string &path, const TuningProblem &p) {
+    std::ifstream in(path);
+    nlohmann::json j;
+    try {
+        in >> j;
+    } catch (const std::exception &e) {
+        fail<Error>("--replay ", path, ": not JSON (", e.what(), ")");
+    }
+    if (!j.is_object() || !j.contains("candidates") || !j.contains("op") || !j.contains("graph"))
+        fail<Error>("--replay ", path, ": not a gsparse-tune --json result");
+    const GraphStats st = p.graph.stats();
+    if (j["op"] != p.op_name() || j.value("lhs_feat", std::vector<int64_t>{}) != p.lhs_feat ||
+        j["graph"].value("nodes", int64_t{-1}) != st.num_rows || j["graph"].value("edges", int64_t{-1}) != st.nnz)
+        fail<Error>("--replay ", path, " records ", j["op"].dump(), " on a graph of ", j["graph"].value("nodes", -1),
+                    " nodes and ", j["graph"].value("edges", -1), " edges with lhs features ",
+                    j.value("lhs_feat", nlohmann::json::array()).dump(), ", not this problem (", p.op_name(), ", ",
+                    st.num_rows, " nodes, ", st.nnz, " edges, lhs features ", shape_str(p.lhs_feat), ")");
+    auto table = std::make_shared<std::map<std::string, Measurement>>();
+    auto add = [&](const nlohmann::json &c) {
+        Measurement m;
+        m.schedule = ScheduleParams::from_json(c);
+        m.ok = c.value("ok", false);
+        m.mean_ms = c.value("mean_ms", 0.0);
+        m.median_ms = c.value("median_ms", 0.0);
+        m.min_ms = c.value("min_ms", 0.0);
+        m.run_ms = c.value("run_ms", std::vector<double>{});
+        m.cut_off = c.value("cut_off", false);
+        (*table)[m.schedule.str()] = m;
+    };
+    for (const auto &c : j["candidates"]) add(c);
+    if (j.contains("expert_default")) add(j["expert_default"]);
+    return [table](const ScheduleParams &q) {
+        auto it = table->find(q.str());
+        if (it != table->end()) return it->second;
+        Measurement m;
+        m.schedule = q;
+        m.error = "not measured in the replayed tune";
+        return m;
+    };
 }
 
 void print_summary(const TuneResult &r) {
@@ -111,8 +156,13 @@ int main(int argc, char **argv) {
     app.add_flag("--no-cache", a.no_cache, "tune afresh even when the cache has this problem (the result is stored)");
     app.add_option("--model", a.model_prefix, "cost model (PREFIX.pt + PREFIX.json from gsparse-train-cost-model) "
                                               "that ranks the space for the genetic search");
-    app.add_option("--records", a.records_file, "append every measurement to this JSON Lines file (training data "
+    auto *records_opt = app.add_option("--records", a.records_file, "append every measurement to this JSON Lines file (training data "
                                                 "for gsparse-train-cost-model)");
+    app.add_option("--replay", a.replay, "search the measurements of a recorded exhaustive tune of the "
+                                                            "same problem (its --json) instead of compiling and timing "
+                                                            "candidates: evaluates search strategies; uses no cache")
+                           ->check(CLI::ExistingFile)
+                           ->excludes(records_opt);
     app.add_option("--runs", a.runs, "timed runs per candidate (after one warm-up)")->check(CLI::Range(1, 10000));
     app.add_option("--cutoff", a.cutoff, "time a candidate once only when its first run is slower than CUTOFF x the "
                                          "fastest so far (0: time every candidate fully)")
@@ -150,7 +200,8 @@ int main(int argc, char **argv) {
             p.lhs_feat = {p.sddmm.lhs == OperandTarget::Edge ? ef : a.feat};
             p.rhs_feat = {p.sddmm.rhs == OperandTarget::Edge ? ef : a.feat};
         }
-        p.prepare(a.seed);
+        if (a.replay.empty()) p.prepare(a.seed);
+        else p.plan_layout();
         std::optional<CostModel> model;
         if (!a.model_prefix.empty()) model = CostModel::load(a.model_prefix);
         TuningCache cache(a.cache_file.empty() ? TuningCache::default_path() : a.cache_file);
@@ -164,6 +215,10 @@ int main(int argc, char **argv) {
         opt.compile_threads = a.threads;
         opt.seed = a.seed;
         opt.progress = !a.quiet;
+        if (!a.replay.empty()) {
+            opt.cache = nullptr;
+            opt.measure = replayed_measurements(a.replay, p);
+        }
         if (model) {
             opt.rank = [&](const std::vector<ScheduleParams> &points) {
                 std::vector<std::vector<float>> features;

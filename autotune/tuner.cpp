@@ -149,6 +149,10 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
 
     Measurer measurer(problem, options.runs, options.warmup);
     measurer.set_cutoff(options.cutoff);
+    auto measure = [&](const ScheduleParams &p) { return options.measure ? options.measure(p) : measurer.measure(p); };
+    auto precompile = [&](const std::vector<ScheduleParams> &points, int n) {
+        if (!options.measure) measurer.precompile(points, n);
+    };
     const int threads = options.compile_threads > 0 ? options.compile_threads
                                                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::mt19937_64 rng(options.seed);
@@ -166,7 +170,7 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
         }
     };
 
-    r.expert_default = measurer.measure(space.expert_default);
+    r.expert_default = measure(space.expert_default);
     if (!r.expert_default.ok)
         fail<KernelError>("the expert default schedule ", space.expert_default.str(), " failed: ", r.expert_default.error);
     r.best = r.expert_default;
@@ -180,11 +184,11 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
         search.run(
             initial,
             [&](const ScheduleParams &p) {
-                Measurement m = p == space.expert_default ? r.expert_default : measurer.measure(p);
+                Measurement m = p == space.expert_default ? r.expert_default : measure(p);
                 record(m);
                 return m.ok && m.mean_ms > 0 ? 1.0 / m.mean_ms : 0.0;
             },
-            [&](const std::vector<ScheduleParams> &batch) { measurer.precompile(batch, threads); });
+            [&](const std::vector<ScheduleParams> &batch) { precompile(batch, threads); });
     } else {
         std::vector<ScheduleParams> picks = space.valid;
         if (options.mode == SearchMode::Random) {
@@ -199,8 +203,8 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
         for (size_t at = 0; at < picks.size(); at += chunk) {
             std::vector<ScheduleParams> part(picks.begin() + static_cast<std::ptrdiff_t>(at),
                                              picks.begin() + static_cast<std::ptrdiff_t>(std::min(at + chunk, picks.size())));
-            measurer.precompile(part, threads);
-            for (const auto &p : part) record(p == space.expert_default ? r.expert_default : measurer.measure(p));
+            precompile(part, threads);
+            for (const auto &p : part) record(p == space.expert_default ? r.expert_default : measure(p));
         }
     }
     if (options.progress) bar.finish();

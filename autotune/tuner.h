@@ -44,6 +44,9 @@ struct TuneOptions {
     double cutoff = 3.0;
     /// Called with every measurement (for measurement records).
     std::function<void(const Measurement &)> on_measurement;
+    /// Replaces compiling and timing (a replay of recorded measurements, see gsparse-tune --replay):
+    /// the measurement of a point. Empty: candidates are compiled and timed on the problem's device.
+    std::function<Measurement(const ScheduleParams &)> measure;
 };
 
 struct TuneResult {

@@ -36,6 +36,11 @@ std::string TuningProblem::op_name() const {
     return kind == OpKind::Spmm ? "spmm " + spmm.name() : "sddmm " + sddmm.name();
 }
 
+void TuningProblem::plan_layout() {
+    const BinaryOp op = kind == OpKind::Spmm ? spmm.op : sddmm.op;
+    layout = plan_features(op, uses_lhs(op) ? lhs_feat : rhs_feat, uses_rhs(op) ? rhs_feat : lhs_feat);
+}
+
 void TuningProblem::prepare(uint64_t seed) {
     const BinaryOp op = kind == OpKind::Spmm ? spmm.op : sddmm.op;
     const bool div = op == BinaryOp::Div;
@@ -43,7 +48,7 @@ void TuningProblem::prepare(uint64_t seed) {
     int64_t rrows = kind == OpKind::Spmm ? graph.num_edges() : rows_of(graph, sddmm.rhs);
     if (uses_lhs(op)) lhs = random_features(lrows, lhs_feat, seed, false);
     if (uses_rhs(op)) rhs = random_features(rrows, rhs_feat, seed + 1, div);
-    layout = plan_features(op, uses_lhs(op) ? lhs_feat : rhs_feat, uses_rhs(op) ? rhs_feat : lhs_feat);
+    plan_layout();
     if (kind == OpKind::Spmm) {
         auto shape = gspmm_output_shape(graph, spmm, lhs, rhs);
         out = Tensor::empty(shape, DType::F32);

@@ -36,6 +36,8 @@ struct TuningProblem {
     /// Plans the layout and allocates inputs/outputs (on the GPU for Device::CUDA, where it throws
     /// Error without a usable CUDA device); throws ShapeError for shapes that do not fit.
     void prepare(uint64_t seed = 1);
+    /// Only the feature layout of prepare(), for searches that measure nothing (replays).
+    void plan_layout();
     /// Waits for the device's queued work (a no-op on the CPU); timing calls it after each run.
     std::function<void()> sync = [] {};
     /// Device copies of the tensors (Device::CUDA), kept alive with the problem.

@@ -28,4 +28,23 @@ assert c["genetic_trials"] == c["random_trials"] == int(sys.argv[2]), c
 assert 0.5 < c["genetic_vs_exhaustive"] < 2 and 0.5 < c["random_vs_exhaustive"] < 3, c
 PY
 test -s "$dir/out/records.jsonl"
+
+# --replay: a search over the sweep's recorded times measures nothing and reports exactly those times.
+replay=(--dataset reddit --scale 0.002 --feat 8 --quiet --replay "$dir/exhaustive.json")
+"$tune" "${replay[@]}" --mode genetic --seed 3 --json "$dir/replay.json" > /dev/null
+python3 - "$dir/exhaustive.json" "$dir/replay.json" <<'PY'
+import json, sys
+ex, rp = (json.load(open(p)) for p in sys.argv[1:])
+key = lambda c: json.dumps(c["params"], sort_keys=True)
+recorded = {key(c): c["mean_ms"] for c in ex["candidates"]}
+assert rp["candidates"], rp
+for c in rp["candidates"] + [rp["best"], rp["expert_default"]]:
+    assert c["ok"] and recorded[key(c)] == c["mean_ms"], (c["params"], c["mean_ms"], recorded.get(key(c)))
+assert rp["best"]["mean_ms"] >= min(recorded.values())
+PY
+if out=$("$tune" --dataset reddit --scale 0.002 --feat 16 --quiet --replay "$dir/exhaustive.json" 2>&1); then
+  echo "a replay of another problem was accepted"; exit 1
+fi
+grep -q "not this problem" <<<"$out"
+if "$tune" "${replay[@]}" --records "$dir/r2.jsonl" > /dev/null 2>&1; then echo "--replay with --records was accepted"; exit 1; fi
 echo OK

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Search strategies replayed on recorded exhaustive sweeps (the paper's Fig. 11 with many seeds).
+
+  replay_tune.py EXHAUSTIVE_JSON... [--seeds 20] [--model PREFIX] [--tune BIN] [--data BIN] [--out-dir DIR]
+
+Each input is a gsparse-tune --json result of --mode exhaustive on a dataset twin (its graph name
+says which twin, scale and id order). For every seed, gsparse-tune --replay runs the genetic search
+(with the cost model when --model is given, without one too) and random sampling with the same
+number of measured candidates over the sweep's recorded times: no kernel is compiled or timed, so
+the comparison isolates the search from measurement noise. Per twin the report gives how often each
+strategy ends within 5% of the sweep's best and its mean ratio to it. Writes replay.md and
+replay.json into DIR (default: the first input's folder).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def twin_of(name: str):
+    """('reddit', '1', 'shuffled') from 'reddit twin (scale 1, shuffled ids)'."""
+    m = re.match(r"(\S+) twin \(scale ([0-9.e+-]+), (\w+) ids\)", name)
+    if not m:
+        raise SystemExit(f"replay_tune.py: '{name}' is not a dataset twin's name")
+    return m.groups()
+
+
+def best_ms(run: dict) -> float:
+    times = [c["mean_ms"] for c in run["candidates"] if c.get("ok") and not c.get("cut_off")]
+    return min(times)
+
+
+def tune(args, graph_file, feat, mode, seed, extra):
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        subprocess.run([args.tune, "--graph", graph_file, "--target", "cuda", "--feat", str(feat), "--mode", mode,
+                        "--seed", str(seed), "--replay", args.current, "--quiet", "--json", out.name] + extra,
+                       check=True, capture_output=True)
+        return json.load(open(out.name))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("inputs", nargs="+")
+    ap.add_argument("--seeds", type=int, default=20)
+    ap.add_argument("--model", help="cost model prefix (PREFIX.pt + PREFIX.json)")
+    ap.add_argument("--tune", default=str(ROOT / "build" / "autotune" / "gsparse-tune"))
+    ap.add_argument("--data", default=str(ROOT / "build" / "datasets" / "gsparse-data"))
+    ap.add_argument("--out-dir")
+    args = ap.parse_args(argv)
+    if args.seeds < 1:
+        ap.error("--seeds must be >= 1")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in args.inputs:
+            run = json.load(open(path))
+            if run.get("mode") != "exhaustive":
+                print(f"replay_tune.py: {path} is not an exhaustive tune; skipped", file=sys.stderr)
+                continue
+            dataset, scale, order = twin_of(run["graph"]["name"])
+            feat = run["lhs_feat"][0]
+            graph_file = f"{tmp}/{dataset}-{scale}-{order}.gcsr"
+            if not Path(graph_file).exists():
+                subprocess.run([args.data, "gen", dataset, "--scale", scale, "--order", order, "-o", graph_file],
+                               check=True, capture_output=True)
+            args.current = path
+            best = best_ms(run)
+            strategies = {"genetic, cost model": ["--model", args.model]} if args.model else {}
+            strategies["genetic, random seeds"] = []
+            row = {"graph": run["graph"]["name"], "feat": feat, "valid_points": run["valid_size"],
+                   "exhaustive_best_ms": best, "seeds": args.seeds, "device": run.get("device", "")}
+            for name, extra in strategies.items():
+                ratios, randoms, trials = [], [], []
+                for seed in range(1, args.seeds + 1):
+                    g = tune(args, graph_file, feat, "genetic", seed, extra)
+                    n = len(g["candidates"])
+                    r = tune(args, graph_file, feat, "random", seed, ["--budget", str(n)])
+                    ratios.append(g["best"]["mean_ms"] / best)
+                    randoms.append(r["best"]["mean_ms"] / best)
+                    trials.append(n)
+                row[name] = {"within_5pct": sum(x <= 1.05 for x in ratios) / len(ratios),
+                             "mean_ratio": statistics.mean(ratios), "worst_ratio": max(ratios),
+                             "random_within_5pct": sum(x <= 1.05 for x in randoms) / len(randoms),
+                             "random_mean_ratio": statistics.mean(randoms), "random_worst_ratio": max(randoms),
+                             "mean_trials": statistics.mean(trials)}
+                print(f"{row['graph']} F={feat} {name}: {row[name]}", flush=True)
+            rows.append(row)
+    if not rows:
+        print("replay_tune.py: error: no exhaustive tune among the inputs", file=sys.stderr)
+        return 1
+    out = Path(args.out_dir) if args.out_dir else Path(args.inputs[0]).resolve().parent
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "replay.json").write_text(json.dumps(rows, indent=1))
+    lines = [f"# Search strategies replayed on exhaustive sweeps ({rows[0]['device']})", "",
+             f"{args.seeds} seeds per case. Each search runs over the sweep's recorded mean times (gsparse-tune "
+             "--replay: nothing compiled or timed); random sampling measures as many candidates as the genetic "
+             "search of the same seed. 'within 5%': share of seeds whose best is within 5% of the sweep's best; "
+             "'mean' / 'worst': time over the sweep's best.", "",
+             "| graph | F | strategy | trials | within 5% | mean | worst | random: within 5% | mean | worst |",
+             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        for name in ("genetic, cost model", "genetic, random seeds"):
+            if name not in r:
+                continue
+            s = r[name]
+            lines.append(f"| {r['graph']} | {r['feat']} | {name} | {s['mean_trials']:.0f} | {100 * s['within_5pct']:.0f}% | "
+                         f"{s['mean_ratio']:.3f} | {s['worst_ratio']:.3f} | {100 * s['random_within_5pct']:.0f}% | "
+                         f"{s['random_mean_ratio']:.3f} | {s['random_worst_ratio']:.3f} |")
+    (out / "replay.md").write_text("\n".join(lines) + "\n")
+    print(f"report written to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
