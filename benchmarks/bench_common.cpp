@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "core/error.h"
 #include "twin/twin.h"
@@ -240,4 +241,43 @@ double copy_bandwidth_pass(EventTimer &timer, int runs, json &meta) {
     }
 }
 
+// --- Markdown reports -----------------------------------------------------------------------------
+
+std::string gsparse_check_cell(const nlohmann::json &record) {
+    std::string check = "—";
+    for (const auto &e : record["results"])
+        if (e.value("competitor", "") == "gsparse" && e.contains("check")) {
+            check = e["check"].value("ok", false) ? "ok" : "FAIL";
+            if (check == "FAIL") break;
+        }
+    return check;
+}
+
+void ErrorLog::add(const nlohmann::json &r) {
+    const std::string where = r.value("graph", "") + "/" + r.value("order", "") + " F=" + std::to_string(r.value("F", 0)) +
+                              " " + r.value("op", "");
+    if (r.contains("error") && r["error"].is_string()) cases_[r["error"].get<std::string>()].push_back(where);
+    for (const auto &e : r["results"])
+        if (e.contains("error") && e["error"].is_string())
+            cases_[e.value("competitor", "?") + ": " + e["error"].get<std::string>()].push_back(where);
+}
+
+std::string ErrorLog::markdown(const nlohmann::json &meta, const std::string &heading) const {
+    std::ostringstream md;
+    if (meta.contains("skipped") && !meta["skipped"].empty()) {
+        md << "\n## Skipped graphs\n\n";
+        for (const auto &s : meta["skipped"]) md << "- " << s.value("graph", "") << ": " << s.value("reason", "") << "\n";
+    }
+    if (!cases_.empty()) {
+        md << "\n## " << heading << "\n\n";
+        for (const auto &[err, cases] : cases_) {
+            md << "- " << err << " — " << cases.size() << " case(s): " << cases.front();
+            if (cases.size() > 1) md << ", ..., " << cases.back();
+            md << "\n";
+        }
+    }
+    return md.str();
+}
+
 }  // namespace gsparse::bench
+

@@ -5,11 +5,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "bench_util.h"
@@ -94,6 +96,53 @@ GraphSelection graph_selection(const Options &a, const std::string &shared_dir) 
     sel.shared_dir = shared_dir;
     return sel;
 }
+
+/// The options both benchmarks read the same way, bound to the fields of those names: the graph
+/// selection (graphs, scale, order, twin_seed, threads, real_dir), feats, timing (runs, warmup,
+/// no_flush_l2, measure_copy_bw) and the outputs (json_out, md_out). Each benchmark adds its own.
+template <typename Options>
+void add_common_options(CLI::App &app, Options &a) {
+    app.add_option("--graphs", a.graphs,
+                   "twins (reddit, ogbn-proteins, ogbn-products) generated in-process, real graph names looked up "
+                   "in --real-dir, or graph file paths")
+        ->delimiter(',')
+        ->capture_default_str();
+    app.add_option("--scale", a.scale, "twin scale in (0, 1]")->check(CLI::Range(1e-9, 1.0))->capture_default_str();
+    app.add_option("--order", a.order, "twin node order")
+        ->check(CLI::IsMember({"shuffled", "community", "both"}))
+        ->capture_default_str();
+    app.add_option("--twin-seed", a.twin_seed, "twin generator seed (gsparse-data gen's default is 1)")->capture_default_str();
+    app.add_option("--threads", a.threads, "twin generator threads (0: all cores)")->capture_default_str();
+    app.add_option("--real-dir", a.real_dir,
+                   "folder of real graphs (default: ../shared/datasets/real, then shared/datasets/real, then the "
+                   "configured shared folder)");
+    app.add_option("--feats", a.feats, "feature lengths F")->delimiter(',')->capture_default_str();
+    app.add_option("--runs", a.runs, "timed runs per measurement (>= 10 for reported numbers)")
+        ->check(CLI::Range(1, 100000))
+        ->capture_default_str();
+    app.add_option("--warmup", a.warmup, "warm-up runs per measurement")->check(CLI::Range(0, 100000))->capture_default_str();
+    app.add_flag("--no-flush-l2", a.no_flush_l2, "do not flush L2 between runs (default: flush, for every competitor)");
+    app.add_flag("--measure-copy-bw", a.measure_copy_bw, "time a 1 GiB device-to-device copy first");
+    app.add_option("--json", a.json_out, "write the records and metadata as JSON to this file");
+    app.add_option("--md", a.md_out, "write a markdown table to this file");
+}
+
+// --- Markdown reports -----------------------------------------------------------------------------
+
+/// The check cell of a record's row: "ok", "FAIL" (a gsparse result failed its check) or "—".
+std::string gsparse_check_cell(const nlohmann::json &record);
+
+/// The errors of a run's records (the record's own and its competitors'), grouped by message, and
+/// the report sections that list them and the skipped graphs.
+class ErrorLog {
+public:
+    void add(const nlohmann::json &record);
+    /// "## Skipped graphs" (from meta["skipped"]) and "## <heading>" sections; empty when neither has entries.
+    std::string markdown(const nlohmann::json &meta, const std::string &heading) const;
+
+private:
+    std::map<std::string, std::vector<std::string>> cases_;  ///< error -> "graph/order F=.. op" cases
+};
 
 // --- The device side of a run ---------------------------------------------------------------------
 

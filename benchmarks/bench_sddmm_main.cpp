@@ -560,16 +560,8 @@ std::string Bench::markdown() const {
     md << "| graph | order | nodes | nnz | op | F | gsparse | lanes | schedule | cuSPARSE | speedup | gsparse GB/s | "
           "cuSPARSE GB/s | check |\n";
     md << "|---|---|---:|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---|\n";
-    std::map<std::string, std::vector<std::string>> errors;
+    ErrorLog errors;
     for (const auto &r : records_) {
-        const std::string where = r.value("graph", "") + "/" + r.value("order", "") + " F=" +
-                                  std::to_string(r.value("F", 0)) + " " + r.value("op", "");
-        std::string check = "—";
-        for (const auto &e : r["results"])
-            if (e.value("competitor", "") == "gsparse" && e.contains("check")) {
-                check = e["check"].value("ok", false) ? "ok" : "FAIL";
-                if (check == "FAIL") break;
-            }
         md << "| " << r.value("graph", "") << " | " << r.value("order", "") << " | " << r.value("nodes", 0) << " | "
            << r.value("nnz", 0) << " | " << r.value("op", "") << " | " << r.value("F", 0) << " | "
            << fmt_ms(r["gsparse_median_ms"]) << " | "
@@ -580,24 +572,10 @@ std::string Bench::markdown() const {
            << " | " << fmt_gbs(r.value("gsparse_compulsory_bytes_per_s", json())) << " / "
            << fmt_gbs(r.value("gsparse_gathered_bytes_per_s", json())) << " | "
            << fmt_gbs(r.value("cusparse_compulsory_bytes_per_s", json())) << " / "
-           << fmt_gbs(r.value("cusparse_gathered_bytes_per_s", json())) << " | " << check << " |\n";
-        if (r.contains("error") && r["error"].is_string()) errors[r["error"].get<std::string>()].push_back(where);
-        for (const auto &e : r["results"])
-            if (e.contains("error") && e["error"].is_string())
-                errors[e.value("competitor", "?") + ": " + e["error"].get<std::string>()].push_back(where);
+           << fmt_gbs(r.value("cusparse_gathered_bytes_per_s", json())) << " | " << gsparse_check_cell(r) << " |\n";
+        errors.add(r);
     }
-    if (!meta_["skipped"].empty()) {
-        md << "\n## Skipped graphs\n\n";
-        for (const auto &s : meta_["skipped"]) md << "- " << s.value("graph", "") << ": " << s.value("reason", "") << "\n";
-    }
-    if (!errors.empty()) {
-        md << "\n## Errors and rejected schedule points\n\n";
-        for (const auto &[err, cases] : errors) {
-            md << "- " << err << " — " << cases.size() << " case(s): " << cases.front();
-            if (cases.size() > 1) md << ", ..., " << cases.back();
-            md << "\n";
-        }
-    }
+    md << errors.markdown(meta_, "Errors and rejected schedule points");
     return md.str();
 }
 
@@ -606,29 +584,10 @@ std::string Bench::markdown() const {
 int main(int argc, char **argv) {
     Args a;
     CLI::App app{"gsparse-bench-sddmm: g-SDDMM (u_dot_v) of gsparse against cached cusparseSDDMM (CUDA events)"};
-    app.add_option("--graphs", a.graphs,
-                   "twins (reddit, ogbn-proteins, ogbn-products) generated in-process, real graph names looked up "
-                   "in --real-dir, or graph file paths")
-        ->delimiter(',')
-        ->capture_default_str();
-    app.add_option("--scale", a.scale, "twin scale in (0, 1]")->check(CLI::Range(1e-9, 1.0))->capture_default_str();
-    app.add_option("--order", a.order, "twin node order")
-        ->check(CLI::IsMember({"shuffled", "community", "both"}))
-        ->capture_default_str();
-    app.add_option("--twin-seed", a.twin_seed, "twin generator seed (gsparse-data gen's default is 1)")->capture_default_str();
-    app.add_option("--threads", a.threads, "twin generator threads (0: all cores)")->capture_default_str();
-    app.add_option("--real-dir", a.real_dir,
-                   "folder of real graphs (default: ../shared/datasets/real, then shared/datasets/real, then the "
-                   "configured shared folder)");
-    app.add_option("--feats", a.feats, "feature lengths F")->delimiter(',')->capture_default_str();
+    add_common_options(app, a);
     app.add_option("--ops", a.ops, "ops: dot (u_dot_v), add, sub, mul, div (u_OP_v, F outputs per edge)")
         ->delimiter(',')
         ->capture_default_str();
-    app.add_option("--runs", a.runs, "timed runs per measurement (>= 10 for reported numbers)")
-        ->check(CLI::Range(1, 100000))
-        ->capture_default_str();
-    app.add_option("--warmup", a.warmup, "warm-up runs per measurement")->check(CLI::Range(0, 100000))->capture_default_str();
-    app.add_flag("--no-flush-l2", a.no_flush_l2, "do not flush L2 between runs (default: flush, for every competitor)");
     app.add_option("--schedules", a.schedules_file,
                    "JSON list of gsparse schedule points (default: the built-in gpu_sddmm grid)");
     app.add_option("--grid-threads", a.grid_threads,
@@ -647,9 +606,6 @@ int main(int argc, char **argv) {
     app.add_option("--finalists", a.finalists, "points timed in full after screening")
         ->check(CLI::Range(1, 1000))
         ->capture_default_str();
-    app.add_flag("--measure-copy-bw", a.measure_copy_bw, "time a 1 GiB device-to-device copy first");
-    app.add_option("--json", a.json_out, "write the records and metadata as JSON to this file");
-    app.add_option("--md", a.md_out, "write a markdown table to this file");
     app.add_option("--seed", a.seed, "seed of the features (X: seed, Y: seed + 1)")->capture_default_str();
     app.add_option("--sample-edges", a.sample_edges,
                    "edges checked against the CPU reference per case (every edge of smaller graphs)")
