@@ -28,11 +28,7 @@ TuningCache::TuningCache(std::string path) : path_(std::move(path)) {
     }
 }
 
-std::string TuningCache::default_path() {
-    if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/gsparse/tuning.json";
-    if (const char *home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/gsparse/tuning.json";
-    return "gsparse-tuning.json";
-}
+std::string TuningCache::default_path() { return default_tuning_cache_path(); }
 
 std::string TuningCache::key(const TuningProblem &p) { return tuning_key(p.device, p.op_name(), p.layout, p.graph); }
 

@@ -25,7 +25,7 @@ public:
     /// Opens (or starts) the cache file at path; a malformed file throws gsparse::Error.
     explicit TuningCache(std::string path);
 
-    /// "$XDG_CACHE_HOME/gsparse/tuning.json", else "$HOME/.cache/gsparse/tuning.json".
+    /// default_tuning_cache_path() (api/tuning_key.h).
     static std::string default_path();
     /// The key of a problem: device, operator, feature layout, dtype and graph fingerprint.
     static std::string key(const TuningProblem &problem);

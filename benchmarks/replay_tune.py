@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from report_tune import best_ms  # the sweep's best: fastest fully timed candidate or the expert default
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,11 +34,6 @@ def twin_of(name: str):
     if not m:
         raise SystemExit(f"replay_tune.py: '{name}' is not a dataset twin's name")
     return m.groups()
-
-
-def best_ms(run: dict) -> float:
-    times = [c["mean_ms"] for c in run["candidates"] if c.get("ok") and not c.get("cut_off")]
-    return min(times)
 
 
 def tune(args, graph_file, feat, mode, seed, extra):

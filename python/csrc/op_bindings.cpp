@@ -3,6 +3,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <nlohmann/json.hpp>
+
 #include "api/gsparse.h"
 #include "api/tuning_key.h"
 #include "core/error.h"
@@ -81,6 +83,10 @@ void bind_ops(py::module_ &m) {
           py::call_guard<py::gil_scoped_release>(),
           "g-SDDMM into out (num_edges rows in edge-id order).");
     m.def("out_feature_shape", &out_feature_shape, py::arg("op"), py::arg("lhs_feat"), py::arg("rhs_feat"));
+    m.def("default_tuning_cache", &default_tuning_cache_path, "gsparse-tune's default tuning cache file.");
+    m.def("schedule_string", [](const std::string &schedule_json) {
+        return ScheduleParams::from_json(nlohmann::json::parse(schedule_json)).str();
+    }, py::arg("schedule_json"), "The NAME{k=v, ...} form of a schedule stored as JSON ({\"schedule\", \"params\"}).");
     m.def("tuning_key", &tuning_key_of, py::arg("graph"), py::arg("kind"), py::arg("op"), py::arg("a"), py::arg("b"),
           py::arg("lhs_feat"), py::arg("rhs_feat"), py::arg("cuda"),
           "gsparse-tune's tuning-cache key of a g-SpMM (a = reduce) or g-SDDMM (a, b = targets) call.");

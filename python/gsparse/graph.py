@@ -10,7 +10,6 @@ the layers, per device.
 """
 
 import json
-import os
 
 import torch
 
@@ -184,7 +183,7 @@ class Graph:
         $XDG_CACHE_HOME/gsparse/tuning.json, or ~/.cache/gsparse/tuning.json. Calls without a
         matching entry keep the expert default. The reverse and self-loop graphs the layers use share
         the setting (their own entries apply to them). Returns self."""
-        path = cache or _default_tuning_cache()
+        path = cache or _C.default_tuning_cache()
         try:
             with open(path) as f:
                 entries = json.load(f).get("entries", {})
@@ -210,9 +209,7 @@ class Graph:
         entry = self._tuned.get(key)
         if not entry:
             return None
-        sched = entry.get("schedule", {})
-        params = ", ".join(f"{k}={v}" for k, v in sorted(sched.get("params", {}).items()))
-        return f"{sched.get('schedule')}{{{params}}}"
+        return _C.schedule_string(json.dumps(entry.get("schedule", {})))
 
     # --- Cached layouts --------------------------------------------------------------------------
 
@@ -306,12 +303,3 @@ class Graph:
         has = loop_edge >= 0
         loops = torch.where(has.view(-1, *([1] * (edge_weight.dim() - 1))), edge_weight[loop_edge.clamp(min=0)], loops)
         return torch.cat([edge_weight[keep], loops])
-
-
-def _default_tuning_cache():
-    """gsparse-tune's default cache file (TuningCache::default_path)."""
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if xdg:
-        return os.path.join(xdg, "gsparse", "tuning.json")
-    home = os.environ.get("HOME")
-    return os.path.join(home, ".cache", "gsparse", "tuning.json") if home else "gsparse-tuning.json"

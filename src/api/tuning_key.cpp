@@ -1,10 +1,17 @@
 #include "api/tuning_key.h"
 
+#include <cstdlib>
 #include <sstream>
 
 #include "runtime/device_info.h"
 
 namespace gsparse {
+
+std::string default_tuning_cache_path() {
+    if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/gsparse/tuning.json";
+    if (const char *home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/gsparse/tuning.json";
+    return "gsparse-tuning.json";
+}
 
 std::string device_label(Device device) {
     if (device != Device::CUDA) return device_name(device);

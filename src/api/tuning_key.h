@@ -1,4 +1,4 @@
-// The key under which gsparse-tune stores a tuned schedule, shared with the callers that look tuned
+// Where and under which key gsparse-tune stores a tuned schedule, shared with the callers that look tuned
 // schedules up (the Python package): device model, operator, feature layout, dtype and graph
 // fingerprint. A schedule tuned for one of them is not used for another.
 #pragma once
@@ -10,6 +10,10 @@
 #include "ops/broadcast.h"
 
 namespace gsparse {
+
+/// gsparse-tune's tuning cache file: "$XDG_CACHE_HOME/gsparse/tuning.json", else
+/// "$HOME/.cache/gsparse/tuning.json", else "gsparse-tuning.json".
+std::string default_tuning_cache_path();
 
 /// "cpu", or "cuda:<GPU name>" ("cuda" when the driver does not name the GPU).
 std::string device_label(Device device);
