@@ -2,7 +2,8 @@
 // paper's Algorithm 4) followed by the shape of the problem.
 //
 // The vector is the same length for every schedule: a one-hot of the schedule name, the metrics of
-// gpu_spmm, the metrics of the CPU schedules (cpu_spmm and cpu_sddmm share them), then the shape.
+// gpu_spmm, the metrics of the CPU schedules (cpu_spmm and cpu_sddmm share them), the shape, then
+// the one-hot and metrics of gpu_sddmm (added last, so older records extend with zeros).
 // Metrics of the schedules a point does not belong to are 0. Every value is finite and >= 0, so the
 // model can take log1p of it. The GPU metrics use the H100's limits (constants below); they are
 // proxies that rank candidates, not a performance model.
@@ -85,7 +86,26 @@ const std::vector<std::string> kNames = {
     "shape_row_cov",
     "shape_empty_row_share",
     "shape_gather_mbytes",
+    // gpu_sddmm metrics (appended last: records written before them are padded with zeros, see
+    // pad_legacy_features)
+    "sched_gpu_sddmm",
+    "sddmm_edges_per_block",
+    "sddmm_lanes_per_edge",
+    "sddmm_vec_width",
+    "sddmm_threads_per_block",
+    "sddmm_blocks",
+    "sddmm_parallel_degree",
+    "sddmm_occupancy",
+    "sddmm_waves",
+    "sddmm_steps_per_lane",
+    "sddmm_lane_fill",
+    "sddmm_mem_efficiency",
+    "sddmm_shuffle_steps",
+    "sddmm_block_size_penalty",
 };
+
+/// The features before the gpu_sddmm block: the length of vectors written before it existed.
+constexpr size_t kFeaturesBeforeSddmm = 53;
 
 size_t index_of(const char *name) {
     static const std::unordered_map<std::string, size_t> index = [] {
@@ -173,8 +193,12 @@ void gpu_spmm_metrics(const Shape &s, const ScheduleParams &p, Writer &w) {
     // Features computed per global load of a neighbour id: with staging, one load serves the
     // block's T threads x R outputs; without it every thread loads the id for its R outputs.
     w("gpu_colidx_reuse", smem ? T * R * V : R * V);
-    // Loads a thread issues per nonzero (each of V features): R.
-    w("gpu_reg_tile", R);
+    // Independent loads a thread has in flight per step (each of V features): R outputs, or the U
+    // unrolled nonzeros of a lane (kNnzUnroll; 1 for points without the knob, so the vector of
+    // older points is unchanged).
+    const auto unroll_it = p.values.find("kNnzUnroll");
+    const double U = unroll_it == p.values.end() ? 1.0 : static_cast<double>(std::max<int64_t>(unroll_it->second, 1));
+    w("gpu_reg_tile", R * U);
     double penalty = 0;
     if (threads < kBlockLow) penalty = std::log2(kBlockLow / threads);
     if (threads > kBlockHigh) penalty = std::log2(threads / kBlockHigh);
@@ -203,6 +227,36 @@ void gpu_spmm_metrics(const Shape &s, const ScheduleParams &p, Writer &w) {
     w("gpu_intra_block_imbalance", std::min(intra, std::max(1.0, longest / avg_unit)));
     w("gpu_work_per_thread", avg_unit / L * R * V);
     w("gpu_feature_tail_waste", feature_blocks * T * R * V / s.feat_inner - 1);
+}
+
+void gpu_sddmm_metrics(const Shape &s, const ScheduleParams &p, Writer &w) {
+    const double M = static_cast<double>(p.get("kMTile")), L = static_cast<double>(p.get("kLaneWidth")),
+                 V = static_cast<double>(p.get("kVecWidth"));
+    // The lanes of an edge cover the reduced length (dot) or the innermost output dim.
+    const double ext = std::max(1.0, s.reduce_len > 0 ? s.reduce_len : s.feat_inner);
+    const double threads = M * L;
+    const double blocks = ceil_div(std::max(1.0, s.nnz), M) * s.heads;
+    const double resident = std::max(1.0, std::min(kBlocksPerSM, std::floor(kThreadsPerSM / std::max(1.0, threads))));
+    const double steps = ceil_div(ext, L * V);
+    w("sched_gpu_sddmm", 1);
+    w("sddmm_edges_per_block", M);
+    w("sddmm_lanes_per_edge", L);
+    w("sddmm_vec_width", V);
+    w("sddmm_threads_per_block", threads);
+    w("sddmm_blocks", blocks);
+    w("sddmm_parallel_degree", blocks * threads / (kNumSMs * kThreadsPerSM));
+    w("sddmm_occupancy", std::min(1.0, resident * threads / kThreadsPerSM));
+    w("sddmm_waves", blocks / (kNumSMs * resident));
+    w("sddmm_steps_per_lane", steps);
+    // Share of the lanes' loads that read features (the last step of a lane may run past the end).
+    w("sddmm_lane_fill", ext / (steps * L * V));
+    // Bytes one warp-wide load of an edge's feature row reads contiguously, against a full line.
+    w("sddmm_mem_efficiency", std::min(L * V * 4, kWarpLoadBytes) / kWarpLoadBytes);
+    w("sddmm_shuffle_steps", s.reduce_len > 0 ? std::log2(L) : 0);
+    double penalty = 0;
+    if (threads < kBlockLow) penalty = std::log2(kBlockLow / threads);
+    if (threads > kBlockHigh) penalty = std::log2(threads / kBlockHigh);
+    w("sddmm_block_size_penalty", penalty);
 }
 
 void cpu_metrics(const Shape &s, bool spmm, const ScheduleParams &p, Writer &w) {
@@ -255,7 +309,16 @@ void shape_features(const Shape &s, bool spmm, Writer &w) {
 const std::vector<std::string> &feature_names() { return kNames; }
 
 bool has_features(const std::string &schedule) {
-    return schedule == "cpu_spmm" || schedule == "cpu_sddmm" || schedule == "gpu_spmm";
+    return schedule == "cpu_spmm" || schedule == "cpu_sddmm" || schedule == "gpu_spmm" || schedule == "gpu_sddmm";
+}
+
+bool pad_legacy_features(std::vector<float> &features) {
+    static_assert(kFeaturesBeforeSddmm < 100, "");
+    if (kNames[kFeaturesBeforeSddmm] != std::string("sched_gpu_sddmm"))
+        fail<Error>("internal: the gpu_sddmm features do not start at ", kFeaturesBeforeSddmm);
+    if (features.size() != kFeaturesBeforeSddmm) return false;
+    features.resize(kNames.size(), 0.0f);
+    return true;
 }
 
 std::vector<float> candidate_features(const Problem &problem, bool spmm, const ScheduleParams &p) {
@@ -265,12 +328,14 @@ std::vector<float> candidate_features(const Problem &problem, bool spmm, const S
     if (p.schedule == "gpu_spmm") {
         w("sched_gpu_spmm", 1);
         gpu_spmm_metrics(s, p, w);
+    } else if (p.schedule == "gpu_sddmm") {
+        gpu_sddmm_metrics(s, p, w);
     } else if (p.schedule == "cpu_spmm" || p.schedule == "cpu_sddmm") {
         w(p.schedule == "cpu_spmm" ? "sched_cpu_spmm" : "sched_cpu_sddmm", 1);
         cpu_metrics(s, p.schedule == "cpu_spmm", p, w);
     } else {
         fail<ScheduleError>("the cost model has no features for schedule '", p.schedule,
-                            "' (known: cpu_spmm, cpu_sddmm, gpu_spmm)");
+                            "' (known: cpu_spmm, cpu_sddmm, gpu_spmm, gpu_sddmm)");
     }
     shape_features(s, spmm, w);
     for (float &x : f) {

@@ -18,6 +18,10 @@ const std::vector<std::string> &feature_names();
 /// Whether candidate_features knows the schedule (cpu_spmm, cpu_sddmm, gpu_spmm).
 bool has_features(const std::string &schedule);
 
+/// Extends a feature vector written before the gpu_sddmm features existed (its length is that of
+/// the list before them) with zeros for them, which is what such a point has; returns whether it did.
+bool pad_legacy_features(std::vector<float> &features);
+
 /// The feature vector of schedule point p on problem (all finite, >= 0), feature_names().size()
 /// entries. Throws ScheduleError for a schedule without features (see has_features) and for a
 /// point that lacks one of the schedule's knobs.

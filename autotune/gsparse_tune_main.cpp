@@ -78,9 +78,13 @@ std::function<Measurement(const ScheduleParams &)> replayed_measurements(const s
                     j.value("lhs_feat", nlohmann::json::array()).dump(), ", not this problem (", p.op_name(), ", ",
                     st.num_rows, " nodes, ", st.nnz, " edges, lhs features ", shape_str(p.lhs_feat), ")");
     auto table = std::make_shared<std::map<std::string, Measurement>>();
+    const Problem problem = p.schedule_problem();
     auto add = [&](const nlohmann::json &c) {
         Measurement m;
+        // Points recorded before a knob existed stand for the knob's absent_means value.
         m.schedule = ScheduleParams::from_json(c);
+        if (p.kind == OpKind::Spmm) m.schedule = spmm_schedule(m.schedule.schedule).space(problem).complete(m.schedule);
+        else m.schedule = sddmm_schedule(m.schedule.schedule).space(problem).complete(m.schedule);
         m.ok = c.value("ok", false);
         m.mean_ms = c.value("mean_ms", 0.0);
         m.median_ms = c.value("median_ms", 0.0);
@@ -237,7 +241,8 @@ int main(int argc, char **argv) {
                 rec.op = p.op_name();
                 rec.graph = p.graph_name;
                 rec.graph_fingerprint = p.graph.fingerprint();
-                rec.feat = p.layout.out_len();
+                // The feature length of the problem: g-SDDMM dot reduces F features to one per edge.
+                rec.feat = p.layout.out_len() * std::max<int64_t>(p.layout.reduce_len, 1);
                 rec.time_ms = m.mean_ms;
                 records.push_back(rec);
             };

@@ -6,6 +6,8 @@
 // a 64-bit integer); an unsigned integer is accepted when reading.
 #include "autotune/records.h"
 
+#include "autotune/features.h"
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -92,6 +94,7 @@ MeasurementRecord record_from_json(const nlohmann::json &j) {
         if (!std::isfinite(v)) fail<Error>("features[", i, "] is not finite");
         r.features.push_back(static_cast<float>(v));
     }
+    pad_legacy_features(r.features);
     return r;
 }
 

@@ -12,7 +12,8 @@
 # Settings (environment variables, defaults in brackets):
 #   GRAPHS [reddit,ogbn-proteins,ogbn-products]   FEATS [8,16,32,64,128,256,512]   SCALE [1.0]
 #   ORDER [shuffled]   MODEL [autotune/models/h100_spmm; empty: no model]   EX_RUNS [5]   RUNS [10]
-#   BUILD_DIR [build]   SKIP_BUILD=1 (use the existing gsparse-tune)   OUT [benchmarks/results]
+#   OP [spmm; sddmm tunes u_dot_v]   BUILD_DIR [build]   SKIP_BUILD=1 (use the existing gsparse-tune)
+#   OUT [benchmarks/results]
 #   SKIP_EXHAUSTIVE=1 (genetic and random only)   PYTHON [python3]
 #   WORK (folder of the tune results; a second run with the same WORK adds its cases to the report)
 set -uo pipefail
@@ -25,6 +26,7 @@ ORDER=${ORDER:-shuffled}
 MODEL=${MODEL-autotune/models/h100_spmm}
 EX_RUNS=${EX_RUNS:-5}
 RUNS=${RUNS:-10}
+OP=${OP:-spmm}
 BUILD_DIR=${BUILD_DIR:-build}
 OUT=${OUT:-benchmarks/results}
 PYTHON=${PYTHON:-python3}
@@ -41,13 +43,18 @@ model_args=()
 if [ -n "$MODEL" ]; then
   if [ -f "$MODEL.pt" ]; then model_args=(--model "$MODEL"); else echo "run_tune_eval.sh: no $MODEL.pt; tuning without a model"; fi
 fi
+case "$OP" in
+  spmm) op_args=(--op spmm) ;;
+  sddmm) op_args=(--op sddmm --binary dot) ;;
+  *) echo "run_tune_eval.sh: OP must be spmm or sddmm, got '$OP'" >&2; exit 1 ;;
+esac
 common=(--target cuda --scale "$SCALE" --order "$ORDER" --no-cache --quiet --cache "$work/cache.json"
-        --records "$work/records.jsonl")
+        --records "$work/records.jsonl" "${op_args[@]}")
 IFS=, read -ra graphs <<< "$GRAPHS"
 IFS=, read -ra feats <<< "$FEATS"
 for g in "${graphs[@]}"; do
   for f in "${feats[@]}"; do
-    base=$work/$g-F$f
+    base=$work/$OP-$g-F$f
     echo "== $g F=$f"
     "$tune" "${common[@]}" --dataset "$g" --feat "$f" --mode genetic --runs "$RUNS" "${model_args[@]}" \
       --json "$base-genetic.json" || { echo "genetic tune failed"; continue; }

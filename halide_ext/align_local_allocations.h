@@ -16,7 +16,9 @@
 // narrower than 16 bytes is declared as vectors of 16 bytes (`float32 x 256` becomes `float32x4 x
 // 64`, rounded up), so the back end's alloca is aligned to 16 bytes. Loads and Stores keep their
 // element types and indices (the back end addresses them from the allocation's base pointer).
-// Global and shared memory are left as they are.
+// Global and shared memory are left as they are. Run it last: Halide's simplifier does not expect an
+// allocation whose type differs from its accesses' (a later pass that simplifies the Stmt, such as
+// BlockUniformLoop, removed a whole kernel of such a pipeline).
 #pragma once
 
 #include <Halide.h>

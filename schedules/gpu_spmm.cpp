@@ -15,10 +15,12 @@
 //         through warp shuffles. Threads are (lane, feature, row) = (L, kNTile, kMTile); the
 //         output stage runs on lane 0 of each row's lanes.
 #include <algorithm>
+#include <set>
 
 #include "halide_ext/align_local_allocations.h"
 #include "halide_ext/bind_buffer.h"
 #include "halide_ext/block_uniform_loop.h"
+#include "halide_ext/speculate_guarded_updates.h"
 #include "halide_ext/store_index_lets.h"
 #include "ops/dense_operands.h"
 #include "schedules/gpu_schedules.h"
@@ -42,7 +44,8 @@ ScheduleSpace space(const Problem &) {
              {"kRowSplit", {0, 256, 1024, 4096}, "split rows into segments of at most this many nonzeros (0: whole rows)"},
              {"rowBalance", {0, 1}, "blocks take rows in balancedIdx order, longest first (bind_buffer)"},
              {"kNnzLanes", {1, 2, 4, 8, 16, 32}, "warp lanes that split a row's nonzeros (combined by shuffles)"},
-             {"kVecWidth", {1, 2, 4}, "consecutive features a thread owns and loads with one vector load"}}};
+             {"kVecWidth", {1, 2, 4}, "consecutive features a thread owns and loads with one vector load"},
+             {"kNnzUnroll", {1, 2}, "nonzeros a lane has in flight at once (kNnzLanes > 1: its reduction loop unrolled; 4 also valid)", 1}}};
 }
 
 /// kNnzLanes of a point; 1 for points written before the knob existed (check_schedule still
@@ -55,6 +58,12 @@ int64_t nnz_lanes(const ScheduleParams &s) {
 /// kVecWidth of a point; 1 for points written before the knob existed.
 int64_t vec_width(const ScheduleParams &s) {
     auto it = s.values.find("kVecWidth");
+    return it == s.values.end() ? 1 : it->second;
+}
+
+/// kNnzUnroll of a point; 1 for points written before the knob existed (the knob's absent_means).
+int64_t nnz_unroll(const ScheduleParams &s) {
+    auto it = s.values.find("kNnzUnroll");
     return it == s.values.end() ? 1 : it->second;
 }
 
@@ -84,6 +93,9 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
                std::to_string(T * R * V) + " exceeds the innermost feature extent " + std::to_string(f0);
     const int64_t L = nnz_lanes(s);
     if (!pow2(L) || L > 32) return "kNnzLanes must be a power of two in 1..32, got " + std::to_string(L);
+    const int64_t U = nnz_unroll(s);
+    if (U != 1 && U != 2 && U != 4) return "kNnzUnroll must be 1, 2 or 4, got " + std::to_string(U);
+    if (U > 1 && L == 1) return "kNnzUnroll > 1 unrolls the lanes' loop; it needs kNnzLanes > 1";
     if (L > 1) {
         // The lanes of a row are the innermost thread dimension (gpu_lanes): the shared tile's own
         // 2-D thread loops and barriers do not fit that layout, and the lanes read col_idx
@@ -120,9 +132,16 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
 /// The small-feature defaults before kNnzLanes: one thread per feature walks a whole row.
 constexpr bool kSmallFeatureOneThreadPerRow = false;
 
-ScheduleParams default_params(const Problem &p) {
+/// The expert default of a problem; with `lanes` false, without nonzero lanes (the forms used before
+/// them, which index with 64 bits).
+ScheduleParams band_default(const Problem &p, bool lanes) {
     const int64_t f0 = p.layout.extents[0];
-    const bool skewed = p.stats.max_row_length > 8 * std::max(1.0, p.stats.avg_row_length);
+    // Rows are split when the longest one is far longer than the average and also a noticeable share
+    // of the work (nnz / 6600 is about 1/50 of an SM's share on an H100): on the ogbn-products twin
+    // (longest row 12047 of 124 M nonzeros) splitting cost 8-33% at F = 1..16 and 64..256, while the reddit and
+    // ogbn-proteins twins (48535 of 115 M, 19166 of 79 M) were up to 1.8x slower without it.
+    const bool skewed = p.stats.max_row_length > 8 * std::max(1.0, p.stats.avg_row_length) &&
+                        static_cast<double>(p.stats.max_row_length) > static_cast<double>(p.stats.nnz) / 6600;
     ScheduleParams s;
     s.schedule = kName;
     // Expert defaults per feature-length band, from H100 measurements on the reddit twin
@@ -137,13 +156,17 @@ ScheduleParams default_params(const Problem &p) {
         while (T * 2 <= f0) T *= 2;
         KT = 32;
         split = skewed ? 1024 : 0;
-        if (kSmallFeatureOneThreadPerRow) {
+        if (kSmallFeatureOneThreadPerRow || !lanes) {
             M = std::min<int64_t>(32, std::max<int64_t>(128 / T, 32 / T));
         } else {
             L = 32 / T;
             M = 4;
             smem = 0;
         }
+    } else if (f0 < 64 && !skewed && lanes) {
+        // Two lanes per feature thread, 4 rows per block: on the ogbn-products twin 6.0 ms where
+        // the shared-tile point below took 10.6 ms unsplit (9.2 ms split).
+        M = 4, T = 32, L = 2, smem = 0, KT = 32;
     } else if (f0 < 64) {
         M = 8, T = 32;
         split = skewed ? 256 : 0;
@@ -153,7 +176,14 @@ ScheduleParams default_params(const Problem &p) {
     }
     s.values = {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", R}, {"kNnzTile", KT},
                 {"smemColIdx", smem}, {"kRowSplit", split}, {"rowBalance", 0}, {"kNnzLanes", L},
-                {"kVecWidth", 1}};
+                {"kVecWidth", 1}, {"kNnzUnroll", 1}};
+    return s;
+}
+
+ScheduleParams default_params(const Problem &p) {
+    ScheduleParams s = band_default(p, true);
+    // Lane kernels index with 32 bits: tensors beyond 2^31 elements take the 64-bit forms.
+    if (nnz_lanes(s) > 1 && invalid_reason(s, p)) s = band_default(p, false);
     return s;
 }
 
@@ -176,8 +206,6 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
         // them, the feature tiles need no shifted tail and their starts stay provably aligned.
         for (int d = 0; d < a.layout.rank(); d++)
             a.out.output_buffers()[0].dim(d).set_extent(static_cast<int>(a.layout.extents[static_cast<size_t>(d)]));
-        // Accumulator tiles left in the thread's local frame get the alignment of their vector accesses.
-        a.lowering_passes.push_back(std::make_shared<ext::AlignLocalAllocations>());
     }
     // The lane form first: split_rows and bind_rows build on a.acc (which max/min replace).
     NnzLanes lanes;
@@ -239,7 +267,24 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
         map_blocks(rows);
         a.acc.compute_at(rows, fl).update().unroll(lanes.combine);  // straight-line shuffles
         lanes.lanes.compute_at(rows, ft).gpu_lanes(lanes.lane);
-        lanes.lanes.update().reorder(lanes.lane, lanes.ko).gpu_lanes(lanes.lane);
+        const int U = static_cast<int>(nnz_unroll(s));
+        if (U > 1) {
+            // Each lane issues U independent neighbour-id and feature loads per step.
+            RVar koo("koo"), koi("koi");
+            lanes.lanes.update()
+                .split(lanes.ko, koo, koi, U, TailStrategy::GuardWithIf)
+                .reorder(koi, lanes.lane, koo)
+                .unroll(koi)
+                .gpu_lanes(lanes.lane);
+            // Without if-conversion the U steps' loads would still wait for each other's guards.
+            // Every position the steps read is clamped into col_idx by the ragged-bounds pass.
+            std::set<std::string> speculable = {a.row_ptr.name(), a.col_idx.name(), a.edge_ids.name(), a.lhs.name(),
+                                                a.rhs.name()};
+            a.lowering_passes.push_back(std::make_shared<ext::SpeculateGuardedUpdates>(
+                lanes.lanes.name() + ".s1.", ".koo", std::move(speculable)));
+        } else {
+            lanes.lanes.update().reorder(lanes.lane, lanes.ko).gpu_lanes(lanes.lane);
+        }
         a.row_tile = M;
         a.large_buffers = false;
     } else {
@@ -305,6 +350,12 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
             .gpu_threads(ft, vi);
         map_blocks(a.out);
         a.comb.compute_at(a.out, ft);
+    }
+    if (V > 1) {
+        // Accumulator tiles left in the thread's local frame get the alignment of their vector
+        // accesses. Last: the retyped allocations no longer match their accesses' types, which
+        // Halide's simplifier (run by passes such as BlockUniformLoop) does not expect.
+        a.lowering_passes.push_back(std::make_shared<ext::AlignLocalAllocations>());
     }
 }
 

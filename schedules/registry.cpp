@@ -46,7 +46,7 @@ void check_schedule(const ScheduleDef<Algorithm> &def, const ScheduleParams &par
     if (params.schedule != def.name)
         fail<ScheduleError>("parameters for schedule '", params.schedule, "' given to schedule '", def.name, "'");
     for (const auto &knob : def.space(problem).knobs)
-        if (!params.values.count(knob.name))
+        if (!params.values.count(knob.name) && !knob.absent_means)
             fail<ScheduleError>("schedule ", def.name, " is missing parameter '", knob.name, "'");
     for (const auto &[k, v] : params.values) {
         bool known = false;

@@ -108,4 +108,11 @@ const ScheduleKnob &ScheduleSpace::knob(const std::string &name) const {
     fail<ScheduleError>("schedule ", schedule, " has no parameter '", name, "'");
 }
 
+ScheduleParams ScheduleSpace::complete(ScheduleParams p) const {
+    if (p.schedule != schedule) return p;
+    for (const auto &k : knobs)
+        if (k.absent_means && !p.values.count(k.name)) p.values[k.name] = *k.absent_means;
+    return p;
+}
+
 }  // namespace gsparse

@@ -40,6 +40,9 @@ struct ScheduleKnob {
     std::string name;
     std::vector<int64_t> choices;
     std::string help;
+    /// For a knob added after points were stored (tuning caches, records, schedule files): the value
+    /// a point without it means. Knobs without one must be given.
+    std::optional<int64_t> absent_means = std::nullopt;
 };
 
 struct ScheduleSpace {
@@ -51,6 +54,9 @@ struct ScheduleSpace {
     /// The i-th point in mixed-radix order (first knob fastest).
     ScheduleParams at(size_t i) const;
     const ScheduleKnob &knob(const std::string &name) const;
+    /// p (a point of this schedule) with every knob it lacks that has an absent_means value set to
+    /// that value: points stored before a knob existed then name the same kernel as new ones.
+    ScheduleParams complete(ScheduleParams p) const;
 };
 
 }  // namespace gsparse

@@ -110,14 +110,15 @@ TEST_F(GpuSpmm, RowBalanceAndRowSplitKeepResultsInRowOrder) {
 
 /// The nonzero-lane points of a feature length: a warp per row (kNTile x kNnzLanes = 32) alone, with
 /// bind_buffer and with row splitting, and fewer lanes with more rows per block.
-std::vector<ScheduleParams> nnz_lane_points(int64_t F) {
+std::vector<ScheduleParams> nnz_lane_points(int64_t F, int64_t unroll = 1) {
     int64_t T = 1;
     while (T * 2 <= F && T < 32) T *= 2;
     const int64_t warp = std::max<int64_t>(2, 32 / T);
     auto p = [&](int64_t M, int64_t L, int64_t split, int64_t balance) {
         return ScheduleParams{"gpu_spmm",
                               {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", 1}, {"kNnzTile", 32}, {"smemColIdx", 0},
-                               {"kRowSplit", split}, {"rowBalance", balance}, {"kNnzLanes", L}, {"kVecWidth", 1}}};
+                               {"kRowSplit", split}, {"rowBalance", balance}, {"kNnzLanes", L}, {"kVecWidth", 1},
+                               {"kNnzUnroll", unroll}}};
     };
     return {p(4, warp, 0, 0), p(4, warp, 0, 1), p(4, warp, 256, 0), p(32 / std::min<int64_t>(T * 2, 32), 2, 0, 0)};
 }
@@ -138,6 +139,44 @@ TEST_F(GpuSpmm, NnzLanesEveryReduce) {
                 EXPECT_TRUE(check(g, SpmmSpec{BinaryOp::CopyLhs, r}, x, {}, &p)) << p.str() << " " << reduce_op_name(r);
             }
         }
+    }
+}
+
+TEST_F(GpuSpmm, NnzUnrollEveryOpAndReduce) {
+    // Unrolled lanes (sum and mean if-converted by SpeculateGuardedUpdates, max and min left
+    // guarded) on random graphs with empty rows, a very long row, duplicates and shuffled edge ids,
+    // odd feature lengths included, and on a graph with a single edge (the steps past it read
+    // element 0 of every array).
+    const auto &def = spmm_schedule("gpu_spmm");
+    for (int64_t F : {1, 17, 32})
+        for (int64_t U : {2, 4}) {
+            Graph g = test::random_graph(1100 + F + U);
+            Tensor x = features(g.num_src(), {F}, 31);
+            Tensor w = features(g.num_edges(), {F}, 32);
+            Problem problem{plan_features(BinaryOp::Mul, {F}, {F}), g.stats()};
+            const std::vector<ScheduleParams> points = nnz_lane_points(F, U);
+            for (size_t i = 0; i < 3; i++) {  // a warp per row alone, with bind_buffer, with row splitting
+                const ScheduleParams &p = points[i];
+                ASSERT_FALSE(def.invalid_reason(p, problem).has_value()) << p.str();
+                auto run = [&](BinaryOp op, ReduceOp r) {
+                    try {
+                        EXPECT_TRUE(check(g, SpmmSpec{op, r}, x, w, &p))
+                            << p.str() << " " << binary_op_name(op) << " " << reduce_op_name(r);
+                    } catch (const std::exception &e) {
+                        FAIL() << p.str() << " " << binary_op_name(op) << " " << reduce_op_name(r) << ": " << e.what();
+                    }
+                };
+                for (BinaryOp op : {BinaryOp::Mul, BinaryOp::CopyLhs})
+                    for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max}) run(op, r);
+                if (i == 0)
+                    for (BinaryOp op : {BinaryOp::Add, BinaryOp::Sub, BinaryOp::Div, BinaryOp::CopyRhs}) run(op, ReduceOp::Sum);
+            }
+        }
+    Graph one = Graph::from_edges(4, {3}, {1});
+    for (int64_t U : {2, 4}) {
+        const ScheduleParams p = nnz_lane_points(8, U)[0];
+        EXPECT_TRUE(check(one, SpmmSpec{BinaryOp::Mul, ReduceOp::Sum}, features(4, {8}, 33), features(1, {8}, 34), &p))
+            << p.str();
     }
 }
 
@@ -183,6 +222,12 @@ TEST_F(GpuSpmm, VecWidthEveryReduce) {
                     FAIL() << q.str() << " " << reduce_op_name(r) << " F=" << F << ": " << e.what();
                 }
     }
+    // Two rows per block, a register tile and vector loads with shared ids (a point whose kernel
+    // was once deleted by a lowering pass, leaving the output unwritten).
+    Graph g = test::random_graph(1300);
+    Tensor x = features(g.num_src(), {128}, 23);
+    for (const ScheduleParams &q : {p(2, 16, 2, 4, 1, 0, 0), p(2, 32, 2, 2, 1, 0, 0), p(1, 32, 2, 2, 1, 0, 0)})
+        EXPECT_TRUE(check(g, SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Sum}, x, {}, &q)) << q.str();
 }
 
 TEST_F(GpuSpmm, RealGraphs) {

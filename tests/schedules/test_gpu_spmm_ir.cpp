@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "halide_ext/ir_inspect.h"
+#include "halide_ext/speculate_guarded_updates.h"
 #include "ops/spmm_algorithm.h"
 #include "runtime/spmm_kernel.h"
 #include "runtime/target.h"
@@ -367,6 +368,123 @@ TEST(GpuSpmmIR, InvalidPointsAreRejectedWithAReason) {
     Problem odd{plan_features(BinaryOp::CopyLhs, {18}, {18}), {}};
     EXPECT_NE(def.invalid_reason(vec_point(8, 4, 1, 4, 0), odd).value_or("").find("does not divide"), std::string::npos);
     EXPECT_FALSE(def.invalid_reason(def.default_params(problem), problem).has_value());
+    auto unrolled = [](ScheduleParams p, int64_t U) {
+        p.values["kNnzUnroll"] = U;
+        return p;
+    };
+    EXPECT_NE(why(unrolled(lanes_point(4, 4, 8), 3)).find("kNnzUnroll must be 1, 2 or 4"), std::string::npos);
+    EXPECT_NE(why(unrolled(point(4, 16, 1, 32, 1), 2)).find("needs kNnzLanes > 1"), std::string::npos);
+    EXPECT_FALSE(def.invalid_reason(unrolled(lanes_point(4, 4, 8), 4), problem).has_value());
+}
+
+TEST(GpuSpmmIR, VectorRegisterTilesWithSharedIdsKeepTheirKernel) {
+    // Few rows per block, a register tile and vector loads with shared neighbour ids: the retyped
+    // accumulator once met BlockUniformLoop's simplification, which deleted the whole kernel (the
+    // output was never written). Every such point must still compute and store its output.
+    const auto &def = spmm_schedule("gpu_spmm");
+    const Problem problem{plan_features(BinaryOp::CopyLhs, {128}, {128}), {}};
+    int points = 0;
+    for (int M : {1, 2, 4})
+        for (int R : {2, 4})
+            for (int V : {2, 4}) {
+                const ScheduleParams p = vec_point(M, M == 1 ? 32 : 16, R, V, 1);
+                if (def.invalid_reason(p, problem)) continue;
+                points++;
+                Lowered l = lower(SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Sum}, 128, p);
+                bool kernel = false;
+                for (const auto &loop : ext::list_loops(l.stmt, "*"))
+                    kernel |= loop.for_type == Halide::Internal::ForType::GPUBlock;
+                EXPECT_TRUE(kernel) << p.str();
+                EXPECT_FALSE(ext::find_stores(l.stmt, "spmm_out*").empty()) << p.str();
+                EXPECT_FALSE(ext::find_loads(l.stmt, "lhs").empty()) << p.str();
+            }
+    EXPECT_GE(points, 4);
+}
+
+TEST(GpuSpmmIR, DefaultsFollowTheGraphsShape) {
+    const auto &def = spmm_schedule("gpu_spmm");
+    auto problem = [](int64_t F, int64_t rows, int64_t nnz, int64_t longest, BinaryOp op = BinaryOp::CopyLhs) {
+        Problem p{plan_features(op, {F}, {F}), {}};
+        p.stats.num_rows = p.stats.num_cols = rows;
+        p.stats.nnz = nnz;
+        p.stats.max_row_length = longest;
+        p.stats.avg_row_length = static_cast<double>(nnz) / static_cast<double>(rows);
+        return p;
+    };
+    // The shapes of the reddit and ogbn-products twins.
+    const Problem reddit8 = problem(8, 232965, 114615892, 48535), products8 = problem(8, 2449029, 123718280, 12047);
+    EXPECT_EQ(def.default_params(reddit8).get("kRowSplit"), 1024);
+    EXPECT_EQ(def.default_params(products8).get("kRowSplit"), 0);
+    const Problem reddit32 = problem(32, 232965, 114615892, 48535), products32 = problem(32, 2449029, 123718280, 12047);
+    EXPECT_EQ(def.default_params(reddit32).get("smemColIdx"), 1);
+    EXPECT_EQ(def.default_params(reddit32).get("kRowSplit"), 256);
+    EXPECT_EQ(def.default_params(products32).get("kNnzLanes"), 2);
+    EXPECT_EQ(def.default_params(problem(128, 2449029, 123718280, 12047)).get("kRowSplit"), 0);
+    EXPECT_EQ(def.default_params(problem(128, 232965, 114615892, 48535)).get("kRowSplit"), 1024);
+    // Edge features of 200 M edges x 16 exceed the lane kernels' 32-bit indexing: the default falls
+    // back to one thread per feature, and is valid.
+    const Problem huge = problem(16, 1000000, 200000000, 5000, BinaryOp::Mul);
+    const ScheduleParams d = def.default_params(huge);
+    EXPECT_FALSE(def.invalid_reason(d, huge).has_value()) << d.str();
+    EXPECT_EQ(d.get("kNnzLanes"), 1);
+    for (int64_t F : {1, 8, 31, 32, 48, 64, 512})
+        for (const Problem &p : {problem(F, 232965, 114615892, 48535), problem(F, 2449029, 123718280, 12047),
+                                 problem(F, 2708, 10556, 168)})
+            EXPECT_FALSE(def.invalid_reason(def.default_params(p), p).has_value()) << F;
+}
+
+/// Loads of a buffer and guards (IfThenElse) inside the For loops whose names match a pattern.
+struct LoopBody : Halide::Internal::IRVisitor {
+    std::string pattern, buffer;
+    int loops = 0, ifs = 0, loads = 0, depth = 0;
+    using IRVisitor::visit;
+    void visit(const Halide::Internal::For *op) override {
+        const bool match = ext::name_matches(op->name, pattern);
+        loops += match;
+        depth += match;
+        IRVisitor::visit(op);
+        depth -= match;
+    }
+    void visit(const Halide::Internal::IfThenElse *op) override {
+        ifs += depth > 0;
+        IRVisitor::visit(op);
+    }
+    void visit(const Halide::Internal::Load *op) override {
+        loads += depth > 0 && op->name == buffer;
+        IRVisitor::visit(op);
+    }
+};
+
+TEST(GpuSpmmIR, NnzUnrollIssuesItsStepsLoadsWithoutBranches) {
+    // The unrolled lane loop of a sum holds U loads of col_idx per step and no branch between them:
+    // SpeculateGuardedUpdates turned the guards Halide nests around the steps into selects. The
+    // max reduction is not a sum: its steps stay guarded (and the kernel still compiles).
+    for (int64_t F : {1, 8})
+        for (int U : {2, 4}) {
+            ScheduleParams p = lanes_point(4, static_cast<int>(std::min<int64_t>(F, 32)), static_cast<int>(32 / F));
+            p.values["kNnzUnroll"] = U;
+            for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max}) {
+                Lowered l = lower(SpmmSpec{BinaryOp::CopyLhs, r}, F, p);
+                int converted = -1;
+                for (const auto &pass : l.algo.lowering_passes)
+                    if (auto *s = dynamic_cast<const ext::SpeculateGuardedUpdates *>(pass.get())) converted = s->converted();
+                ASSERT_GE(converted, 0) << "no SpeculateGuardedUpdates pass for " << p.str();
+                LoopBody steady;
+                steady.pattern = "*.koo";
+                steady.buffer = "col_idx";
+                l.stmt.accept(&steady);
+                ASSERT_EQ(steady.loops, 1) << p.str();
+                if (r == ReduceOp::Max) {
+                    EXPECT_GE(steady.loads, U) << p.str();  // the value and its arg ids read col_idx
+                    EXPECT_EQ(converted, 0);
+                    EXPECT_GT(steady.ifs, 0);
+                } else {
+                    EXPECT_EQ(steady.loads, U) << p.str() << " " << reduce_op_name(r);
+                    EXPECT_GE(converted, U - 1) << p.str();
+                    EXPECT_EQ(steady.ifs, 0) << p.str() << " " << reduce_op_name(r);
+                }
+            }
+        }
 }
 
 }  // namespace
