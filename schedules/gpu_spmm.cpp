@@ -163,9 +163,10 @@ ScheduleParams band_default(const Problem &p, bool lanes) {
             M = 4;
             smem = 0;
         }
-    } else if (f0 < 64 && !skewed && lanes) {
-        // Two lanes per feature thread, 4 rows per block: on the ogbn-products twin 6.0 ms where
-        // the shared-tile point below took 10.6 ms unsplit (9.2 ms split).
+    } else if (f0 < 64 && !skewed && lanes && p.stats.nnz > 0) {
+        // A graph known not to need splitting: two lanes per feature thread, 4 rows per block (on
+        // the ogbn-products twin 6.0 ms where the shared-tile point below took 10.6 ms unsplit and
+        // 9.2 ms split). Without graph statistics (ahead-of-time kernels) the shared-tile form stays.
         M = 4, T = 32, L = 2, smem = 0, KT = 32;
     } else if (f0 < 64) {
         M = 8, T = 32;
