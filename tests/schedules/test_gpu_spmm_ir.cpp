@@ -416,8 +416,12 @@ TEST(GpuSpmmIR, DefaultsFollowTheGraphsShape) {
     EXPECT_EQ(def.default_params(reddit8).get("kRowSplit"), 1024);
     EXPECT_EQ(def.default_params(products8).get("kRowSplit"), 0);
     const Problem reddit32 = problem(32, 232965, 114615892, 48535), products32 = problem(32, 2449029, 123718280, 12047);
-    EXPECT_EQ(def.default_params(reddit32).get("smemColIdx"), 1);
+    EXPECT_EQ(def.default_params(reddit32).get("smemColIdx"), 0);
+    EXPECT_EQ(def.default_params(reddit32).get("kNRegTile"), 2);
     EXPECT_EQ(def.default_params(reddit32).get("kRowSplit"), 256);
+    EXPECT_EQ(def.default_params(problem(64, 232965, 114615892, 48535)).get("kRowSplit"), 256);
+    // Without graph statistics (ahead-of-time kernels) F = 32 keeps the shared tile.
+    EXPECT_EQ(def.default_params(Problem{plan_features(BinaryOp::CopyLhs, {32}, {32}), {}}).get("smemColIdx"), 1);
     EXPECT_EQ(def.default_params(products32).get("kNnzLanes"), 2);
     EXPECT_EQ(def.default_params(problem(128, 2449029, 123718280, 12047)).get("kRowSplit"), 0);
     EXPECT_EQ(def.default_params(problem(128, 232965, 114615892, 48535)).get("kRowSplit"), 1024);
