@@ -86,7 +86,7 @@ TEST(Tuner, RandomModeMeasuresTheBudgetDeterministically) {
     bool differs = false;
     for (size_t i = 0; i < 3; i++) differs |= !(a.candidates[i].schedule == c.candidates[i].schedule);
     EXPECT_TRUE(differs);
-    Tensor out = gsddmm(p.graph, p.sddmm, p.lhs, p.rhs, OpOptions{a.best.schedule, nullptr});
+    Tensor out = gsddmm(p.graph, p.sddmm, p.lhs, p.rhs, OpOptions{a.best.schedule, nullptr, {}});
     EXPECT_TRUE(test::matches_reference(out, reference_sddmm(p.graph, p.sddmm, p.lhs, p.rhs), 1e-5));
 }
 
