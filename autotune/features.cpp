@@ -104,9 +104,6 @@ const std::vector<std::string> kNames = {
     "sddmm_block_size_penalty",
 };
 
-/// The features before the gpu_sddmm block: the length of vectors written before it existed.
-constexpr size_t kFeaturesBeforeSddmm = 53;
-
 size_t index_of(const char *name) {
     static const std::unordered_map<std::string, size_t> index = [] {
         std::unordered_map<std::string, size_t> m;
@@ -125,6 +122,13 @@ struct Writer {
 };
 
 double ceil_div(double a, double b) { return std::ceil(a / b); }
+
+/// log2 of how far a block's thread count lies outside [kBlockLow, kBlockHigh] (0 inside).
+double block_size_penalty(double threads) {
+    if (threads < kBlockLow) return std::log2(kBlockLow / threads);
+    if (threads > kBlockHigh) return std::log2(threads / kBlockHigh);
+    return 0;
+}
 
 /// What every schedule's metrics start from.
 struct Shape {
@@ -157,12 +161,10 @@ void gpu_spmm_metrics(const Shape &s, const ScheduleParams &p, Writer &w) {
     // Nonzero lanes per feature thread (kNnzLanes; 1 for points without the knob). They enter the
     // existing metrics (threads per row and block, work per thread) rather than a feature of their
     // own, so models trained before the knob keep their feature list and L = 1 gives the same vector.
-    const auto lanes_it = p.values.find("kNnzLanes");
-    const double L = lanes_it == p.values.end() ? 1.0 : static_cast<double>(std::max<int64_t>(lanes_it->second, 1));
+    const double L = static_cast<double>(std::max<int64_t>(p.get_or("kNnzLanes", 1), 1));
     // Features per vector load (kVecWidth), folded in the same way: a thread owns V consecutive
     // features of each of its R outputs groups.
-    const auto vec_it = p.values.find("kVecWidth");
-    const double V = vec_it == p.values.end() ? 1.0 : static_cast<double>(std::max<int64_t>(vec_it->second, 1));
+    const double V = static_cast<double>(std::max<int64_t>(p.get_or("kVecWidth", 1), 1));
 
     // Work units: whole rows, or segments of at most `split` nonzeros (one or more per row; the
     // count is estimated from the shape: rows + nnz / split is an upper bound).
@@ -196,13 +198,9 @@ void gpu_spmm_metrics(const Shape &s, const ScheduleParams &p, Writer &w) {
     // Independent loads a thread has in flight per step (each of V features): R outputs, or the U
     // unrolled nonzeros of a lane (kNnzUnroll; 1 for points without the knob, so the vector of
     // older points is unchanged).
-    const auto unroll_it = p.values.find("kNnzUnroll");
-    const double U = unroll_it == p.values.end() ? 1.0 : static_cast<double>(std::max<int64_t>(unroll_it->second, 1));
+    const double U = static_cast<double>(std::max<int64_t>(p.get_or("kNnzUnroll", 1), 1));
     w("gpu_reg_tile", R * U);
-    double penalty = 0;
-    if (threads < kBlockLow) penalty = std::log2(kBlockLow / threads);
-    if (threads > kBlockHigh) penalty = std::log2(threads / kBlockHigh);
-    w("gpu_block_size_penalty", penalty);
+    w("gpu_block_size_penalty", block_size_penalty(threads));
     w("gpu_smem_colidx", smem ? 1 : 0);
     w("gpu_smem_bytes", smem_bytes);
     if (smem) {
@@ -253,10 +251,7 @@ void gpu_sddmm_metrics(const Shape &s, const ScheduleParams &p, Writer &w) {
     // Bytes one warp-wide load of an edge's feature row reads contiguously, against a full line.
     w("sddmm_mem_efficiency", std::min(L * V * 4, kWarpLoadBytes) / kWarpLoadBytes);
     w("sddmm_shuffle_steps", s.reduce_len > 0 ? std::log2(L) : 0);
-    double penalty = 0;
-    if (threads < kBlockLow) penalty = std::log2(kBlockLow / threads);
-    if (threads > kBlockHigh) penalty = std::log2(threads / kBlockHigh);
-    w("sddmm_block_size_penalty", penalty);
+    w("sddmm_block_size_penalty", block_size_penalty(threads));
 }
 
 void cpu_metrics(const Shape &s, bool spmm, const ScheduleParams &p, Writer &w) {
@@ -313,10 +308,8 @@ bool has_features(const std::string &schedule) {
 }
 
 bool pad_legacy_features(std::vector<float> &features) {
-    static_assert(kFeaturesBeforeSddmm < 100, "");
-    if (kNames[kFeaturesBeforeSddmm] != std::string("sched_gpu_sddmm"))
-        fail<Error>("internal: the gpu_sddmm features do not start at ", kFeaturesBeforeSddmm);
-    if (features.size() != kFeaturesBeforeSddmm) return false;
+    // Vectors written before the gpu_sddmm block end where it starts.
+    if (features.size() != index_of("sched_gpu_sddmm")) return false;
     features.resize(kNames.size(), 0.0f);
     return true;
 }

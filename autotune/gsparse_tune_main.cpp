@@ -78,13 +78,13 @@ std::function<Measurement(const ScheduleParams &)> replayed_measurements(const s
                     j.value("lhs_feat", nlohmann::json::array()).dump(), ", not this problem (", p.op_name(), ", ",
                     st.num_rows, " nodes, ", st.nnz, " edges, lhs features ", shape_str(p.lhs_feat), ")");
     auto table = std::make_shared<std::map<std::string, Measurement>>();
-    const Problem problem = p.schedule_problem();
+    // The search asks for points of the device's schedule; recorded points of it that predate a knob
+    // stand for the knob's absent_means value.
+    const ScheduleSpace space = p.kind == OpKind::Spmm ? default_spmm_schedule(p.device).space(p.schedule_problem())
+                                                       : default_sddmm_schedule(p.device).space(p.schedule_problem());
     auto add = [&](const nlohmann::json &c) {
         Measurement m;
-        // Points recorded before a knob existed stand for the knob's absent_means value.
-        m.schedule = ScheduleParams::from_json(c);
-        if (p.kind == OpKind::Spmm) m.schedule = spmm_schedule(m.schedule.schedule).space(problem).complete(m.schedule);
-        else m.schedule = sddmm_schedule(m.schedule.schedule).space(problem).complete(m.schedule);
+        m.schedule = space.complete(ScheduleParams::from_json(c));
         m.ok = c.value("ok", false);
         m.mean_ms = c.value("mean_ms", 0.0);
         m.median_ms = c.value("median_ms", 0.0);

@@ -48,24 +48,12 @@ ScheduleSpace space(const Problem &) {
              {"kNnzUnroll", {1, 2}, "nonzeros a lane has in flight at once (kNnzLanes > 1: its reduction loop unrolled; 4 also valid)", 1}}};
 }
 
-/// kNnzLanes of a point; 1 for points written before the knob existed (check_schedule still
-/// requires it, so only tools that read stored points see the fallback).
-int64_t nnz_lanes(const ScheduleParams &s) {
-    auto it = s.values.find("kNnzLanes");
-    return it == s.values.end() ? 1 : it->second;
-}
-
-/// kVecWidth of a point; 1 for points written before the knob existed.
-int64_t vec_width(const ScheduleParams &s) {
-    auto it = s.values.find("kVecWidth");
-    return it == s.values.end() ? 1 : it->second;
-}
-
-/// kNnzUnroll of a point; 1 for points written before the knob existed (the knob's absent_means).
-int64_t nnz_unroll(const ScheduleParams &s) {
-    auto it = s.values.find("kNnzUnroll");
-    return it == s.values.end() ? 1 : it->second;
-}
+/// kNnzLanes, kVecWidth and kNnzUnroll of a point; 1 for points written before the knob existed
+/// (check_schedule still requires kNnzLanes and kVecWidth, so only tools that read stored points see
+/// their fallback; kNnzUnroll's is its absent_means).
+int64_t nnz_lanes(const ScheduleParams &s) { return s.get_or("kNnzLanes", 1); }
+int64_t vec_width(const ScheduleParams &s) { return s.get_or("kVecWidth", 1); }
+int64_t nnz_unroll(const ScheduleParams &s) { return s.get_or("kNnzUnroll", 1); }
 
 std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem &p) {
     const int64_t M = s.get("kMTile"), T = s.get("kNTile"), R = s.get("kNRegTile"), KT = s.get("kNnzTile"),

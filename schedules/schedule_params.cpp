@@ -14,6 +14,11 @@ int64_t ScheduleParams::get(const std::string &knob) const {
     return it->second;
 }
 
+int64_t ScheduleParams::get_or(const std::string &knob, int64_t fallback) const {
+    auto it = values.find(knob);
+    return it == values.end() ? fallback : it->second;
+}
+
 std::string ScheduleParams::str() const {
     std::ostringstream os;
     os << schedule << '{';

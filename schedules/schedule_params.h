@@ -22,6 +22,8 @@ struct ScheduleParams {
 
     /// The value of a knob; throws ScheduleError naming the schedule and the knob when it is missing.
     int64_t get(const std::string &knob) const;
+    /// The value of a knob, or `fallback` when the point lacks it (points stored before the knob).
+    int64_t get_or(const std::string &knob, int64_t fallback) const;
     /// "cpu_spmm{rows_per_task=16, vector_width=8}" — stable, used in cache keys.
     std::string str() const;
     nlohmann::json to_json() const;
