@@ -2,6 +2,8 @@
 #include "bench_common.h"
 
 #include <algorithm>
+#include <numeric>
+#include <random>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -106,7 +108,14 @@ void for_each_graph(const GraphSelection &sel, const std::function<void(GraphCas
                 opt.seed = sel.twin_seed;
                 opt.order = datasets::parse_node_order(order);
                 opt.threads = sel.threads;
-                gc.graph = Graph::from_csr(datasets::generate_twin(datasets::twin_spec(name), opt));
+                CSR csr = datasets::generate_twin(datasets::twin_spec(name), opt);
+                if (sel.shuffle_edge_ids) {
+                    csr.edge_ids.resize(static_cast<size_t>(csr.nnz()));
+                    std::iota(csr.edge_ids.begin(), csr.edge_ids.end(), index_t{0});
+                    std::shuffle(csr.edge_ids.begin(), csr.edge_ids.end(), std::mt19937_64(sel.twin_seed + 99));
+                    gc.order += "+edge-ids";
+                }
+                gc.graph = Graph::from_csr(std::move(csr));
                 gc.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                 run(gc);
             }

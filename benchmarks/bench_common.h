@@ -57,6 +57,9 @@ struct GraphSelection {
     int threads = 0;                  ///< twin generator threads (0: all cores)
     std::string real_dir;             ///< empty: ../shared/datasets/real, shared/datasets/real, shared_dir
     std::string shared_dir;           ///< the configured shared folder (GSPARSE_SHARED_DIR), may be empty
+    /// Twins' edge ids in random order (as for a graph built from an unsorted edge list) instead of
+    /// in CSR order; the order label gets "+edge-ids".
+    bool shuffle_edge_ids = false;
 };
 
 struct GraphCase {

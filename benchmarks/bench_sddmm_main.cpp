@@ -64,6 +64,7 @@ struct Args {
                                     "pubmed", "ca-CondMat", "p2p-Gnutella31"};
     double scale = 1.0;
     std::string order = "both";
+    bool shuffle_edge_ids = false;
     uint64_t twin_seed = 1;
     int threads = 0;
     std::string real_dir;
@@ -170,7 +171,8 @@ public:
     }
 
     void run_all() {
-        const GraphSelection sel = graph_selection(a_, GSPARSE_SHARED_DIR_DEFAULT);
+        GraphSelection sel = graph_selection(a_, GSPARSE_SHARED_DIR_DEFAULT);
+        sel.shuffle_edge_ids = a_.shuffle_edge_ids;
         for_each_graph(
             sel, [&](GraphCase &gc) { run_graph(gc); },
             [&](const std::string &name, const std::string &reason) {
@@ -590,6 +592,8 @@ int main(int argc, char **argv) {
         ->capture_default_str();
     app.add_option("--schedules", a.schedules_file,
                    "JSON list of gsparse schedule points (default: the built-in gpu_sddmm grid)");
+    app.add_flag("--shuffle-edge-ids", a.shuffle_edge_ids,
+                 "number the twins' edges in random order (results are still compared in edge-id order)");
     app.add_option("--grid-threads", a.grid_threads,
                    "threads per block of the built-in grid (kMTile = threads / kLaneWidth)")
         ->delimiter(',')

@@ -9,6 +9,13 @@ using namespace Halide::Internal;
 
 namespace {
 
+/// Whether a call loads one of the named buffers (or their ImageParam wrappers).
+bool calls_buffer(const Call *op, const std::vector<std::string> &names) {
+    for (const auto &n : names)
+        if (op->name == n || op->name == n + "_im" || op->name.rfind(n + "_im$", 0) == 0) return true;
+    return false;
+}
+
 /// Substitutes inside the arguments of calls to the named buffers (or their ImageParam wrappers).
 class SubstituteInCalls : public IRMutator {
 public:
@@ -25,10 +32,7 @@ private:
     Expr visit(const Call *op) override {
         // An ImageParam load is a call to the image itself or to its wrapper Func "<name>_im",
         // which Halide makes unique with a "$N" suffix when several pipelines use the same name.
-        bool match = false;
-        for (const auto &n : names_)
-            match |= op->name == n || op->name == n + "_im" || op->name.rfind(n + "_im$", 0) == 0;
-        if (!match) return IRMutator::visit(op);
+        if (!calls_buffer(op, names_)) return IRMutator::visit(op);
         std::vector<Expr> args;
         for (const Expr &a : op->args) {
             Expr b = substitute(var_, replacement_, a);
@@ -39,12 +43,25 @@ private:
     }
 };
 
-}  // namespace
+/// Substitutes a Var everywhere except inside the arguments of calls to the named buffers.
+class SubstituteOutsideCalls : public IRMutator {
+public:
+    SubstituteOutsideCalls(const std::vector<std::string> &names, std::string var, Expr replacement)
+        : names_(names), var_(std::move(var)), replacement_(std::move(replacement)) {}
 
-int bind_rows(const std::vector<Func> &funcs, const Var &v, const Expr &row_of_v, const std::vector<std::string> &within) {
+private:
+    using IRMutator::visit;
+    const std::vector<std::string> &names_;
+    std::string var_;
+    Expr replacement_;
+
+    Expr visit(const Call *op) override { return calls_buffer(op, names_) ? Expr(op) : IRMutator::visit(op); }
+    Expr visit(const Variable *op) override { return op->name == var_ ? replacement_ : Expr(op); }
+};
+
+template <typename Rebind>
+int rebind_definitions(const std::vector<Func> &funcs, Rebind rebind) {
     int changed = 0;
-    SubstituteInCalls in_calls(within, v.name(), row_of_v);
-    auto rebind = [&](const Expr &e) { return within.empty() ? substitute(v.name(), row_of_v, e) : in_calls.mutate(e); };
     auto bind = [&](Definition &def) {
         for (Expr &value : def.values()) value = rebind(value);
         if (def.predicate().defined()) def.predicate() = rebind(def.predicate());
@@ -55,6 +72,22 @@ int bind_rows(const std::vector<Func> &funcs, const Var &v, const Expr &row_of_v
         if (fn.has_pure_definition()) bind(fn.definition());
         for (size_t u = 0; u < fn.updates().size(); u++) bind(fn.update(static_cast<int>(u)));
     }
+    return changed;
+}
+
+}  // namespace
+
+int bind_rows_except(const std::vector<Func> &funcs, const Var &v, const Expr &row_of_v,
+                     const std::vector<std::string> &except) {
+    SubstituteOutsideCalls outside(except, v.name(), row_of_v);
+    return rebind_definitions(funcs, [&](const Expr &e) { return outside.mutate(e); });
+}
+
+int bind_rows(const std::vector<Func> &funcs, const Var &v, const Expr &row_of_v, const std::vector<std::string> &within) {
+    SubstituteInCalls in_calls(within, v.name(), row_of_v);
+    const int changed = rebind_definitions(funcs, [&](const Expr &e) {
+        return within.empty() ? substitute(v.name(), row_of_v, e) : in_calls.mutate(e);
+    });
     if (!within.empty() && changed && !in_calls.substituted)
         throw CompileError("bind_rows: no call to " + within[0] + " uses " + v.name());
     return changed;

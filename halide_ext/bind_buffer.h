@@ -28,6 +28,13 @@ namespace gsparse::ext {
 int bind_rows(const std::vector<Halide::Func> &funcs, const Halide::Var &v, const Halide::Expr &row_of_v,
               const std::vector<std::string> &within = {});
 
+/// Like bind_rows, but substitutes everywhere except inside the arguments of calls to the buffers in
+/// `except` (e.g. {"src_idx", "dst_idx"}: COO arrays given in position order, so that position e
+/// reads its own entries while everything else indexed by e -- edge-indexed operands, through the
+/// Lets of CSE'd definitions too -- reads edge row_of_v). Returns the number of definitions changed.
+int bind_rows_except(const std::vector<Halide::Func> &funcs, const Halide::Var &v, const Halide::Expr &row_of_v,
+                     const std::vector<std::string> &except);
+
 class BindBufferStores : public Halide::Internal::IRMutator {
 public:
     /// buffers: names of the flattened output buffers ("out", or "out.0", "out.1", ... for Tuples);

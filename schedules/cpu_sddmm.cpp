@@ -4,9 +4,11 @@
 //        vectorized when it is at least vector_width wide.
 //   dot: computed per edge; the reduction over the last feature dim is vectorized: split by
 //        vector_width and rfactored into vector_width partial sums that are added at the end.
+//   groupByDst = 1: edges in destination order, results stored at their ids (sddmm_edge_order.h).
 #include <algorithm>
 
 #include "schedules/cpu_schedules.h"
+#include "schedules/sddmm_edge_order.h"
 
 namespace gsparse {
 
@@ -19,7 +21,8 @@ const std::vector<int64_t> kVectorWidths = {1, 4, 8, 16};
 ScheduleSpace space(const Problem &) {
     return {"cpu_sddmm",
             {{"vector_width", kVectorWidths, "lanes along the innermost feature (or reduced) dimension"},
-             {"edges_per_task", {64, 256, 1024, 4096}, "edges computed by one parallel task"}}};
+             {"edges_per_task", {64, 256, 1024, 4096}, "edges computed by one parallel task"},
+             group_by_dst_knob()}};
 }
 
 /// The extent vectorization runs along: dot's reduced dim, else the output's innermost feature dim.
@@ -43,12 +46,13 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
     if (w > 1 && w > ext)
         return "vector_width " + std::to_string(w) + " exceeds the vectorized extent " + std::to_string(ext);
     if (edges < 1) return "edges_per_task must be >= 1, got " + std::to_string(edges);
-    return std::nullopt;
+    return group_by_dst_invalid(s);
 }
 
 void apply(SddmmAlgorithm &a, const ScheduleParams &s) {
     const int w = static_cast<int>(s.get("vector_width"));
     const int edges = static_cast<int>(s.get("edges_per_task"));
+    if (groups_by_dst(s)) group_by_destination(a);
     Var eo("eo"), ei("ei");
     a.out.split(a.e, eo, ei, edges, TailStrategy::GuardWithIf).parallel(eo);
     if (a.layout.reduce_len == 0) {

@@ -12,6 +12,18 @@
 //         one feature at a time).
 //         With kVecWidth = V, lane l owns features [l*V, l*V + V) of every L*V-feature step and
 //         loads them with one vector load; it adds up its V partials before the shuffles.
+//         With kFeatChunk = C > 0, dot runs in passes over chunks of C features: the reduction is
+//         split into chunks (an rfactor over the chunk index) and the chunk loop is placed outside
+//         the kernel, so each pass is one launch that adds a chunk's partial dot products into a
+//         per-edge accumulator. The blocks of a pass gather only C features of each node, so for
+//         long feature rows the gathered slice of the operands stays in L2 instead of streaming
+//         every row from DRAM once per edge. The accumulator is zeroed and copied to the output by
+//         two element-wise kernels.
+//   groupByDst = 1: edges are processed in destination order (the graph's CSR order, the COO arrays
+//         given in that order) and position e computes edge edge_of(e): edge-indexed operands are
+//         read at that id (bind_rows) and the output stores are remapped to it by the
+//         BindBufferStores pass, so results land in edge-id order. Neighbouring threads then share
+//         their destination node's feature row. Applies to every op.
 //   other ops (element-wise): each edge's output row is computed by its kLaneWidth lanes at stride
 //         kLaneWidth, so loads and stores of a warp are coalesced.
 //
@@ -21,6 +33,7 @@
 
 #include "ops/dense_operands.h"
 #include "schedules/gpu_schedules.h"
+#include "schedules/sddmm_edge_order.h"
 
 namespace gsparse {
 
@@ -39,8 +52,12 @@ ScheduleSpace space(const Problem &) {
     return {kName,
             {{"kMTile", {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, "edges per thread block"},
              {"kLaneWidth", {1, 2, 4, 8, 16, 32}, "lanes per edge (dot: reduced with warp shuffles)"},
-             {"kVecWidth", {1, 2, 4}, "dot: consecutive features each lane loads with one vector load"}}};
+             {"kVecWidth", {1, 2, 4}, "dot: consecutive features each lane loads with one vector load"},
+             {"kFeatChunk", {0, 32, 64, 128}, "dot: features per pass (0: one pass over all features)", 0},
+             group_by_dst_knob()}};
 }
+
+int64_t feat_chunk(const ScheduleParams &s) { return s.get_or("kFeatChunk", 0); }
 
 std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem &p) {
     const int64_t M = s.get("kMTile"), L = s.get("kLaneWidth"), V = s.get("kVecWidth");
@@ -59,6 +76,18 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
     if (p.layout.reduce_len > 0 && L * V > 1 && L * V > ext)
         return "kLaneWidth * kVecWidth = " + std::to_string(L * V) + " exceeds the reduced feature length " +
                std::to_string(ext);
+    if (auto why = group_by_dst_invalid(s)) return why;
+    const int64_t C = feat_chunk(s);
+    if (C != 0) {
+        if (!pow2(C)) return "kFeatChunk must be 0 or a power of two, got " + std::to_string(C);
+        if (p.layout.reduce_len == 0) return "kFeatChunk applies to dot only";
+        if (C >= ext || ext % C != 0)
+            return "kFeatChunk " + std::to_string(C) + " must divide the reduced feature length " +
+                   std::to_string(ext) + " into two or more chunks";
+        if (C % (L * V) != 0)
+            return "kFeatChunk " + std::to_string(C) + " is not a multiple of kLaneWidth * kVecWidth = " +
+                   std::to_string(L * V);
+    }
     if (L > 1 && L > ext)
         return "kLaneWidth " + std::to_string(L) + " exceeds the " +
                (p.layout.reduce_len > 0 ? "reduced feature length " : "innermost feature extent ") +
@@ -93,18 +122,18 @@ void apply(SddmmAlgorithm &a, const ScheduleParams &s) {
     const bool is_dot = a.layout.reduce_len > 0;
     // Buffers start at 0, so block ids map to edges without offsets.
     for (int d = 0; d <= rank; d++) a.out.output_buffer().dim(d).set_min(0);
+    if (groups_by_dst(s)) group_by_destination(a);
 
     Var eo("eo"), ei("ei"), el("el"), fo("fo"), ft("ft");
     // Extra feature dims (heads) fused on grid y.
-    Var heads = a.f[0];
-    auto map_blocks = [&](Func &func, int first_head_dim) {
+    auto map_blocks = [&](Stage st, int first_head_dim) {
         if (first_head_dim >= rank) {
-            func.gpu_blocks(eo);
+            st.gpu_blocks(eo);
             return;
         }
-        heads = a.f[first_head_dim];
-        for (int d = first_head_dim + 1; d < rank; d++) func.fuse(heads, a.f[d], heads);
-        func.gpu_blocks(eo, heads);
+        Var heads = a.f[first_head_dim];
+        for (int d = first_head_dim + 1; d < rank; d++) st.fuse(heads, a.f[d], heads);
+        st.gpu_blocks(eo, heads);
     };
 
     if (!is_dot) {
@@ -119,41 +148,73 @@ void apply(SddmmAlgorithm &a, const ScheduleParams &s) {
         return;
     }
 
-    // dot: every output feature dim (heads) on the grid, kLaneWidth lanes per edge.
-    std::vector<VarOrRVar> order = {el, ei, eo};
-    for (int d = 0; d < rank; d++) order.push_back(a.f[d]);
-    a.out.split(a.e, eo, ei, M, TailStrategy::GuardWithIf).split(ei, ei, el, 1).reorder(order).gpu_threads(el, ei);
-    map_blocks(a.out, 0);
-    a.dot.compute_at(a.out, el);
+    // dot: every output feature dim (heads) on the grid, kLaneWidth lanes per edge. `red` is the Func
+    // whose update reduces an edge's features (rvar: its reduction variable) and `home` the stage whose
+    // edge loops it is computed in: dot in out's loops, or with feature chunks one chunk in the loops
+    // of dot's per-chunk update.
+    Func red = a.dot, home = a.out;
+    RVar rvar = a.r.x;
+    std::vector<Var> red_vars = a.f;
+    auto edge_loops = [&](Stage st, std::vector<VarOrRVar> outer) {
+        std::vector<VarOrRVar> order = {el, ei, eo};
+        for (int d = 0; d < rank; d++) order.push_back(a.f[d]);
+        order.insert(order.end(), outer.begin(), outer.end());
+        st.split(a.e, eo, ei, M).split(ei, ei, el, 1).reorder(order).gpu_threads(el, ei);
+        map_blocks(st, 0);
+    };
+    if (const int C = static_cast<int>(feat_chunk(s)); C > 0) {
+        // dot(e) += chunk(c, e) over the chunks, the chunk loop outside the kernel.
+        RVar rc("rc"), rw("rw");
+        Var c("c");
+        Func chunk = a.dot.update().split(a.r.x, rc, rw, C).rfactor(rc, c);
+        // The accumulator's zeroing and the output's copy: one thread per edge and head.
+        const int copy_block = 256;
+        std::vector<VarOrRVar> order = {ei, eo};
+        order.insert(order.end(), a.f.begin(), a.f.end());
+        for (Func f : {a.out, a.dot}) {
+            f.split(a.e, eo, ei, copy_block, TailStrategy::GuardWithIf).reorder(order).gpu_threads(ei);
+            map_blocks(f, 0);
+        }
+        a.dot.compute_root();
+        edge_loops(a.dot.update(), {rc});
+        red = chunk;
+        home = a.dot;
+        rvar = rw;
+        red_vars.push_back(c);
+    } else {
+        edge_loops(a.out, {});
+    }
+    red.compute_at(home, el);
     if (L * V == 1) return;
     // Partial sums: lane l of an edge accumulates features [l*V, l*V + V) + k*L*V.
     RVar ro("ro"), ri("ri"), rl("rl"), rv("rv");
     Var u("u"), ul("ul"), uv("uv"), lane("lane");
-    Func partial = a.dot.update().split(a.r.x, ro, ri, L * V, TailStrategy::GuardWithIf).rfactor(ri, u);
+    Func partial = red.update().split(rvar, ro, ri, L * V, TailStrategy::GuardWithIf).rfactor(ri, u);
     // Vector loads of V features assume rows aligned to V elements (the operands are dense).
     if (V > 1) a.operand_alignment = assume_operand_alignment({&a.lhs, &a.rhs}, V * a.lhs.type().bytes());
+    // Every Func computed per edge covers one edge (and one head, and one chunk).
+    auto per_edge = [&](Func f) {
+        f.bound_extent(a.e, 1);
+        for (const Var &fv : red_vars) f.bound_extent(fv, 1);
+    };
     if (L == 1) {
         // One lane per edge: the V partials are the thread's own vector register.
-        partial.compute_at(a.out, el).store_in(MemoryType::Register).bound_extent(a.e, 1).vectorize(u);
-        for (const Var &fv : a.f) partial.bound_extent(fv, 1);
+        partial.compute_at(home, el).store_in(MemoryType::Register).vectorize(u);
+        per_edge(partial);
         partial.update().reorder(u, ro).vectorize(u);
         return;
     }
     // With vectors, each lane first adds up its own V partials (a register access, no shuffle).
-    Func lanes = V > 1 ? a.dot.update().split(ri, rl, rv, V).rfactor(rl, lane) : partial;
-    auto per_edge = [&](Func f) {
-        f.bound_extent(a.e, 1);
-        for (const Var &fv : a.f) f.bound_extent(fv, 1);
-    };
+    Func lanes = V > 1 ? red.update().split(ri, rl, rv, V).rfactor(rl, lane) : partial;
     if (!a.large_buffers) {
         // In registers: the warp-shuffle lowering needs a constant register allocation indexed by the
         // lane (and 32-bit indexing).
-        partial.compute_at(a.out, ei).store_in(MemoryType::Register);
+        partial.compute_at(home, ei).store_in(MemoryType::Register);
         per_edge(partial);
         if (V > 1) {
             partial.split(u, ul, uv, V).gpu_lanes(ul).vectorize(uv);
             partial.update().split(u, ul, uv, V).reorder(uv, ro, ul).gpu_lanes(ul).vectorize(uv);
-            lanes.compute_at(a.out, ei).store_in(MemoryType::Register).gpu_lanes(lane);
+            lanes.compute_at(home, ei).store_in(MemoryType::Register).gpu_lanes(lane);
             per_edge(lanes);
             lanes.update().unroll(rv).gpu_lanes(lane);
         } else {
@@ -163,8 +224,8 @@ void apply(SddmmAlgorithm &a, const ScheduleParams &s) {
         return;
     }
     // With 64-bit indexing the partials of the block's edges go through shared memory instead.
-    partial.compute_at(a.out, eo).store_in(MemoryType::GPUShared).bound_extent(a.e, M).reorder(u, a.e).gpu_threads(u, a.e);
-    for (const Var &fv : a.f) partial.bound_extent(fv, 1);
+    partial.compute_at(home, eo).store_in(MemoryType::GPUShared).bound_extent(a.e, M).reorder(u, a.e).gpu_threads(u, a.e);
+    for (const Var &fv : red_vars) partial.bound_extent(fv, 1);
     partial.update().reorder(ro, u, a.e).gpu_threads(u, a.e);
 }
 

@@ -137,6 +137,18 @@ const COO &Graph::coo() const {
     return *s_->coo;
 }
 
+const COO &Graph::coo_by_dst() const {
+    std::call_once(s_->coo_dst_once, [this] {
+        COO coo = csr_to_coo(s_->csr);
+        if (coo.edge_ids.empty()) {
+            coo.edge_ids.resize(coo.row.size());
+            for (size_t i = 0; i < coo.edge_ids.size(); i++) coo.edge_ids[i] = static_cast<index_t>(i);
+        }
+        s_->coo_dst = std::move(coo);
+    });
+    return *s_->coo_dst;
+}
+
 const std::vector<index_t> &Graph::balanced_idx() const {
     std::call_once(s_->bal_once, [this] { s_->balanced = balanced_index(s_->csr); });
     return *s_->balanced;

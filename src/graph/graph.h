@@ -47,6 +47,9 @@ public:
     const Graph &reverse() const;
     /// COO with position i holding edge id i.
     const COO &coo() const;
+    /// COO in destination order (the CSR order), with the edge id of every position (edge_ids is
+    /// filled in even when the ids are the identity).
+    const COO &coo_by_dst() const;
     const std::vector<index_t> &balanced_idx() const;
     const GraphStats &stats() const;
     /// Maximum row length (in-degree).
@@ -63,10 +66,10 @@ private:
     struct State {
         CSR csr;
         std::vector<float> values;
-        std::once_flag csc_once, rev_once, coo_once, bal_once, stats_once, fp_once;
+        std::once_flag csc_once, rev_once, coo_once, coo_dst_once, bal_once, stats_once, fp_once;
         std::optional<CSC> csc;
         std::unique_ptr<Graph> rev;
-        std::optional<COO> coo;
+        std::optional<COO> coo, coo_dst;
         std::optional<std::vector<index_t>> balanced;
         std::optional<GraphStats> stats;
         uint64_t fp = 0;

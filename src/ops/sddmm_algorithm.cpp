@@ -20,6 +20,7 @@ std::vector<Argument> SddmmAlgorithm::arguments() const {
     std::vector<Argument> args;
     if (reads_src()) args.push_back(src_idx);
     if (reads_dst()) args.push_back(dst_idx);
+    if (edges_grouped) args.push_back(edge_of);
     if (uses_lhs()) args.push_back(lhs);
     if (uses_rhs()) args.push_back(rhs);
     args.push_back(num_edges);

@@ -10,6 +10,7 @@
 
 #include <Halide.h>
 
+#include <memory>
 #include <vector>
 
 #include "core/dtype.h"
@@ -23,7 +24,7 @@ struct SddmmAlgorithm {
     FeatureLayout layout;
     DType dtype = DType::F32;
 
-    // Inputs: COO in edge-id order.
+    // Inputs: COO in edge-id order (or destination order, see edges_grouped).
     Halide::ImageParam src_idx, dst_idx, lhs, rhs;
     Halide::Param<int32_t> num_edges{"num_edges"}, num_src{"num_src"}, num_dst{"num_dst"};
 
@@ -37,6 +38,14 @@ struct SddmmAlgorithm {
     /// Whether the kernel is compiled with 64-bit indexing (set before a schedule is applied;
     /// schedules that rely on Halide's warp-shuffle lowering need 32-bit indexing).
     bool large_buffers = true;
+    /// Edge grouping: when set (by a schedule, before lowering), the COO arrays are given in
+    /// destination order (CSR order) and position e computes edge edge_of(e); edge-indexed operands
+    /// are read at that id and the output stores are remapped to it (BindBufferStores), so results
+    /// come back in edge-id order.
+    bool edges_grouped = false;
+    Halide::ImageParam edge_of;
+    /// Custom lowering passes the schedule needs (run in order).
+    std::vector<std::shared_ptr<Halide::Internal::IRMutator>> lowering_passes;
     /// Set by schedules whose vector loads assume operand rows aligned to this many bytes (the
     /// runtime checks the pointers; 0: element alignment).
     int operand_alignment = 0;

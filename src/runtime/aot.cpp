@@ -249,6 +249,10 @@ EmittedKernel emit_sddmm_library(const SddmmKernelKey &key_in, const std::string
     SddmmAlgorithm a = build_sddmm_algorithm(key.spec, key.layout, key.dtype);
     a.large_buffers = false;  // before the schedule: gpu_sddmm picks its register form from it
     def.apply(a, key.schedule);
+    if (a.edges_grouped)
+        fail<ScheduleError>("schedule ", key.schedule.str(),
+                            ": groupByDst = 1 is not available for emitted kernels (their entry points take the COO "
+                            "in edge-id order); use groupByDst = 0");
     Halide::Pipeline p(a.out);
     compile_kernel(p, a.arguments(), key.device, false, key.str(), dir, name);
     const bool cuda = key.device == Device::CUDA;

@@ -108,8 +108,9 @@ std::shared_ptr<DeviceSegments> DeviceSegments::get(const Graph &g, int segment_
         }));
 }
 
-DeviceCoo::DeviceCoo(const Graph &g, const CudaLaunch &launch, const Halide::Target &target) : launch_(launch) {
-    const COO &coo = g.coo();
+DeviceCoo::DeviceCoo(const Graph &g, bool by_dst, const CudaLaunch &launch, const Halide::Target &target)
+    : launch_(launch) {
+    const COO &coo = by_dst ? g.coo_by_dst() : g.coo();
     // Padded with edges 0 -> 0 to a whole number of the largest edge tile, so the last block of a
     // g-SDDMM kernel reads in-range ids (its stores past the last edge are guarded).
     const int64_t padded = (coo.nnz() + kMaxSddmmEdgeTile - 1) / kMaxSddmmEdgeTile * kMaxSddmmEdgeTile;
@@ -122,17 +123,24 @@ DeviceCoo::DeviceCoo(const Graph &g, const CudaLaunch &launch, const Halide::Tar
     pad(dst_host_, coo.row);
     src = upload(src_host_, launch, target, "src_idx");
     dst = upload(dst_host_, launch, target, "dst_idx");
+    if (by_dst) {
+        pad(edge_of_host_, coo.edge_ids);
+        edge_of = upload(edge_of_host_, launch, target, "edge_of");
+    }
 }
 
 DeviceCoo::~DeviceCoo() {
     release(src, launch_);
     release(dst, launch_);
+    if (edge_of.defined()) release(edge_of, launch_);
 }
 
-std::shared_ptr<DeviceCoo> DeviceCoo::get(const Graph &g, const CudaLaunch &launch, const Halide::Target &target) {
-    return std::static_pointer_cast<DeviceCoo>(g.attachment(key_of("cuda_coo", launch.context, 0), [&] {
-        return std::static_pointer_cast<void>(std::make_shared<DeviceCoo>(g, launch, target));
-    }));
+std::shared_ptr<DeviceCoo> DeviceCoo::get(const Graph &g, bool by_dst, const CudaLaunch &launch,
+                                          const Halide::Target &target) {
+    return std::static_pointer_cast<DeviceCoo>(
+        g.attachment(key_of(by_dst ? "cuda_coo_by_dst" : "cuda_coo", launch.context, 0), [&] {
+            return std::static_pointer_cast<void>(std::make_shared<DeviceCoo>(g, by_dst, launch, target));
+        }));
 }
 
 }  // namespace gsparse

@@ -59,21 +59,23 @@ private:
     CudaLaunch launch_;
 };
 
-/// COO arrays in edge-id order on the device (for g-SDDMM), padded with edges 0 -> 0 to a multiple
-/// of kMaxSddmmEdgeTile.
+/// COO arrays on the device (for g-SDDMM), padded with edges 0 -> 0 to a multiple of
+/// kMaxSddmmEdgeTile: in edge-id order, or grouped by destination (the CSR order) with edge_of[i]
+/// the id of the edge at position i.
 class DeviceCoo {
 public:
-    DeviceCoo(const Graph &g, const CudaLaunch &launch, const Halide::Target &target);
+    DeviceCoo(const Graph &g, bool by_dst, const CudaLaunch &launch, const Halide::Target &target);
     ~DeviceCoo();
     DeviceCoo(const DeviceCoo &) = delete;
     DeviceCoo &operator=(const DeviceCoo &) = delete;
 
-    Halide::Buffer<> src, dst;
+    Halide::Buffer<> src, dst, edge_of;  ///< edge_of is defined when grouped by destination
 
-    static std::shared_ptr<DeviceCoo> get(const Graph &g, const CudaLaunch &launch, const Halide::Target &target);
+    static std::shared_ptr<DeviceCoo> get(const Graph &g, bool by_dst, const CudaLaunch &launch,
+                                          const Halide::Target &target);
 
 private:
-    std::vector<index_t> src_host_, dst_host_;
+    std::vector<index_t> src_host_, dst_host_, edge_of_host_;
     CudaLaunch launch_;
 };
 

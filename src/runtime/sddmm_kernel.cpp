@@ -28,7 +28,10 @@ SddmmKernel::SddmmKernel(const SddmmKernelKey &key) : key_(key) {
     algo_.large_buffers = key.large_buffers;
     def.apply(algo_, key.schedule);
     pipeline_ = Halide::Pipeline(algo_.out);
+    for (const auto &pass : algo_.lowering_passes) pipeline_.add_custom_lowering_pass(pass.get(), nullptr);
     target_ = jit_target(key.device, key.large_buffers);
+    // Feature-chunked schedules keep a per-edge accumulator on the device: reuse it across calls.
+    if (key.device == Device::CUDA) Halide::Internal::JITSharedRuntime::reuse_device_allocations(true);
     try {
         pipeline_.compile_jit(target_);
     } catch (const Halide::Error &e) {
@@ -59,10 +62,11 @@ void SddmmKernel::run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tens
 }
 
 void SddmmKernel::run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out) const {
-    const COO &coo = g.coo();
+    const COO &coo = algo_.edges_grouped ? g.coo_by_dst() : g.coo();
     Halide::ParamMap params;
     if (algo_.reads_src()) params.set(algo_.src_idx, index_buffer(coo.col, "src_idx"));
     if (algo_.reads_dst()) params.set(algo_.dst_idx, index_buffer(coo.row, "dst_idx"));
+    if (algo_.edges_grouped) params.set(algo_.edge_of, index_buffer(coo.edge_ids, "edge_of"));
     if (algo_.uses_lhs()) params.set(algo_.lhs, feature_buffer(lhs, key_.layout.lhs_extents(), "lhs"));
     if (algo_.uses_rhs()) params.set(algo_.rhs, feature_buffer(rhs, key_.layout.rhs_extents(), "rhs"));
     params.set(algo_.num_edges, static_cast<int32_t>(coo.nnz()));
@@ -79,10 +83,11 @@ void SddmmKernel::run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, 
 void SddmmKernel::run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out,
                            const CudaLaunch &launch) const {
     const COO &coo = g.coo();
-    auto dev = DeviceCoo::get(g, launch, target_);
+    auto dev = DeviceCoo::get(g, algo_.edges_grouped, launch, target_);
     Halide::ParamMap params;
     if (algo_.reads_src()) params.set(algo_.src_idx, dev->src);
     if (algo_.reads_dst()) params.set(algo_.dst_idx, dev->dst);
+    if (algo_.edges_grouped) params.set(algo_.edge_of, dev->edge_of);
     auto wrap = [&](const Tensor &t, const std::vector<int64_t> &extents, const char *name) {
         return wrap_device_buffer(halide_type(t.dtype()), t.data(), halide_sizes(extents, t.size(0)), target_, name);
     };

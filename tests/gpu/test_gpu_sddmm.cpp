@@ -88,6 +88,63 @@ TEST_F(GpuSddmm, DotEveryLaneWidth) {
     }
 }
 
+TEST_F(GpuSddmm, DotFeatureChunks) {
+    // kFeatChunk: dot in passes over chunks of features, the chunk loop outside the kernel; every
+    // lane and vector width, one and several heads, and the 64-bit (shared-memory) form.
+    Graph g = test::random_graph(46);
+    const auto &def = sddmm_schedule("gpu_sddmm");
+    SddmmSpec spec{BinaryOp::Dot, OperandTarget::Src, OperandTarget::Dst};
+    int tried = 0;
+    for (std::vector<int64_t> feat : {std::vector<int64_t>{64}, std::vector<int64_t>{256}, std::vector<int64_t>{3, 128}}) {
+        Tensor x = features(g.num_src(), feat, 21), y = features(g.num_dst(), feat, 22);
+        FeatureLayout layout = plan_features(BinaryOp::Dot, feat, feat);
+        Problem problem{layout, g.stats()};
+        for (int64_t C : {32, 64, 128})
+            for (auto [L, V] : {std::pair<int64_t, int64_t>{1, 4}, {4, 4}, {8, 1}, {8, 4}, {32, 4}}) {
+                ScheduleParams p = point(std::max<int64_t>(256 / L, 1), L, V);
+                p.values["kFeatChunk"] = C;
+                if (def.invalid_reason(p, problem)) continue;
+                tried++;
+                EXPECT_TRUE(check(g, spec, x, y, &p)) << p.str() << " " << layout.key();
+                if (L == 1) continue;
+                SddmmKernel kernel(SddmmKernelKey{spec, layout, DType::F32, p, Device::CUDA, true});
+                Tensor out = device_empty(gsddmm_output_shape(g, spec, x, y), DType::F32);
+                kernel.run(g, to_device(x), to_device(y), out, launch_);
+                EXPECT_TRUE(test::matches_reference(to_host(out), reference_sddmm(g, spec, x, y), 1e-5, 1e-6))
+                    << p.str() << " large buffers";
+            }
+    }
+    EXPECT_GE(tried, 20);
+}
+
+TEST_F(GpuSddmm, GroupedByDestinationEveryOpAndTarget) {
+    // groupByDst: edges computed in destination order, results stored at their (shuffled) ids.
+    Graph g = test::random_graph(47, {.num_nodes = 200, .num_src = 170});
+    for (BinaryOp op : kOps)
+        for (OperandTarget lt : kTargets)
+            for (OperandTarget rt : kTargets) {
+                SddmmSpec spec{op, lt, rt};
+                const int64_t F = 37;
+                Tensor x = features(rows(g, lt), {F}, 23), y = features(rows(g, rt), {F}, 24, op == BinaryOp::Div);
+                for (ScheduleParams p : {point(256, 1), point(32, 8), point(16, 16, 1)}) {
+                    p.values["groupByDst"] = 1;
+                    SCOPED_TRACE(spec.name() + " " + p.str());
+                    try {
+                        EXPECT_TRUE(check(g, spec, x, y, &p));
+                    } catch (const std::exception &e) {
+                        ADD_FAILURE() << e.what();
+                    }
+                }
+            }
+    // With feature chunks and vector loads.
+    SddmmSpec dot{BinaryOp::Dot, OperandTarget::Src, OperandTarget::Dst};
+    Tensor x = features(g.num_src(), {128}, 25), y = features(g.num_dst(), {128}, 26);
+    ScheduleParams p = point(32, 8, 4);
+    p.values["groupByDst"] = 1;
+    p.values["kFeatChunk"] = 64;
+    EXPECT_TRUE(check(g, dot, x, y, &p)) << p.str();
+}
+
 TEST_F(GpuSddmm, SharedMemoryCombineUnderLargeBuffers) {
     // Kernels compiled with 64-bit indexing (tensors of 2^31 elements and more) combine the lanes
     // through shared memory; run that variant directly on a small graph.

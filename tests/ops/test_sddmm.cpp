@@ -106,6 +106,35 @@ TEST(Sddmm, UnusedOperandMayBeUndefined) {
     }
 }
 
+TEST(Sddmm, GroupedByDestinationEveryOpAndTarget) {
+    // groupByDst: edges computed in destination order, results stored at their ids. With shuffled
+    // ids a store left at its position would land on another edge's row.
+    for (bool shuffled : {true, false}) {
+        test::RandomGraphOptions opt;
+        opt.num_nodes = 150;
+        opt.num_src = 120;
+        opt.shuffle_edge_ids = shuffled;
+        Graph g = test::random_graph(shuffled ? 31 : 32, opt);
+        for (BinaryOp op : kOps)
+            for (OperandTarget lt : kTargets)
+                for (OperandTarget rt : kTargets) {
+                    const std::vector<int64_t> feat = op == BinaryOp::Dot ? std::vector<int64_t>{3, 7}
+                                                                          : std::vector<int64_t>{5};
+                    auto ls = feat, rs = feat;
+                    ls.insert(ls.begin(), rows_for(g, lt));
+                    rs.insert(rs.begin(), rows_for(g, rt));
+                    Tensor lhs = test::random_tensor(ls, 40), rhs = test::random_tensor(rs, 41, DType::F32, 0.5, 2.0);
+                    SddmmSpec spec{op, lt, rt};
+                    OpOptions o;
+                    o.schedule = ScheduleParams{"cpu_sddmm", {{"vector_width", 4}, {"edges_per_task", 64}, {"groupByDst", 1}}};
+                    Tensor got = gsddmm(g, spec, lhs, rhs, o);
+                    EXPECT_TRUE(test::matches_reference(got, reference_sddmm(g, spec, lhs, rhs), 1e-5))
+                        << binary_op_name(op) << " " << target_name(lt) << " " << target_name(rt)
+                        << (shuffled ? " shuffled ids" : " identity ids");
+                }
+    }
+}
+
 TEST(Sddmm, EveryCpuSchedulePointMatches) {
     Graph g = test::random_graph(11);
     for (std::vector<int64_t> feat : {std::vector<int64_t>{37}, std::vector<int64_t>{2, 20}}) {

@@ -1,0 +1,49 @@
+// The groupByDst knob of the g-SDDMM schedules: edges processed in destination order.
+#include "schedules/sddmm_edge_order.h"
+
+#include "halide_ext/bind_buffer.h"
+#include "halide_ext/store_index_lets.h"
+
+namespace gsparse {
+
+using namespace Halide;
+
+ScheduleKnob group_by_dst_knob() {
+    return {"groupByDst", {0, 1}, "edges processed grouped by destination node, results stored at their ids", 0};
+}
+
+bool groups_by_dst(const ScheduleParams &s) { return s.get_or("groupByDst", 0) != 0; }
+
+std::optional<std::string> group_by_dst_invalid(const ScheduleParams &s) {
+    const int64_t g = s.get_or("groupByDst", 0);
+    if (g != 0 && g != 1) return "groupByDst must be 0 or 1, got " + std::to_string(g);
+    return std::nullopt;
+}
+
+void group_by_destination(SddmmAlgorithm &a) {
+    a.edges_grouped = true;
+    // The remapping pass rewrites the row term of the store index: the output starts at 0, so the
+    // index has no other term with the row stride.
+    for (int d = 0; d <= a.layout.rank(); d++) a.out.output_buffer().dim(d).set_min(0);
+    a.edge_of = ImageParam(Int(32), 1, "edge_of");
+    a.edge_of.dim(0).set_min(0);
+    // edge_of is a permutation of [0, num_edges) (validated edge ids), padded with edge 0.
+    Expr id = unsafe_promise_clamped(a.edge_of(a.e), 0, a.num_edges - 1);
+    // Everything indexed by e reads edge edge_of(e), except the COO arrays (given in position order)
+    // and dot, which is computed by position.
+    std::vector<Func> funcs = {a.out};
+    if (a.layout.reduce_len > 0) funcs.push_back(a.dot);
+    ext::bind_rows_except(funcs, a.e, id, {a.src_idx.name(), a.dst_idx.name(), a.dot.name()});
+    // The output's definition reads edge_of too, so that the pipeline passes the buffer to the
+    // kernel that stores the output (the remapping pass adds loads Halide would not know about).
+    // Ids are never negative: the select keeps every value.
+    Internal::Definition &def = a.out.function().definition();
+    for (Expr &value : def.values())
+        value = select(a.edge_of(a.e) >= 0, value, Internal::make_zero(value.type()));
+    const std::vector<std::string> out = {a.out.name()};
+    // Shuffle lowering let-binds store indices; the remapping pass needs them in the Store.
+    a.lowering_passes.push_back(std::make_shared<ext::StoreIndexLets>(out));
+    a.lowering_passes.push_back(std::make_shared<ext::BindBufferStores>(out, a.layout.rank(), a.edge_of.parameter()));
+}
+
+}  // namespace gsparse
