@@ -159,7 +159,7 @@ void apply(SddmmAlgorithm &a, const ScheduleParams &s) {
         std::vector<VarOrRVar> order = {el, ei, eo};
         for (int d = 0; d < rank; d++) order.push_back(a.f[d]);
         order.insert(order.end(), outer.begin(), outer.end());
-        st.split(a.e, eo, ei, M).split(ei, ei, el, 1).reorder(order).gpu_threads(el, ei);
+        st.split(a.e, eo, ei, M, TailStrategy::GuardWithIf).split(ei, ei, el, 1).reorder(order).gpu_threads(el, ei);
         map_blocks(st, 0);
     };
     if (const int C = static_cast<int>(feat_chunk(s)); C > 0) {

@@ -3,6 +3,11 @@
 // of the space on a few problems.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <regex>
+#include <set>
+#include <sstream>
+
 #include "halide_ext/ir_inspect.h"
 #include "ops/sddmm_algorithm.h"
 #include "runtime/sddmm_kernel.h"
@@ -23,7 +28,9 @@ Stmt lower(const SddmmSpec &spec, const std::vector<int64_t> &lhs_feat, const st
     SddmmAlgorithm algo = build_sddmm_algorithm(spec, layout, DType::F32);
     algo.large_buffers = large_buffers;
     def.apply(algo, p);
-    return ext::lowered_stmt(Halide::Pipeline(algo.out), algo.arguments(), jit_target(Device::CUDA, large_buffers));
+    Halide::Pipeline pipeline(algo.out);
+    for (const auto &pass : algo.lowering_passes) pipeline.add_custom_lowering_pass(pass.get(), nullptr);
+    return ext::lowered_stmt(pipeline, algo.arguments(), jit_target(Device::CUDA, large_buffers));
 }
 
 ScheduleParams point(int M, int L, int V = 1) {
@@ -120,6 +127,77 @@ TEST(GpuSddmmIR, ElementwiseOpsSpreadFeaturesOverLanes) {
     EXPECT_EQ(ext::count_calls(s, "*shfl*"), 0u);
 }
 
+std::string text(const Halide::Expr &e) {
+    std::ostringstream os;
+    os << e;
+    return os.str();
+}
+
+TEST(GpuSddmmIR, FeatureChunksLoopOutsideTheKernel) {
+    // kFeatChunk = 64 at F = 256: a serial host loop of 4 chunks encloses the kernel that adds a
+    // chunk's partial dot products into the accumulator; the accumulator's zeroing and the copy to
+    // the output are kernels of their own, outside it.
+    ScheduleParams p = point(32, 4, 4);
+    p.values["kFeatChunk"] = 64;
+    Stmt s = lower(kDot, {256}, {256}, p);
+    const auto chunks = ext::list_loops(s, "*.rc");
+    ASSERT_EQ(chunks.size(), 1u) << ext::stmt_text(s);
+    EXPECT_EQ(chunks[0].for_type, Halide::Internal::ForType::Serial);
+    EXPECT_EQ(chunks[0].depth, 0);
+    EXPECT_EQ(chunks[0].constant_extent().value_or(-1), 4);
+    int outside = 0, inside = 0;
+    for (const auto &loop : ext::list_loops(s, "*__block_id_y")) (loop.depth == 0 ? outside : inside)++;
+    EXPECT_EQ(outside, 2);
+    EXPECT_EQ(inside, 1);
+    // Every operand load is inside the chunk loop, a 4-wide vector, and the lanes still shuffle.
+    const auto loads = ext::find_loads(s, "lhs");
+    ASSERT_FALSE(loads.empty());
+    for (const auto &ld : loads) {
+        EXPECT_EQ(ld.type.lanes(), 4);
+        EXPECT_TRUE(std::any_of(ld.enclosing_loops.begin(), ld.enclosing_loops.end(),
+                                [](const std::string &l) { return ext::name_matches(l, "*.rc"); }));
+    }
+    EXPECT_GT(ext::count_calls(s, "*shfl*"), 0u);
+    // Without chunks there is one kernel and no host loop.
+    Stmt plain = lower(kDot, {256}, {256}, point(32, 4, 4));
+    EXPECT_TRUE(ext::list_loops(plain, "*.rc").empty());
+    EXPECT_EQ(ext::list_loops(plain, "*__block_id_x").size(), 1u);
+}
+
+TEST(GpuSddmmIR, GroupByDstStoresAtEdgeIdsAndReadsTheCooByPosition) {
+    for (const SddmmSpec &spec : {kDot, SddmmSpec{BinaryOp::Mul, OperandTarget::Src, OperandTarget::Edge}}) {
+        ScheduleParams p = point(32, 8, spec.op == BinaryOp::Dot ? 4 : 1);
+        p.values["groupByDst"] = 1;
+        Stmt s = lower(spec, {64}, {64}, p);
+        const auto stores = ext::find_stores(s, "sddmm_out*");
+        ASSERT_FALSE(stores.empty());
+        for (const auto &st : stores) EXPECT_NE(text(st.index).find("edge_of["), std::string::npos) << text(st.index);
+        for (const char *coo : {"src_idx", "dst_idx"})
+            for (const auto &ld : ext::find_loads(s, coo))
+                EXPECT_EQ(text(ld.index).find("edge_of"), std::string::npos) << coo << ": " << text(ld.index);
+        // The edge-indexed operand is read at the edge's id: its index loads edge_of, directly or
+        // through a Let that does.
+        if (spec.rhs == OperandTarget::Edge) {
+            const std::string stmt = ext::stmt_text(s);
+            std::set<std::string> id_lets;
+            const std::regex let_of_id(R"(let (t[0-9]+) = [^\n]*edge_of\[)");
+            for (auto it = std::sregex_iterator(stmt.begin(), stmt.end(), let_of_id); it != std::sregex_iterator(); ++it)
+                id_lets.insert((*it)[1]);
+            const auto loads = ext::find_loads(s, "rhs");
+            ASSERT_FALSE(loads.empty());
+            for (const auto &ld : loads) {
+                const std::string index = text(ld.index);
+                bool by_id = index.find("edge_of[") != std::string::npos;
+                for (const auto &t : id_lets) by_id |= std::regex_search(index, std::regex("\\b" + t + "\\b"));
+                EXPECT_TRUE(by_id) << index;
+            }
+        }
+        // Without the knob nothing reads edge_of.
+        Stmt plain = lower(spec, {64}, {64}, point(32, 8, spec.op == BinaryOp::Dot ? 4 : 1));
+        EXPECT_TRUE(ext::find_loads(plain, "edge_of").empty());
+    }
+}
+
 TEST(GpuSddmmIR, EveryValidPointCompilesToPTX) {
     const auto &def = sddmm_schedule("gpu_sddmm");
     struct Case {
@@ -130,6 +208,7 @@ TEST(GpuSddmmIR, EveryValidPointCompilesToPTX) {
         {kDot, {37}, {37}},                                                              // odd F, lane tails
         {kDot, {4, 16}, {4, 16}},                                                        // 4 heads
         {SddmmSpec{BinaryOp::Mul, OperandTarget::Src, OperandTarget::Edge}, {4, 8}, {4, 1}},  // broadcast
+        {kDot, {2, 128}, {2, 128}},                                                      // feature chunks
     };
     int compiled = 0;
     for (const auto &c : cases) {
@@ -141,8 +220,11 @@ TEST(GpuSddmmIR, EveryValidPointCompilesToPTX) {
             if (def.invalid_reason(p, problem)) continue;
             if (p.get("kMTile") * p.get("kLaneWidth") != 256 && p.get("kMTile") != 32) continue;  // keep CI short
             if (p.get("kVecWidth") == 2) continue;
+            // The knobs added later on a subset: edge grouping at 32 edges a block, chunks at V = 4.
+            if (p.get_or("groupByDst", 0) && p.get("kMTile") != 32) continue;
+            if (p.get_or("kFeatChunk", 0) && p.get("kVecWidth") != 4) continue;
             for (bool large : {false, true}) {
-                if (large && p.get("kMTile") != 32) continue;
+                if (large && (p.get("kMTile") != 32 || p.get_or("groupByDst", 0))) continue;
                 SddmmKernelKey key{c.spec, layout, DType::F32, p, Device::CUDA, large};
                 EXPECT_NO_THROW(SddmmKernel{key}) << key.str();
                 compiled++;
@@ -166,6 +248,20 @@ TEST(GpuSddmmIR, InvalidPointsAreRejectedWithAReason) {
     EXPECT_NE(why(point(32, 1, 3)).find("kVecWidth must be"), std::string::npos);
     Problem dot6{plan_features(BinaryOp::Dot, {6}, {6}), {}};
     EXPECT_NE(def.invalid_reason(point(32, 1, 4), dot6).value_or("").find("does not divide"), std::string::npos);
+    ScheduleParams chunked = point(32, 4, 4);
+    Problem dot128{plan_features(BinaryOp::Dot, {128}, {128}), {}};
+    for (auto [C, words] : {std::pair<int64_t, const char *>{48, "power of two"}, {128, "two or more chunks"},
+                            {256, "two or more chunks"}, {8, "not a multiple of kLaneWidth * kVecWidth = 16"}}) {
+        chunked.values["kFeatChunk"] = C;
+        EXPECT_NE(def.invalid_reason(chunked, dot128).value_or("").find(words), std::string::npos) << C;
+    }
+    chunked.values["kFeatChunk"] = 32;
+    EXPECT_FALSE(def.invalid_reason(chunked, dot128).has_value());
+    Problem add128{plan_features(BinaryOp::Add, {128}, {128}), {}};
+    EXPECT_NE(def.invalid_reason(chunked, add128).value_or("").find("dot only"), std::string::npos);
+    ScheduleParams grouped = point(32, 4, 4);
+    grouped.values["groupByDst"] = 2;
+    EXPECT_NE(def.invalid_reason(grouped, dot128).value_or("").find("groupByDst must be 0 or 1"), std::string::npos);
     Problem add4{plan_features(BinaryOp::Add, {4}, {4}), {}};
     EXPECT_NE(def.invalid_reason(point(32, 8), add4).value_or("").find("innermost feature extent 4"),
               std::string::npos);
