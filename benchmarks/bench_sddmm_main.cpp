@@ -19,8 +19,10 @@
 //
 // Schedule points: --schedules FILE (the format of gsparse-bench-spmm, benchmarks/README.md), or the
 // built-in grid: gpu_sddmm{kLaneWidth = L, kVecWidth = V in {1, 4}, kMTile = T / L} for L in 1..32 and T (threads per block) in
-// --grid-threads (with 256 among them it contains gsparse's expert default). --max-feats-per-lane N (0: off) leaves out built-in grid points with
-// more than N features per lane (ceil(F / L) > N); they are listed in the record's "pruned_points".
+// --grid-threads, plus kFeatChunk = 64 for L = 4 and 8 with V = 4 at F = 256..2048 (with 128 and 256 among the
+// thread counts it contains gsparse's expert defaults). --max-feats-per-lane N (0: off) leaves out built-in grid points
+// with more than N features per lane and pass (ceil(min(F, kFeatChunk) / L) > N); they are listed in the record's
+// "pruned_points".
 //
 // Exit codes: 0 success (including recorded per-case failures), 1 a fatal error, 2 a command-line error.
 #include <CLI/CLI.hpp>
@@ -111,6 +113,13 @@ std::vector<Point> builtin_grid(const std::vector<int64_t> &threads) {
                 p.sp.params = s;
                 p.sp.label = "L" + std::to_string(lanes) + " V" + std::to_string(vec) + " T" + std::to_string(t);
                 pts.push_back(p);
+                // Feature chunks of 64 (kFeatChunk) for long rows, with 4 and 8 lanes of 4-wide loads.
+                if (vec == 4 && (lanes == 4 || lanes == 8)) {
+                    p.sp.params->values["kFeatChunk"] = 64;
+                    p.sp.label += " C64";
+                    p.sp.feats = {256, 512, 1024, 2048};
+                    pts.push_back(p);
+                }
             }
     return pts;
 }
@@ -404,7 +413,9 @@ json Bench::run_case(const GraphCase &gc, int64_t feat, const SddmmSpec &spec, c
         if (!pt.sp.applies(gc.name, feat, op_text)) continue;
         if (pt.grid && a_.max_feats_per_lane > 0) {
             const int64_t lanes = pt.sp.params->values.at("kLaneWidth");
-            if ((feat + lanes - 1) / lanes > a_.max_feats_per_lane) {
+            const int64_t chunk = pt.sp.params->get_or("kFeatChunk", 0);
+            const int64_t per_pass = chunk > 0 ? std::min(feat, chunk) : feat;
+            if ((per_pass + lanes - 1) / lanes > a_.max_feats_per_lane) {
                 rec["pruned_points"].push_back(pt.sp.schedule_string());
                 continue;
             }

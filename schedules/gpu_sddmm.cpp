@@ -111,6 +111,16 @@ ScheduleParams default_params(const Problem &p) {
     int64_t V = 1;
     while (p.layout.reduce_len > 0 && V < 4 && ext % (V * 2) == 0 && ext >= L * V * 2) V *= 2;
     s.values = {{"kMTile", 256 / L}, {"kLaneWidth", L}, {"kVecWidth", V}};
+    // Long feature rows of a graph whose 64-feature slices of the node rows fit in about the L2 of a
+    // current GPU: dot in chunks of 64 features, 4 lanes of 4-wide loads, 32 edges a block (measured
+    // on an H100, 2026-11-22: 1.2x to 1.9x faster than one pass on the reddit and ogbn-proteins twins
+    // at F = 256..1024; no gain at F = 128, nor on ogbn-products, whose slices are 10x the L2).
+    // Without graph statistics (ahead-of-time kernels) the form stays unchunked.
+    const int64_t nodes = std::max(p.stats.num_rows, p.stats.num_cols);
+    constexpr int64_t kChunk = 64, kSliceBudget = int64_t{64} << 20;
+    if (p.layout.reduce_len > 0 && ext >= 4 * kChunk && ext % kChunk == 0 && nodes > 0 &&
+        nodes * kChunk * 4 <= kSliceBudget)
+        s.values = {{"kMTile", 32}, {"kLaneWidth", 4}, {"kVecWidth", 4}, {"kFeatChunk", kChunk}};
     return s;
 }
 

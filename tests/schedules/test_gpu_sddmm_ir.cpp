@@ -271,6 +271,25 @@ TEST(GpuSddmmIR, InvalidPointsAreRejectedWithAReason) {
     }
 }
 
+TEST(GpuSddmmIR, DefaultChunksLongRowsWhenTheChunkSliceFitsTheCache) {
+    const auto &def = sddmm_schedule("gpu_sddmm");
+    auto chunk = [&](int64_t F, int64_t nodes) {
+        GraphStats stats;
+        stats.num_rows = stats.num_cols = nodes;
+        Problem p{plan_features(BinaryOp::Dot, {F}, {F}), stats};
+        ScheduleParams d = def.default_params(p);
+        EXPECT_FALSE(def.invalid_reason(d, p).has_value()) << d.str();
+        return d.get_or("kFeatChunk", 0);
+    };
+    EXPECT_EQ(chunk(512, 232965), 64);    // reddit: 60 MB slices
+    EXPECT_EQ(chunk(256, 132534), 64);    // ogbn-proteins
+    EXPECT_EQ(chunk(1024, 132534), 64);
+    EXPECT_EQ(chunk(128, 232965), 0);     // no gain measured at F = 128
+    EXPECT_EQ(chunk(512, 2449029), 0);    // ogbn-products: slices far beyond the cache
+    EXPECT_EQ(chunk(300, 232965), 0);     // F not a multiple of the chunk
+    EXPECT_EQ(chunk(512, 0), 0);          // no statistics (ahead of time)
+}
+
 TEST(GpuSddmmIR, DefaultLaneWidthGrowsWithFeatureLength) {
     const auto &def = sddmm_schedule("gpu_sddmm");
     auto lanes = [&](int64_t F) {
