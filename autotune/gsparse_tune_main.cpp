@@ -261,6 +261,13 @@ int main(int argc, char **argv) {
                 key.device = p.device;
                 key.schedule = r.best.schedule;
                 key.large_buffers = false;
+                // Emitted g-SDDMM entry points take the COO in edge-id order: a destination-ordered
+                // point is emitted in edge-id order, and the summary says so.
+                if (key.schedule.get_or("groupByDst", 0) != 0) {
+                    key.schedule.values["groupByDst"] = 0;
+                    std::printf("note          emitting %s: emitted kernels process edges in edge-id order "
+                                "(groupByDst = 0)\n", key.schedule.str().c_str());
+                }
                 k = emit_sddmm_library(key, a.emit_dir, a.emit_name);
             } else {
                 SpmmKernelKey key;
