@@ -4,7 +4,8 @@
 //        vectorized when it is at least vector_width wide.
 //   dot: computed per edge; the reduction over the last feature dim is vectorized: split by
 //        vector_width and rfactored into vector_width partial sums that are added at the end.
-//   groupByDst = 1: edges in destination order, results stored at their ids (sddmm_edge_order.h).
+//   groupByDst = 1: edges in destination order, results stored at their ids (sddmm_edge_order.h);
+//        valid in explicit schedules, not searched (the CPU cost features do not describe it).
 #include <algorithm>
 
 #include "schedules/cpu_schedules.h"
@@ -22,7 +23,7 @@ ScheduleSpace space(const Problem &) {
     return {"cpu_sddmm",
             {{"vector_width", kVectorWidths, "lanes along the innermost feature (or reduced) dimension"},
              {"edges_per_task", {64, 256, 1024, 4096}, "edges computed by one parallel task"},
-             group_by_dst_knob()}};
+             group_by_dst_knob(false)}};
 }
 
 /// The extent vectorization runs along: dot's reduced dim, else the output's innermost feature dim.

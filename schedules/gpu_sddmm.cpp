@@ -54,7 +54,7 @@ ScheduleSpace space(const Problem &) {
              {"kLaneWidth", {1, 2, 4, 8, 16, 32}, "lanes per edge (dot: reduced with warp shuffles)"},
              {"kVecWidth", {1, 2, 4}, "dot: consecutive features each lane loads with one vector load"},
              {"kFeatChunk", {0, 32, 64, 128}, "dot: features per pass (0: one pass over all features)", 0},
-             group_by_dst_knob()}};
+             group_by_dst_knob(true)}};
 }
 
 int64_t feat_chunk(const ScheduleParams &s) { return s.get_or("kFeatChunk", 0); }

@@ -8,7 +8,10 @@ namespace gsparse {
 
 using namespace Halide;
 
-ScheduleKnob group_by_dst_knob() {
+ScheduleKnob group_by_dst_knob(bool searched) {
+    if (!searched)
+        return {"groupByDst", {0}, "edges processed grouped by destination node, results stored at their ids "
+                                   "(1 is valid in explicit schedules; not searched)", 0};
     return {"groupByDst", {0, 1}, "edges processed grouped by destination node, results stored at their ids", 0};
 }
 

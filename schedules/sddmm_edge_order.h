@@ -18,7 +18,8 @@
 
 namespace gsparse {
 
-ScheduleKnob group_by_dst_knob();
+/// The knob; with searched = false the space offers only 0 (1 stays valid in explicit schedules).
+ScheduleKnob group_by_dst_knob(bool searched);
 bool groups_by_dst(const ScheduleParams &s);
 std::optional<std::string> group_by_dst_invalid(const ScheduleParams &s);
 
