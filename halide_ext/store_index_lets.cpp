@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "halide_ext/ir_inspect.h"
+
 namespace gsparse::ext {
 
 using namespace Halide;
@@ -30,26 +32,6 @@ Expr StoreIndexLets::visit(const Let *op) {
 
 namespace {
 
-/// Whether an Expr mentions a stride of the named buffer.
-class MentionsStride : public IRVisitor {
-public:
-    explicit MentionsStride(const std::string &buffer) : prefix_(buffer + ".stride.") {}
-    bool found = false;
-
-private:
-    using IRVisitor::visit;
-    std::string prefix_;
-    void visit(const Variable *v) override {
-        if (v->name.rfind(prefix_, 0) == 0) found = true;
-    }
-};
-
-bool mentions_stride(const Expr &e, const std::string &buffer) {
-    MentionsStride m(buffer);
-    e.accept(&m);
-    return m.found;
-}
-
 /// Replaces, inside an index, the Let-bound Variables whose values mention the buffer's strides.
 class ExposeStrideLets : public IRMutator {
 public:
@@ -63,7 +45,7 @@ private:
     Expr visit(const Variable *op) override {
         if (!lets_.contains(op->name)) return op;
         const Expr &value = lets_.get(op->name);
-        if (!mentions_stride(value, buffer_)) return op;
+        if (!expr_uses_var_matching(value, buffer_ + ".stride.*")) return op;
         replaced++;
         return value;
     }

@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <limits>
+#include <numeric>
 
 #include "core/error.h"
 #include "graph/convert.h"
@@ -142,7 +143,7 @@ const COO &Graph::coo_by_dst() const {
         COO coo = csr_to_coo(s_->csr);
         if (coo.edge_ids.empty()) {
             coo.edge_ids.resize(coo.row.size());
-            for (size_t i = 0; i < coo.edge_ids.size(); i++) coo.edge_ids[i] = static_cast<index_t>(i);
+            std::iota(coo.edge_ids.begin(), coo.edge_ids.end(), index_t{0});
         }
         s_->coo_dst = std::move(coo);
     });

@@ -82,7 +82,6 @@ void SddmmKernel::run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, 
 
 void SddmmKernel::run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out,
                            const CudaLaunch &launch) const {
-    const COO &coo = g.coo();
     auto dev = DeviceCoo::get(g, algo_.edges_grouped, launch, target_);
     Halide::ParamMap params;
     if (algo_.reads_src()) params.set(algo_.src_idx, dev->src);
@@ -102,9 +101,10 @@ void SddmmKernel::run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs,
         wrapped.push_back(wrap(rhs, key_.layout.rhs_extents(), "rhs"));
         params.set(algo_.rhs, wrapped.back());
     }
-    params.set(algo_.num_edges, static_cast<int32_t>(coo.nnz()));
-    params.set(algo_.num_src, static_cast<int32_t>(std::max<int64_t>(coo.num_cols, 1)));
-    params.set(algo_.num_dst, static_cast<int32_t>(std::max<int64_t>(coo.num_rows, 1)));
+    // The counts come from the graph: the host COO of the other edge order is never built here.
+    params.set(algo_.num_edges, static_cast<int32_t>(g.num_edges()));
+    params.set(algo_.num_src, static_cast<int32_t>(std::max<int64_t>(g.num_src(), 1)));
+    params.set(algo_.num_dst, static_cast<int32_t>(std::max<int64_t>(g.num_dst(), 1)));
     wrapped.push_back(wrap(out, key_.layout.extents, "out"));
     CudaJITContext ctx(launch);
     try {
