@@ -230,10 +230,15 @@ void gpu_spmm_metrics(const Shape &s, const ScheduleParams &p, Writer &w) {
 void gpu_sddmm_metrics(const Shape &s, const ScheduleParams &p, Writer &w) {
     const double M = static_cast<double>(p.get("kMTile")), L = static_cast<double>(p.get("kLaneWidth")),
                  V = static_cast<double>(p.get("kVecWidth"));
+    // Edges per thread (kMRegTile), feature chunks (kFeatChunk: passes over the features) and the
+    // destination edge order (groupByDst); points without them read 1, 0 and 0.
+    const double R = static_cast<double>(std::max<int64_t>(p.get_or("kMRegTile", 1), 1));
+    const double C = static_cast<double>(std::max<int64_t>(p.get_or("kFeatChunk", 0), 0));
+    const double grouped = p.get_or("groupByDst", 0) != 0 ? 1 : 0;
     // The lanes of an edge cover the reduced length (dot) or the innermost output dim.
     const double ext = std::max(1.0, s.reduce_len > 0 ? s.reduce_len : s.feat_inner);
     const double threads = M * L;
-    const double blocks = ceil_div(std::max(1.0, s.nnz), M) * s.heads;
+    const double blocks = ceil_div(std::max(1.0, s.nnz), M * R) * s.heads;
     const double resident = std::max(1.0, std::min(kBlocksPerSM, std::floor(kThreadsPerSM / std::max(1.0, threads))));
     const double steps = ceil_div(ext, L * V);
     w("sched_gpu_sddmm", 1);
@@ -252,6 +257,13 @@ void gpu_sddmm_metrics(const Shape &s, const ScheduleParams &p, Writer &w) {
     w("sddmm_mem_efficiency", std::min(L * V * 4, kWarpLoadBytes) / kWarpLoadBytes);
     w("sddmm_shuffle_steps", s.reduce_len > 0 ? std::log2(L) : 0);
     w("sddmm_block_size_penalty", block_size_penalty(threads));
+    // Independent edges (and their loads) a thread has in flight.
+    w("sddmm_edges_per_thread", R);
+    // Passes over the features, and the bytes of the node rows one pass gathers (its L2 footprint).
+    const double passes = C > 0 ? ceil_div(ext, C) : 1;
+    w("sddmm_feature_passes", passes);
+    w("sddmm_pass_slice_bytes", (s.rows + s.cols) * std::min(ext, C > 0 ? C : ext) * 4 * s.heads);
+    w("sddmm_group_by_dst", grouped);
 }
 
 void cpu_metrics(const Shape &s, bool spmm, const ScheduleParams &p, Writer &w) {

@@ -19,8 +19,9 @@
 //
 // Schedule points: --schedules FILE (the format of gsparse-bench-spmm, benchmarks/README.md), or the
 // built-in grid: gpu_sddmm{kLaneWidth = L, kVecWidth = V in {1, 4}, kMTile = T / L} for L in 1..32 and T (threads per block) in
-// --grid-threads, plus kFeatChunk = 64 for L = 4 and 8 with V = 4 at F = 256..2048 (with 128 and 256 among the
-// thread counts it contains gsparse's expert defaults). --max-feats-per-lane N (0: off) leaves out built-in grid points
+// --grid-threads, plus kFeatChunk = 64 for L = 4 and 8 with V = 4 at F = 256..2048, plus kMRegTile = 2 and 4 (edges
+// per thread) for L = 2..16 with V = 4 at 128 threads (with 128 and 256 among the thread counts it contains
+// gsparse's expert defaults). --max-feats-per-lane N (0: off) leaves out built-in grid points
 // with more than N features per lane and pass (ceil(min(F, kFeatChunk) / L) > N); they are listed in the record's
 // "pruned_points".
 //
@@ -98,8 +99,9 @@ struct Point {
 };
 
 std::vector<Point> builtin_grid(const std::vector<int64_t> &threads) {
-    // No "default" point: gpu_sddmm's expert default (256 threads per block, lanes by F) is a point of
-    // this grid whenever 256 is among the thread counts, so every winner has a known lane width.
+    // No "default" point: gpu_sddmm's expert defaults (lanes, vector width and edges per thread by F) are
+    // points of this grid whenever 128 and 256 are among the thread counts, so every winner has a known
+    // lane width.
     std::vector<Point> pts;
     for (int64_t t : threads)
         for (int64_t lanes : kLaneWidths)
@@ -120,6 +122,16 @@ std::vector<Point> builtin_grid(const std::vector<int64_t> &threads) {
                     p.sp.feats = {256, 512, 1024, 2048};
                     pts.push_back(p);
                 }
+                // Several edges per thread (kMRegTile), for lane groups of 4-wide loads.
+                if (vec == 4 && t == 128 && lanes >= 2 && lanes <= 16)
+                    for (int64_t r : {2, 4}) {
+                        Point q;
+                        q.grid = true;
+                        q.sp.params = s;
+                        q.sp.params->values["kMRegTile"] = r;
+                        q.sp.label = "L" + std::to_string(lanes) + " V4 T128 R" + std::to_string(r);
+                        pts.push_back(q);
+                    }
             }
     return pts;
 }

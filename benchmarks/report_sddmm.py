@@ -123,7 +123,7 @@ def write_markdown(path, title, sub, groups, copy_bw):
         scale_txt = f", scale {scale:g}" if scale not in (None, 1.0) else ""
         L += [f"## {graph} ({order}{scale_txt}) — {op}", "",
               f"{c0.get('nodes', '?')} nodes, {c0.get('nnz', '?')} edges", "",
-              "| F | gsparse | lanes | kMTile | cuSPARSE | sampled_addmm | gather | vs cuSPARSE | vs sampled_addmm | "
+              "| F | gsparse | lanes | kMTile (x R) | cuSPARSE | sampled_addmm | gather | vs cuSPARSE | vs sampled_addmm | "
               "vs gather | gsparse GB/s | % copy | cuSPARSE GB/s |",
               "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         s_cs, s_sa, s_ga = [], [], []
@@ -143,7 +143,9 @@ def write_markdown(path, title, sub, groups, copy_bw):
             L.append(
                 f"| {c.get('F')} | {base.f_ms(gs[0]) if gs else '—'} | {knob(gs_e, 'kLaneWidth') or '—'}"
                 f"{' x ' + str(knob(gs_e, 'kVecWidth')) if knob(gs_e, 'kVecWidth') else ''} | "
-                f"{knob(gs_e, 'kMTile') or '—'} | {base.f_ms(cs[0]) if cs else '—'} | "
+                f"{knob(gs_e, 'kMTile') or '—'}"
+                f"{' x ' + str(knob(gs_e, 'kMRegTile')) if (knob(gs_e, 'kMRegTile') or 1) > 1 else ''} | "
+                f"{base.f_ms(cs[0]) if cs else '—'} | "
                 f"{base.f_ms(p['sampled_addmm'][0]) if 'sampled_addmm' in p else '—'} | "
                 f"{base.f_ms(p['gather'][0]) if 'gather' in p else '—'} | "
                 f"{base.f_x(r_cs)} | {base.f_x(r_sa)} | {base.f_x(r_ga)} | "
@@ -181,7 +183,8 @@ def write_markdown(path, title, sub, groups, copy_bw):
     # Lane width chosen per F.
     feats = sorted({int(c.get("F", 0)) for cases in groups.values() for c in cases})
     L += ["## Lane width chosen per F", "",
-          "kLaneWidth x kVecWidth / threads per block (kMTile x kLaneWidth) of the fastest checked gsparse point.", "",
+          "kLaneWidth x kVecWidth / threads per block (kMTile x kLaneWidth), and x R for R edges per thread "
+          "(kMRegTile), of the fastest checked gsparse point.", "",
           "| graph | order | op | " + " | ".join(f"F={f}" for f in feats) + " |",
           "|---|---|---|" + "---:|" * len(feats)]
     for (graph, order, scale, op), cases in groups.items():
@@ -190,8 +193,9 @@ def write_markdown(path, title, sub, groups, copy_bw):
             gs = pick(c).get("gsparse")
             lanes, tile = knob(gs[1], "kLaneWidth") if gs else None, knob(gs[1], "kMTile") if gs else None
             vec = knob(gs[1], "kVecWidth") if gs else None
-            cells[int(c.get("F", 0))] = (f"{lanes}x{vec or 1} / {lanes * tile}" if lanes and tile
-                                          else ("default" if gs else "—"))
+            reg = knob(gs[1], "kMRegTile") if gs else None
+            cells[int(c.get("F", 0))] = (f"{lanes}x{vec or 1} / {lanes * tile}{f' x {reg}' if reg and reg > 1 else ''}"
+                                          if lanes and tile else ("default" if gs else "—"))
         L.append(f"| {graph} | {order} | {op} | " + " | ".join(cells.get(f, "") for f in feats) + " |")
     L.append("")
 

@@ -1,7 +1,11 @@
 // Schedule gpu_sddmm: the CUDA schedule of g-SDDMM, edge-parallel as in the paper's Fig. 7.
 //
-//   out   blocks of kMTile edges (grid x) times the fused extra feature dims (grid y); kLaneWidth
-//         threads per edge.
+//   out   blocks of kMTile * kMRegTile edges (grid x) times the fused extra feature dims (grid y);
+//         kLaneWidth threads per edge. With kMRegTile = R > 1 every thread computes R edges at stride
+//         kMTile (a serial loop outside the block's thread loops, unrolled), so the index and
+//         feature loads of R edges are in flight together and a warp's index loads and output
+//         stores stay coalesced. It lets a wide lane group (one line-sized load per edge row) keep
+//         as many loads in flight as a narrow one.
 //   dot   the reduction over the feature length is split over the kLaneWidth lanes of an edge:
 //         lane l accumulates features l, l + kLaneWidth, ... (neighbouring lanes read neighbouring
 //         features, so loads are coalesced), then the lanes' partial sums are combined. The
@@ -31,6 +35,7 @@
 // arrays are padded to kMaxEdgeTile (runtime/device_graph.h), and gathered ids stay within the nodes.
 #include <algorithm>
 
+#include "halide_ext/butterfly_lane_reductions.h"
 #include "ops/dense_operands.h"
 #include "schedules/gpu_schedules.h"
 #include "schedules/sddmm_edge_order.h"
@@ -54,10 +59,12 @@ ScheduleSpace space(const Problem &) {
              {"kLaneWidth", {1, 2, 4, 8, 16, 32}, "lanes per edge (dot: reduced with warp shuffles)"},
              {"kVecWidth", {1, 2, 4}, "dot: consecutive features each lane loads with one vector load"},
              {"kFeatChunk", {0, 32, 64, 128}, "dot: features per pass (0: one pass over all features)", 0},
+             {"kMRegTile", {1, 2, 4}, "edges per thread, at stride kMTile", 1},
              group_by_dst_knob(true)}};
 }
 
 int64_t feat_chunk(const ScheduleParams &s) { return s.get_or("kFeatChunk", 0); }
+int64_t edge_reg_tile(const ScheduleParams &s) { return s.get_or("kMRegTile", 1); }
 
 std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem &p) {
     const int64_t M = s.get("kMTile"), L = s.get("kLaneWidth"), V = s.get("kVecWidth");
@@ -67,6 +74,11 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
         return "kMTile = " + std::to_string(M) + " exceeds " + std::to_string(kMaxSddmmEdgeTile) + " edges";
     if (M * L > 1024) return "kMTile * kLaneWidth = " + std::to_string(M * L) + " threads exceed 1024 per block";
     if (M * L < 32) return "kMTile * kLaneWidth = " + std::to_string(M * L) + " threads is less than a warp";
+    const int64_t R = edge_reg_tile(s);
+    if (!pow2(R) || R > 8) return "kMRegTile must be a power of two in [1, 8], got " + std::to_string(R);
+    if (M * R > kMaxSddmmEdgeTile)
+        return "kMTile * kMRegTile = " + std::to_string(M * R) + " edges per block exceed " +
+               std::to_string(kMaxSddmmEdgeTile);
     if (V != 1 && V != 2 && V != 4) return "kVecWidth must be 1, 2 or 4, got " + std::to_string(V);
     const int64_t ext = lane_extent(p.layout);
     if (V > 1 && p.layout.reduce_len == 0) return "kVecWidth > 1 applies to dot only";
@@ -84,6 +96,7 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
         if (C >= ext || ext % C != 0)
             return "kFeatChunk " + std::to_string(C) + " must divide the reduced feature length " +
                    std::to_string(ext) + " into two or more chunks";
+        if (edge_reg_tile(s) > 1) return "kMRegTile > 1 needs a single pass over the features (kFeatChunk = 0)";
         if (C % (L * V) != 0)
             return "kFeatChunk " + std::to_string(C) + " is not a multiple of kLaneWidth * kVecWidth = " +
                    std::to_string(L * V);
@@ -111,6 +124,23 @@ ScheduleParams default_params(const Problem &p) {
     int64_t V = 1;
     while (p.layout.reduce_len > 0 && V < 4 && ext % (V * 2) == 0 && ext >= L * V * 2) V *= 2;
     s.values = {{"kMTile", 256 / L}, {"kLaneWidth", L}, {"kVecWidth", V}};
+    // dot over rows of a multiple of 4 features from 8 on: 4-wide loads, lanes chosen so that one
+    // lane group loads up to a 128-byte line of a row at once (2 lanes at F = 8, 4 at 16, 8 from 32,
+    // 16 from 256), and several edges per thread below F = 128 so that each thread keeps as many
+    // loads in flight as a narrow group would (measured on an H200, 2026-11-22, reddit,
+    // ogbn-proteins and ogbn-products twins: at F = 16 and 32 these points were 1.3x to 1.9x faster
+    // than one edge per thread; at F >= 128 more edges per thread no longer paid).
+    if (p.layout.reduce_len > 0 && ext >= 8 && ext % 4 == 0) {
+        struct Band {
+            int64_t from, lanes, edges_per_block, reg_tile;
+        };
+        constexpr Band bands[] = {{8, 2, 64, 2}, {16, 4, 32, 4}, {32, 8, 16, 4}, {64, 8, 16, 2},
+                                  {128, 8, 32, 1}, {256, 16, 8, 2}};
+        for (const Band &b : bands)
+            if (ext >= b.from)
+                s.values = {{"kMTile", b.edges_per_block}, {"kLaneWidth", b.lanes}, {"kVecWidth", 4},
+                            {"kMRegTile", b.reg_tile}};
+    }
     // Long feature rows of a graph whose 64-feature slices of the node rows fit in about the L2 of a
     // current GPU: dot in chunks of 64 features, 4 lanes of 4-wide loads, 32 edges a block (measured
     // on an H100, 2026-11-22: 1.2x to 1.9x faster than one pass on the reddit and ogbn-proteins twins
@@ -126,6 +156,8 @@ ScheduleParams default_params(const Problem &p) {
 
 void apply(SddmmAlgorithm &a, const ScheduleParams &s) {
     const int M = static_cast<int>(s.get("kMTile")), L = static_cast<int>(s.get("kLaneWidth"));
+    // Shared-memory partials (large_buffers) are laid out for one edge per thread.
+    const int R = a.large_buffers ? 1 : static_cast<int>(edge_reg_tile(s));
     // Vector loads rely on the register (warp-shuffle) form, which needs 32-bit indexing.
     const int V = a.large_buffers ? 1 : static_cast<int>(s.get("kVecWidth"));
     const int rank = a.layout.rank();
@@ -134,7 +166,29 @@ void apply(SddmmAlgorithm &a, const ScheduleParams &s) {
     for (int d = 0; d <= rank; d++) a.out.output_buffer().dim(d).set_min(0);
     if (groups_by_dst(s)) group_by_destination(a);
 
-    Var eo("eo"), ei("ei"), el("el"), fo("fo"), ft("ft");
+    Var eo("eo"), ei("ei"), er("er"), el("el"), fo("fo"), ft("ft");
+    // Edges: e = eo * (M * R) + er * M + ei; threads over ei (and lanes), er unrolled in the thread.
+    // With R > 1, graphs of at least M * R edges take a specialization whose last block shifts inwards
+    // (it recomputes edges of the block before it) instead of guarding every edge: unguarded, the
+    // loads of the R edges are one straight-line block the compiler can issue together. Smaller
+    // graphs keep the guards.
+    auto split_edges = [&](Stage st, TailStrategy tail) {
+        st.split(a.e, eo, ei, M * R, tail);
+        if (R > 1) st.split(ei, er, ei, M);
+    };
+    auto unroll_edges = [&](Stage st) {
+        if (R > 1) st.unroll(er);
+    };
+    // The stages of `out` to schedule alike: the guarded general case, and with R > 1 first the
+    // specialization for graphs with a full block of edges.
+    auto out_stages = [&]() {
+        std::vector<std::pair<Stage, TailStrategy>> stages;
+        if (R > 1)
+            stages.emplace_back(a.out.specialize(a.out.output_buffer().dim(rank).extent() >= M * R),
+                                TailStrategy::ShiftInwards);
+        stages.emplace_back(Stage(a.out), TailStrategy::GuardWithIf);
+        return stages;
+    };
     // Extra feature dims (heads) fused on grid y.
     auto map_blocks = [&](Stage st, int first_head_dim) {
         if (first_head_dim >= rank) {
@@ -148,13 +202,17 @@ void apply(SddmmAlgorithm &a, const ScheduleParams &s) {
 
     if (!is_dot) {
         // Lanes along the innermost feature dim, each lane looping over its strided features.
-        std::vector<VarOrRVar> order = {fo, ft, ei, eo};
+        std::vector<VarOrRVar> order = {fo, ft, ei};
+        if (R > 1) order.push_back(er);
+        order.push_back(eo);
         for (int d = 1; d < rank; d++) order.push_back(a.f[d]);
-        a.out.split(a.f[0], fo, ft, L, TailStrategy::GuardWithIf)
-            .split(a.e, eo, ei, M, TailStrategy::GuardWithIf)
-            .reorder(order)
-            .gpu_threads(ft, ei);
-        map_blocks(a.out, 1);
+        for (auto [st, tail] : out_stages()) {
+            st.split(a.f[0], fo, ft, L, TailStrategy::GuardWithIf);
+            split_edges(st, tail);
+            st.reorder(order).gpu_threads(ft, ei);
+            unroll_edges(st);
+            map_blocks(st, 1);
+        }
         return;
     }
 
@@ -165,11 +223,16 @@ void apply(SddmmAlgorithm &a, const ScheduleParams &s) {
     Func red = a.dot, home = a.out;
     RVar rvar = a.r.x;
     std::vector<Var> red_vars = a.f;
-    auto edge_loops = [&](Stage st, std::vector<VarOrRVar> outer) {
-        std::vector<VarOrRVar> order = {el, ei, eo};
+    auto edge_loops = [&](Stage st, TailStrategy tail, std::vector<VarOrRVar> outer) {
+        std::vector<VarOrRVar> order = {el};
+        if (R > 1) order.push_back(er);
+        order.push_back(ei);
+        order.push_back(eo);
         for (int d = 0; d < rank; d++) order.push_back(a.f[d]);
         order.insert(order.end(), outer.begin(), outer.end());
-        st.split(a.e, eo, ei, M, TailStrategy::GuardWithIf).split(ei, ei, el, 1).reorder(order).gpu_threads(el, ei);
+        split_edges(st, tail);
+        st.split(ei, ei, el, 1).reorder(order).gpu_threads(el, ei);
+        unroll_edges(st);
         map_blocks(st, 0);
     };
     if (const int C = static_cast<int>(feat_chunk(s)); C > 0) {
@@ -186,13 +249,13 @@ void apply(SddmmAlgorithm &a, const ScheduleParams &s) {
             map_blocks(f, 0);
         }
         a.dot.compute_root();
-        edge_loops(a.dot.update(), {rc});
+        edge_loops(a.dot.update(), TailStrategy::GuardWithIf, {rc});
         red = chunk;
         home = a.dot;
         rvar = rw;
         red_vars.push_back(c);
     } else {
-        edge_loops(a.out, {});
+        for (auto [st, tail] : out_stages()) edge_loops(st, tail, {});
     }
     red.compute_at(home, el);
     if (L * V == 1) return;
@@ -218,13 +281,14 @@ void apply(SddmmAlgorithm &a, const ScheduleParams &s) {
     Func lanes = V > 1 ? red.update().split(ri, rl, rv, V).rfactor(rl, lane) : partial;
     if (!a.large_buffers) {
         // In registers: the warp-shuffle lowering needs a constant register allocation indexed by the
-        // lane (and 32-bit indexing).
-        partial.compute_at(home, ei).store_in(MemoryType::Register);
+        // lane (and 32-bit indexing). The lanes' combine is then a butterfly of log2(L) shuffles.
+        a.lowering_passes.push_back(std::make_shared<ext::ButterflyLaneReductions>());
+        partial.compute_at(home, R > 1 ? er : ei).store_in(MemoryType::Register);
         per_edge(partial);
         if (V > 1) {
             partial.split(u, ul, uv, V).gpu_lanes(ul).vectorize(uv);
             partial.update().split(u, ul, uv, V).reorder(uv, ro, ul).gpu_lanes(ul).vectorize(uv);
-            lanes.compute_at(home, ei).store_in(MemoryType::Register).gpu_lanes(lane);
+            lanes.compute_at(home, R > 1 ? er : ei).store_in(MemoryType::Register).gpu_lanes(lane);
             per_edge(lanes);
             lanes.update().unroll(rv).gpu_lanes(lane);
         } else {

@@ -145,6 +145,53 @@ TEST_F(GpuSddmm, GroupedByDestinationEveryOpAndTarget) {
     EXPECT_TRUE(check(g, dot, x, y, &p)) << p.str();
 }
 
+TEST_F(GpuSddmm, EdgeRegisterTiles) {
+    // kMRegTile: R edges per thread at stride kMTile. Graphs of at least M * R edges run the
+    // unguarded specialization (the last block shifted inwards), smaller ones the guarded form; every
+    // op and target, lanes with and without vectors, heads, destination order, 64-bit form.
+    const auto &def = sddmm_schedule("gpu_sddmm");
+    Graph big = test::random_graph(48, {.num_nodes = 900, .num_src = 700});
+    Graph tiny = test::random_graph(49, {.num_nodes = 9, .avg_degree = 3, .long_row = 20});
+    int tried = 0;
+    for (const Graph *g : {&big, &tiny})
+        for (BinaryOp op : kOps)
+            for (auto [lt, rt] : {std::pair{OperandTarget::Src, OperandTarget::Dst},
+                                  std::pair{OperandTarget::Edge, OperandTarget::Src}}) {
+                SddmmSpec spec{op, lt, rt};
+                for (std::vector<int64_t> feat : {std::vector<int64_t>{16}, std::vector<int64_t>{33},
+                                                  std::vector<int64_t>{2, 8}}) {
+                    Tensor x = features(rows(*g, lt), feat, 27), y = features(rows(*g, rt), feat, 28, op == BinaryOp::Div);
+                    Problem problem{plan_features(op, feat, feat), g->stats()};
+                    for (int64_t R : {2, 4})
+                        for (auto [M, L, V] : {std::tuple<int64_t, int64_t, int64_t>{128, 1, 4}, {64, 4, 4},
+                                               {32, 8, 1}, {16, 4, 1}}) {
+                            ScheduleParams p = point(M, L, V);
+                            p.values["kMRegTile"] = R;
+                            if (def.invalid_reason(p, problem)) continue;
+                            tried++;
+                            SCOPED_TRACE(spec.name() + " " + p.str() + " edges=" + std::to_string(g->num_edges()));
+                            try {
+                                EXPECT_TRUE(check(*g, spec, x, y, &p));
+                                p.values["groupByDst"] = 1;
+                                EXPECT_TRUE(check(*g, spec, x, y, &p));
+                            } catch (const std::exception &e) {
+                                ADD_FAILURE() << e.what();
+                            }
+                        }
+                }
+            }
+    EXPECT_GE(tried, 60);
+    // The 64-bit form ignores the register tile (one edge per thread, shared-memory combine).
+    SddmmSpec dot{BinaryOp::Dot, OperandTarget::Src, OperandTarget::Dst};
+    Tensor x = features(big.num_src(), {64}, 29), y = features(big.num_dst(), {64}, 30);
+    ScheduleParams p = point(64, 4, 4);
+    p.values["kMRegTile"] = 4;
+    SddmmKernel kernel(SddmmKernelKey{dot, plan_features(BinaryOp::Dot, {64}, {64}), DType::F32, p, Device::CUDA, true});
+    Tensor out = device_empty({big.num_edges(), 1}, DType::F32);
+    kernel.run(big, to_device(x), to_device(y), out, launch_);
+    EXPECT_TRUE(test::matches_reference(to_host(out), reference_sddmm(big, dot, x, y), 1e-5, 1e-6)) << "large buffers";
+}
+
 TEST_F(GpuSddmm, SharedMemoryCombineUnderLargeBuffers) {
     // Kernels compiled with 64-bit indexing (tensors of 2^31 elements and more) combine the lanes
     // through shared memory; run that variant directly on a small graph.

@@ -103,6 +103,72 @@ TEST(GpuSddmmIR, VectorWidthGivesVectorLoadsOfAlignedRows) {
     for (const auto &ld : ext::find_loads(s, "lhs")) EXPECT_EQ(ld.type.lanes(), 1);
 }
 
+TEST(GpuSddmmIR, LanesCombineThroughAButterfly) {
+    // log2(L) butterfly shuffles per edge, no lane-by-lane gather.
+    for (int L : {2, 4, 8, 16, 32}) {
+        Stmt s = lower(kDot, {128}, {128}, point(256 / L, L, 4));
+        EXPECT_EQ(ext::count_calls(s, "llvm.nvvm.shfl.sync.idx*"), 0u) << "kLaneWidth " << L;
+        auto bfly = ext::find_calls(s, "llvm.nvvm.shfl.sync.bfly*");
+        ASSERT_EQ(bfly.size(), static_cast<size_t>(__builtin_ctz(L))) << ext::stmt_text(s);
+        for (const auto &call : bfly) {
+            EXPECT_FALSE(call.under_thread_dependent_condition) << "shuffles run in every lane";
+            EXPECT_LT(*Halide::Internal::as_const_int(call.args[2]), L) << "partners stay in the edge's lanes";
+        }
+    }
+}
+
+ScheduleParams reg_tile(int M, int L, int V, int R) {
+    ScheduleParams p = point(M, L, V);
+    p.values["kMRegTile"] = R;
+    return p;
+}
+
+/// The text of each kernel (from one gpu_block loop over edge blocks to the next).
+std::vector<std::string> kernels(const Stmt &s) {
+    const std::string text = ext::stmt_text(s);
+    const std::regex mark(R"(gpu_block<CUDA> \(sddmm_out(\$\d+)?\.s0\.e\.eo)");
+    std::vector<size_t> starts;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), mark); it != std::sregex_iterator(); ++it)
+        starts.push_back(static_cast<size_t>(it->position()));
+    std::vector<std::string> out;
+    for (size_t i = 0; i < starts.size(); i++)
+        out.push_back(text.substr(starts[i], i + 1 < starts.size() ? starts[i + 1] - starts[i] : std::string::npos));
+    return out;
+}
+
+/// Whether the text holds an edge guard (a comparison with the output's edge extent).
+bool has_edge_guard(const std::string &text) {
+    return std::regex_search(text, std::regex(R"(<= sddmm_out(\$\d+)?\.extent\.1)"));
+}
+
+TEST(GpuSddmmIR, EdgeRegisterTilesComputeSeveralEdgesPerThread) {
+    // kMRegTile = R: R edges per thread at stride kMTile. Two kernels: graphs with a full block of
+    // edges take the one without edge guards (the last block shifted inwards), smaller ones the guarded.
+    for (int R : {2, 4}) {
+        const int M = 32, L = 4;
+        Stmt s = lower(kDot, {16}, {16}, reg_tile(M, L, 4, R));
+        auto ks = kernels(s);
+        ASSERT_EQ(ks.size(), 2u) << ext::stmt_text(s);
+        EXPECT_TRUE(std::regex_search(ext::stmt_text(s),
+                                      std::regex("if \\(" + std::to_string(M * R) + R"( <= sddmm_out(\$\d+)?\.extent\.1)")))
+            << "the full-block specialization is chosen by the edge count";
+        EXPECT_FALSE(has_edge_guard(ks[0])) << "no edge guards:\n" << ks[0];
+        EXPECT_TRUE(has_edge_guard(ks[1])) << "guarded:\n" << ks[1];
+        // Threads as for one edge each, and R stores per thread in each kernel.
+        EXPECT_EQ(threads_per_block(s), (M * L) * (M * L)) << "two kernels of M * L threads";
+        EXPECT_EQ(ext::find_stores(s, "sddmm_out*").size(), static_cast<size_t>(2 * R));
+        EXPECT_EQ(ext::count_calls(s, "llvm.nvvm.shfl.sync.bfly*"), static_cast<size_t>(2 * R * 2));
+        EXPECT_EQ(ext::count_calls(s, "gpu_thread_barrier"), 0u);
+    }
+    // Element-wise ops take the tile too.
+    Stmt s = lower(SddmmSpec{BinaryOp::Mul, OperandTarget::Src, OperandTarget::Edge}, {8}, {8}, reg_tile(64, 4, 1, 2));
+    EXPECT_EQ(kernels(s).size(), 2u);
+    EXPECT_EQ(ext::find_stores(s, "sddmm_out*").size(), 2u * 2u) << ext::stmt_text(s);
+    // The 64-bit form keeps one edge per thread.
+    Stmt large = lower(kDot, {64}, {64}, reg_tile(32, 8, 1, 4), /*large_buffers=*/true);
+    EXPECT_EQ(kernels(large).size(), 1u);
+}
+
 TEST(GpuSddmmIR, OneLanePerEdgeNeedsNoShuffles) {
     Stmt s = lower(kDot, {64}, {64}, point(128, 1));
     EXPECT_EQ(ext::count_calls(s, "*shfl*"), 0u);
@@ -223,6 +289,7 @@ TEST(GpuSddmmIR, EveryValidPointCompilesToPTX) {
             // The knobs added later on a subset: edge grouping at 32 edges a block, chunks at V = 4.
             if (p.get_or("groupByDst", 0) && p.get("kMTile") != 32) continue;
             if (p.get_or("kFeatChunk", 0) && p.get("kVecWidth") != 4) continue;
+            if (p.get_or("kMRegTile", 1) > 1 && (p.get("kMTile") != 32 || p.get_or("groupByDst", 0))) continue;
             for (bool large : {false, true}) {
                 if (large && (p.get("kMTile") != 32 || p.get_or("groupByDst", 0))) continue;
                 SddmmKernelKey key{c.spec, layout, DType::F32, p, Device::CUDA, large};
@@ -257,6 +324,15 @@ TEST(GpuSddmmIR, InvalidPointsAreRejectedWithAReason) {
     }
     chunked.values["kFeatChunk"] = 32;
     EXPECT_FALSE(def.invalid_reason(chunked, dot128).has_value());
+    chunked.values["kMRegTile"] = 2;
+    EXPECT_NE(def.invalid_reason(chunked, dot128).value_or("").find("single pass"), std::string::npos);
+    for (auto [M, R, words] : {std::tuple<int, int64_t, const char *>{32, 3, "power of two in [1, 8]"},
+                               {32, 16, "power of two in [1, 8]"}, {512, 4, "2048 edges per block exceed 1024"}}) {
+        EXPECT_NE(def.invalid_reason(reg_tile(M, 1, 4, static_cast<int>(R)), dot128).value_or("").find(words),
+                  std::string::npos)
+            << words;
+    }
+    EXPECT_FALSE(def.invalid_reason(reg_tile(32, 4, 4, 4), dot128).has_value());
     Problem add128{plan_features(BinaryOp::Add, {128}, {128}), {}};
     EXPECT_NE(def.invalid_reason(chunked, add128).value_or("").find("dot only"), std::string::npos);
     ScheduleParams grouped = point(32, 4, 4);
@@ -298,9 +374,27 @@ TEST(GpuSddmmIR, DefaultLaneWidthGrowsWithFeatureLength) {
     };
     EXPECT_EQ(lanes(1), 1);
     EXPECT_EQ(lanes(8), 2);
-    EXPECT_EQ(lanes(32), 4);
-    EXPECT_EQ(lanes(128), 16);
-    EXPECT_EQ(lanes(512), 32);
+    EXPECT_EQ(lanes(38), 4);   // not a multiple of 4: lanes by the general rule
+    EXPECT_EQ(lanes(37), 4);
+    EXPECT_EQ(lanes(301), 32);
+}
+
+TEST(GpuSddmmIR, DefaultLoadsUpToALinePerLaneGroupAndTilesEdgesForShortRows) {
+    // dot over multiples of 4 features: 4-wide loads, L * 4 features a lane group (a 128-byte line
+    // from F = 32), several edges per thread below F = 128.
+    const auto &def = sddmm_schedule("gpu_sddmm");
+    auto d = [&](int64_t F) {
+        Problem p{plan_features(BinaryOp::Dot, {F}, {F}), {}};
+        ScheduleParams s = def.default_params(p);
+        EXPECT_FALSE(def.invalid_reason(s, p).has_value()) << s.str();
+        return std::tuple{s.get("kLaneWidth"), s.get("kVecWidth"), s.get_or("kMRegTile", 1)};
+    };
+    EXPECT_EQ(d(8), std::make_tuple(2, 4, 2));
+    EXPECT_EQ(d(16), std::make_tuple(4, 4, 4));
+    EXPECT_EQ(d(32), std::make_tuple(8, 4, 4));
+    EXPECT_EQ(d(64), std::make_tuple(8, 4, 2));
+    EXPECT_EQ(d(128), std::make_tuple(8, 4, 1));
+    EXPECT_EQ(d(512), std::make_tuple(16, 4, 2));
 }
 
 }  // namespace
