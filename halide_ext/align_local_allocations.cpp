@@ -5,14 +5,10 @@ namespace gsparse::ext {
 using namespace Halide;
 using namespace Halide::Internal;
 
-Stmt AlignLocalAllocations::mutate(const Stmt &s) {
-    if (!top_) return IRMutator::mutate(s);
-    top_ = false;
+Stmt AlignLocalAllocations::run(const Stmt &s) {
     realigned_ = 0;
     local_.clear();
-    Stmt result = IRMutator::mutate(s);
-    top_ = true;
-    return result;
+    return IRMutator::mutate(s);
 }
 
 Stmt AlignLocalAllocations::visit(const For *op) {

@@ -23,23 +23,24 @@
 
 #include <Halide.h>
 
+#include "halide_ext/lowering_pass.h"
+
 #include <map>
 #include <string>
 
 namespace gsparse::ext {
 
-class AlignLocalAllocations : public Halide::Internal::IRMutator {
+class AlignLocalAllocations : public LoweringPass {
 public:
     /// Allocations the last mutate() of a whole pipeline realigned.
     int realigned() const { return realigned_; }
 
-    Halide::Internal::Stmt mutate(const Halide::Internal::Stmt &s) override;
-    using Halide::Internal::IRMutator::mutate;
 
     /// The bytes each realigned allocation is aligned to.
     static constexpr int kAlignBytes = 16;
 
 protected:
+    Halide::Internal::Stmt run(const Halide::Internal::Stmt &s) override;
     using Halide::Internal::IRMutator::visit;
     Halide::Internal::Stmt visit(const Halide::Internal::For *op) override;
     Halide::Internal::Stmt visit(const Halide::Internal::Allocate *op) override;
@@ -53,7 +54,6 @@ private:
     std::map<std::string, bool> local_;
     int in_kernel_ = 0;
     int realigned_ = 0;
-    bool top_ = true;
 };
 
 }  // namespace gsparse::ext

@@ -134,13 +134,9 @@ private:
 BindBufferStores::BindBufferStores(std::vector<std::string> buffers, int row_dim, Parameter order)
     : buffers_(std::move(buffers)), row_dim_(row_dim), order_(std::move(order)) {}
 
-Stmt BindBufferStores::mutate(const Stmt &s) {
-    if (!top_) return IRMutator::mutate(s);
-    top_ = false;
+Stmt BindBufferStores::run(const Stmt &s) {
     rewritten_ = 0;
-    Stmt result = IRMutator::mutate(s);
-    top_ = true;
-    return result;
+    return IRMutator::mutate(s);
 }
 
 Stmt BindBufferStores::visit(const Store *op) {

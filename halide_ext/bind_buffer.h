@@ -16,6 +16,8 @@
 
 #include <Halide.h>
 
+#include "halide_ext/lowering_pass.h"
+
 #include <string>
 #include <vector>
 
@@ -35,19 +37,18 @@ int bind_rows(const std::vector<Halide::Func> &funcs, const Halide::Var &v, cons
 int bind_rows_except(const std::vector<Halide::Func> &funcs, const Halide::Var &v, const Halide::Expr &row_of_v,
                      const std::vector<std::string> &except);
 
-class BindBufferStores : public Halide::Internal::IRMutator {
+class BindBufferStores : public LoweringPass {
 public:
     /// buffers: names of the flattened output buffers ("out", or "out.0", "out.1", ... for Tuples);
     /// row_dim: the dimension of the row coordinate; order: the permutation (an int32 buffer, min 0).
     BindBufferStores(std::vector<std::string> buffers, int row_dim, Halide::Internal::Parameter order);
 
-    Halide::Internal::Stmt mutate(const Halide::Internal::Stmt &s) override;
-    using Halide::Internal::IRMutator::mutate;
 
     /// Stores rewritten by the last run over a pipeline.
     int rewritten() const { return rewritten_; }
 
 protected:
+    Halide::Internal::Stmt run(const Halide::Internal::Stmt &s) override;
     using Halide::Internal::IRMutator::visit;
     Halide::Internal::Stmt visit(const Halide::Internal::Store *op) override;
 
@@ -56,7 +57,6 @@ private:
     int row_dim_;
     Halide::Internal::Parameter order_;
     int rewritten_ = 0;
-    bool top_ = true;
 };
 
 }  // namespace gsparse::ext

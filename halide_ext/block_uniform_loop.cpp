@@ -27,9 +27,7 @@ private:
 BlockUniformLoop::BlockUniformLoop(std::string loop_name, Expr trips)
     : loop_name_(std::move(loop_name)), trips_(std::move(trips)) {}
 
-Stmt BlockUniformLoop::mutate(const Stmt &s) {
-    if (!top_) return IRMutator::mutate(s);
-    // Entry point of the pass: the whole pipeline.
+Stmt BlockUniformLoop::run(const Stmt &s) {
     UsesThreadId check;
     trips_.accept(&check);
     if (check.found) {
@@ -37,11 +35,8 @@ Stmt BlockUniformLoop::mutate(const Stmt &s) {
         msg << "block-uniform trip count for " << loop_name_ << " uses a GPU thread id: " << trips_;
         throw CompileError(msg.str());
     }
-    top_ = false;
     rewritten_ = 0;
-    Stmt result = IRMutator::mutate(s);
-    top_ = true;
-    return simplify(result);
+    return simplify(IRMutator::mutate(s));
 }
 
 Stmt BlockUniformLoop::visit(const For *op) {

@@ -17,22 +17,23 @@
 
 #include <Halide.h>
 
+#include "halide_ext/lowering_pass.h"
+
 #include <string>
 
 namespace gsparse::ext {
 
-class BlockUniformLoop : public Halide::Internal::IRMutator {
+class BlockUniformLoop : public LoweringPass {
 public:
     /// Throws Halide::CompileError later, in mutate(), if trips uses a GPU thread id.
     BlockUniformLoop(std::string loop_name, Halide::Expr trips);
 
-    Halide::Internal::Stmt mutate(const Halide::Internal::Stmt &s) override;
-    using Halide::Internal::IRMutator::mutate;
 
     /// Number of loops rewritten by the last mutate() of a whole pipeline.
     int rewritten() const { return rewritten_; }
 
 protected:
+    Halide::Internal::Stmt run(const Halide::Internal::Stmt &s) override;
     using Halide::Internal::IRMutator::visit;
     Halide::Internal::Stmt visit(const Halide::Internal::For *op) override;
 
@@ -40,7 +41,6 @@ private:
     std::string loop_name_;
     Halide::Expr trips_;
     int rewritten_ = 0;
-    bool top_ = true;
 };
 
 /// The largest number of `chunk`-sized chunks of the rows block_row0 .. block_row0 + rows - 1,

@@ -59,13 +59,9 @@ Expr combine(Op op, const Expr &a, const Expr &b) {
 
 }  // namespace
 
-Stmt ButterflyLaneReductions::mutate(const Stmt &s) {
-    if (!top_) return IRMutator::mutate(s);
-    top_ = false;
+Stmt ButterflyLaneReductions::run(const Stmt &s) {
     rewritten_ = 0;
-    Stmt result = IRMutator::mutate(s);
-    top_ = true;
-    return result;
+    return IRMutator::mutate(s);
 }
 
 Stmt ButterflyLaneReductions::visit(const For *op) {

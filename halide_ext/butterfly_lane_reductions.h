@@ -28,23 +28,23 @@
 
 #include <Halide.h>
 
+#include "halide_ext/lowering_pass.h"
+
 namespace gsparse::ext {
 
-class ButterflyLaneReductions : public Halide::Internal::IRMutator {
+class ButterflyLaneReductions : public LoweringPass {
 public:
     /// Loops the last mutate() of a whole pipeline rewrote.
     int rewritten() const { return rewritten_; }
 
-    Halide::Internal::Stmt mutate(const Halide::Internal::Stmt &s) override;
-    using Halide::Internal::IRMutator::mutate;
 
 protected:
+    Halide::Internal::Stmt run(const Halide::Internal::Stmt &s) override;
     using Halide::Internal::IRMutator::visit;
     Halide::Internal::Stmt visit(const Halide::Internal::For *op) override;
 
 private:
     int rewritten_ = 0;
-    bool top_ = true;
 };
 
 }  // namespace gsparse::ext

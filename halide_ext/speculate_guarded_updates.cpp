@@ -77,15 +77,11 @@ SpeculateGuardedUpdates::SpeculateGuardedUpdates(std::string loop_prefix, std::s
                                                  std::set<std::string> speculable)
     : loop_prefix_(std::move(loop_prefix)), loop_part_(std::move(loop_part)), speculable_(std::move(speculable)) {}
 
-Stmt SpeculateGuardedUpdates::mutate(const Stmt &s) {
-    if (!top_) return IRMutator::mutate(s);
-    top_ = false;
+Stmt SpeculateGuardedUpdates::run(const Stmt &s) {
     converted_ = 0;
     local_allocations_.clear();
     in_loop_ = 0;
-    Stmt result = IRMutator::mutate(s);
-    top_ = true;
-    return result;
+    return IRMutator::mutate(s);
 }
 
 Stmt SpeculateGuardedUpdates::visit(const Allocate *op) {

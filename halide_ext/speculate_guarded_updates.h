@@ -36,23 +36,24 @@
 
 #include <Halide.h>
 
+#include "halide_ext/lowering_pass.h"
+
 #include <set>
 #include <string>
 #include <vector>
 
 namespace gsparse::ext {
 
-class SpeculateGuardedUpdates : public Halide::Internal::IRMutator {
+class SpeculateGuardedUpdates : public LoweringPass {
 public:
     SpeculateGuardedUpdates(std::string loop_prefix, std::string loop_part, std::set<std::string> speculable);
 
     /// Guarded updates converted by the last mutate() of a whole pipeline.
     int converted() const { return converted_; }
 
-    Halide::Internal::Stmt mutate(const Halide::Internal::Stmt &s) override;
-    using Halide::Internal::IRMutator::mutate;
 
 protected:
+    Halide::Internal::Stmt run(const Halide::Internal::Stmt &s) override;
     using Halide::Internal::IRMutator::visit;
     Halide::Internal::Stmt visit(const Halide::Internal::For *op) override;
     Halide::Internal::Stmt visit(const Halide::Internal::Allocate *op) override;
@@ -72,7 +73,6 @@ private:
     std::vector<Halide::Expr> unconditional_loads_;
     int in_loop_ = 0;
     int converted_ = 0;
-    bool top_ = true;
 };
 
 }  // namespace gsparse::ext

@@ -11,13 +11,9 @@ using namespace Halide::Internal;
 
 StoreIndexLets::StoreIndexLets(std::vector<std::string> buffers) : buffers_(std::move(buffers)) {}
 
-Stmt StoreIndexLets::mutate(const Stmt &s) {
-    if (!top_) return IRMutator::mutate(s);
-    top_ = false;
+Stmt StoreIndexLets::run(const Stmt &s) {
     rewritten_ = 0;
-    Stmt result = IRMutator::mutate(s);
-    top_ = true;
-    return result;
+    return IRMutator::mutate(s);
 }
 
 Stmt StoreIndexLets::visit(const LetStmt *op) {

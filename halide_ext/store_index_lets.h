@@ -15,22 +15,23 @@
 
 #include <Halide.h>
 
+#include "halide_ext/lowering_pass.h"
+
 #include <string>
 #include <vector>
 
 namespace gsparse::ext {
 
-class StoreIndexLets : public Halide::Internal::IRMutator {
+class StoreIndexLets : public LoweringPass {
 public:
     explicit StoreIndexLets(std::vector<std::string> buffers);
 
     /// Stores whose index was replaced by the last mutate() of a whole pipeline.
     int rewritten() const { return rewritten_; }
 
-    Halide::Internal::Stmt mutate(const Halide::Internal::Stmt &s) override;
-    using Halide::Internal::IRMutator::mutate;
 
 protected:
+    Halide::Internal::Stmt run(const Halide::Internal::Stmt &s) override;
     using Halide::Internal::IRMutator::visit;
     Halide::Internal::Stmt visit(const Halide::Internal::LetStmt *op) override;
     Halide::Expr visit(const Halide::Internal::Let *op) override;
@@ -40,7 +41,6 @@ private:
     std::vector<std::string> buffers_;
     Halide::Internal::Scope<Halide::Expr> lets_;
     int rewritten_ = 0;
-    bool top_ = true;
 };
 
 }  // namespace gsparse::ext
