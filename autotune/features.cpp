@@ -259,10 +259,13 @@ void gpu_sddmm_metrics(const Shape &s, const ScheduleParams &p, Writer &w) {
     w("sddmm_block_size_penalty", block_size_penalty(threads));
     // Independent edges (and their loads) a thread has in flight.
     w("sddmm_edges_per_thread", R);
-    // Passes over the features, and the bytes of the node rows one pass gathers (its L2 footprint).
+    // Passes over the features, and the bytes of the node rows one pass gathers (its L2 footprint);
+    // with source tiles (kSrcTile) the blocks running together gather the rows of one tile.
     const double passes = C > 0 ? ceil_div(ext, C) : 1;
+    const double tile = static_cast<double>(std::max<int64_t>(p.get_or("kSrcTile", 0), 0));
+    const double gathered_cols = tile > 0 ? std::min(s.cols, tile) : s.cols;
     w("sddmm_feature_passes", passes);
-    w("sddmm_pass_slice_bytes", (s.rows + s.cols) * std::min(ext, C > 0 ? C : ext) * 4 * s.heads);
+    w("sddmm_pass_slice_bytes", (s.rows + gathered_cols) * std::min(ext, C > 0 ? C : ext) * 4 * s.heads);
     w("sddmm_group_by_dst", grouped);
 }
 

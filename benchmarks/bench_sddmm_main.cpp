@@ -20,7 +20,10 @@
 // Schedule points: --schedules FILE (the format of gsparse-bench-spmm, benchmarks/README.md), or the
 // built-in grid: gpu_sddmm{kLaneWidth = L, kVecWidth = V in {1, 4}, kMTile = T / L} for L in 1..32 and T (threads per block) in
 // --grid-threads, plus kFeatChunk = 64 for L = 4 and 8 with V = 4 at F = 256..2048, plus kMRegTile = 2 and 4 (edges
-// per thread) for L = 2..16 with V = 4 at 128 threads (with 128 and 256 among the thread counts it contains
+// per thread) for L = 2..16 with V = 4 at 128 threads, plus edges grouped by source tiles (groupByDst = 1,
+// kSrcTile = 512 and 4096) for L4 R2, L8 R2, L8 R4 and L16 R2 of those at F = 64..2048, kSrcTile = 131072 and
+// 524288 for L8 R2, L8 R4 and L16 R2 at F = 32..512, and kSrcTile = 32768 for L = 1, V = 1, 256 threads at
+// F = 1, 2 (with 128 and 256 among the thread counts it contains
 // gsparse's expert defaults). --max-feats-per-lane N (0: off) leaves out built-in grid points
 // with more than N features per lane and pass (ceil(min(F, kFeatChunk) / L) > N); they are listed in the record's
 // "pruned_points".
@@ -131,7 +134,29 @@ std::vector<Point> builtin_grid(const std::vector<int64_t> &threads) {
                         q.sp.params->values["kMRegTile"] = r;
                         q.sp.label = "L" + std::to_string(lanes) + " V4 T128 R" + std::to_string(r);
                         pts.push_back(q);
+                        // Edges grouped by source tiles (groupByDst = 1, kSrcTile) for long rows.
+                        if (lanes < 4 || (lanes == 16 && r == 4) || (lanes == 4 && r == 4)) continue;
+                        for (int64_t tile : {512, 4096, 131072, 524288}) {
+                            // Large tiles (sparse graphs with many nodes) for L8 and L16 only.
+                            if (tile > 4096 && lanes < 8) continue;
+                            Point u = q;
+                            u.sp.params->values["groupByDst"] = 1;
+                            u.sp.params->values["kSrcTile"] = tile;
+                            u.sp.label += " S" + std::to_string(tile);
+                            u.sp.feats = tile > 4096 ? std::set<int64_t>{32, 64, 128, 256, 512}
+                                                     : std::set<int64_t>{64, 128, 256, 512, 1024, 2048};
+                            pts.push_back(u);
+                        }
                     }
+                // One lane, edges grouped by large source tiles, for the shortest rows.
+                if (t == 256 && lanes == 1 && vec == 1) {
+                    Point u = p;
+                    u.sp.params->values["groupByDst"] = 1;
+                    u.sp.params->values["kSrcTile"] = 32768;
+                    u.sp.label += " S32768";
+                    u.sp.feats = {1, 2};
+                    pts.push_back(u);
+                }
             }
     return pts;
 }

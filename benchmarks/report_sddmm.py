@@ -72,6 +72,13 @@ def knob(entry, name):
     return params.get(name) if isinstance(params, dict) else None
 
 
+def edge_order(entry):
+    """' S<T>' for edges grouped by source tiles of T, ' G' for destination order, else ''."""
+    if knob(entry, "kSrcTile"):
+        return f" S{knob(entry, 'kSrcTile')}"
+    return " G" if knob(entry, "groupByDst") else ""
+
+
 def lane_times(case):
     """kLaneWidth -> (best time over block sizes, 'full' or 'screen') of the checked gsparse points."""
     out = {}
@@ -123,7 +130,7 @@ def write_markdown(path, title, sub, groups, copy_bw):
         scale_txt = f", scale {scale:g}" if scale not in (None, 1.0) else ""
         L += [f"## {graph} ({order}{scale_txt}) — {op}", "",
               f"{c0.get('nodes', '?')} nodes, {c0.get('nnz', '?')} edges", "",
-              "| F | gsparse | lanes | kMTile (x R) | cuSPARSE | sampled_addmm | gather | vs cuSPARSE | vs sampled_addmm | "
+              "| F | gsparse | lanes | kMTile (x R, order) | cuSPARSE | sampled_addmm | gather | vs cuSPARSE | vs sampled_addmm | "
               "vs gather | gsparse GB/s | % copy | cuSPARSE GB/s |",
               "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         s_cs, s_sa, s_ga = [], [], []
@@ -144,7 +151,8 @@ def write_markdown(path, title, sub, groups, copy_bw):
                 f"| {c.get('F')} | {base.f_ms(gs[0]) if gs else '—'} | {knob(gs_e, 'kLaneWidth') or '—'}"
                 f"{' x ' + str(knob(gs_e, 'kVecWidth')) if knob(gs_e, 'kVecWidth') else ''} | "
                 f"{knob(gs_e, 'kMTile') or '—'}"
-                f"{' x ' + str(knob(gs_e, 'kMRegTile')) if (knob(gs_e, 'kMRegTile') or 1) > 1 else ''} | "
+                f"{' x ' + str(knob(gs_e, 'kMRegTile')) if (knob(gs_e, 'kMRegTile') or 1) > 1 else ''}"
+                f"{edge_order(gs_e)} | "
                 f"{base.f_ms(cs[0]) if cs else '—'} | "
                 f"{base.f_ms(p['sampled_addmm'][0]) if 'sampled_addmm' in p else '—'} | "
                 f"{base.f_ms(p['gather'][0]) if 'gather' in p else '—'} | "
@@ -184,7 +192,8 @@ def write_markdown(path, title, sub, groups, copy_bw):
     feats = sorted({int(c.get("F", 0)) for cases in groups.values() for c in cases})
     L += ["## Lane width chosen per F", "",
           "kLaneWidth x kVecWidth / threads per block (kMTile x kLaneWidth), and x R for R edges per thread "
-          "(kMRegTile), of the fastest checked gsparse point.", "",
+          "(kMRegTile), of the fastest checked gsparse point; S<T>: edges grouped by tiles of T source ids "
+          "(groupByDst = 1, kSrcTile = T), G: destination order (groupByDst = 1).", "",
           "| graph | order | op | " + " | ".join(f"F={f}" for f in feats) + " |",
           "|---|---|---|" + "---:|" * len(feats)]
     for (graph, order, scale, op), cases in groups.items():
@@ -195,6 +204,7 @@ def write_markdown(path, title, sub, groups, copy_bw):
             vec = knob(gs[1], "kVecWidth") if gs else None
             reg = knob(gs[1], "kMRegTile") if gs else None
             cells[int(c.get("F", 0))] = (f"{lanes}x{vec or 1} / {lanes * tile}{f' x {reg}' if reg and reg > 1 else ''}"
+                                          f"{edge_order(gs[1])}"
                                           if lanes and tile else ("default" if gs else "—"))
         L.append(f"| {graph} | {order} | {op} | " + " | ".join(cells.get(f, "") for f in feats) + " |")
     L.append("")

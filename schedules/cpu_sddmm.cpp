@@ -23,7 +23,7 @@ ScheduleSpace space(const Problem &) {
     return {"cpu_sddmm",
             {{"vector_width", kVectorWidths, "lanes along the innermost feature (or reduced) dimension"},
              {"edges_per_task", {64, 256, 1024, 4096}, "edges computed by one parallel task"},
-             group_by_dst_knob(false)}};
+             group_by_dst_knob(false), src_tile_knob(false)}};
 }
 
 /// The extent vectorization runs along: dot's reduced dim, else the output's innermost feature dim.
@@ -47,13 +47,13 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
     if (w > 1 && w > ext)
         return "vector_width " + std::to_string(w) + " exceeds the vectorized extent " + std::to_string(ext);
     if (edges < 1) return "edges_per_task must be >= 1, got " + std::to_string(edges);
-    return group_by_dst_invalid(s);
+    return edge_order_invalid(s);
 }
 
 void apply(SddmmAlgorithm &a, const ScheduleParams &s) {
     const int w = static_cast<int>(s.get("vector_width"));
     const int edges = static_cast<int>(s.get("edges_per_task"));
-    if (groups_by_dst(s)) group_by_destination(a);
+    if (groups_by_dst(s)) group_by_destination(a, src_tile(s));
     Var eo("eo"), ei("ei");
     a.out.split(a.e, eo, ei, edges, TailStrategy::GuardWithIf).parallel(eo);
     if (a.layout.reduce_len == 0) {

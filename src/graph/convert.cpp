@@ -110,6 +110,30 @@ COO csr_to_coo(const CSR &csr) {
     return out;
 }
 
+COO group_by_source_tiles(const COO &by_dst, int64_t tile) {
+    if (tile < 1) fail<GraphError>("source tile ", tile, " must be >= 1");
+    if (by_dst.edge_ids.size() != by_dst.col.size())
+        fail<GraphError>("group_by_source_tiles needs the edge id of every position");
+    // A counting sort over the tiles: stable, so each tile keeps the destination order.
+    const int64_t tiles = by_dst.num_cols / tile + 1;
+    std::vector<int64_t> start(static_cast<size_t>(tiles + 1), 0);
+    for (index_t c : by_dst.col) start[static_cast<size_t>(c / tile + 1)]++;
+    for (int64_t t = 0; t < tiles; t++) start[t + 1] += start[t];
+    COO out;
+    out.num_rows = by_dst.num_rows;
+    out.num_cols = by_dst.num_cols;
+    out.row.resize(by_dst.row.size());
+    out.col.resize(by_dst.col.size());
+    out.edge_ids.resize(by_dst.edge_ids.size());
+    for (size_t i = 0; i < by_dst.col.size(); i++) {
+        const auto at = static_cast<size_t>(start[static_cast<size_t>(by_dst.col[i] / tile)]++);
+        out.row[at] = by_dst.row[i];
+        out.col[at] = by_dst.col[i];
+        out.edge_ids[at] = by_dst.edge_ids[i];
+    }
+    return out;
+}
+
 CSC csr_to_csc(const CSR &csr) {
     validate_structure(csr, "CSR");
     CSC out;

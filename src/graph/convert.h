@@ -19,6 +19,11 @@ CSR transpose(const CSR &csr);
 /// edge ids are not a permutation.
 COO coo_in_edge_order(const CSR &csr);
 
+/// The edges of a COO in destination order (csr_to_coo with edge ids filled in), regrouped by tiles
+/// of `tile` consecutive source ids: ordered by (col / tile, row, col), stably, so within a tile the
+/// edges keep their destination order. Throws GraphError unless tile >= 1.
+COO group_by_source_tiles(const COO &by_dst, int64_t tile);
+
 /// Sorts the column indices of each row (edge ids move with them).
 void sort_rows(CSR &csr);
 

@@ -150,6 +150,14 @@ const COO &Graph::coo_by_dst() const {
     return *s_->coo_dst;
 }
 
+const COO &Graph::coo_by_dst(int64_t src_tile) const {
+    if (src_tile <= 0) return coo_by_dst();
+    auto tiled = attachment("coo_by_dst/src_tile/" + std::to_string(src_tile), [&] {
+        return std::static_pointer_cast<void>(std::make_shared<COO>(group_by_source_tiles(coo_by_dst(), src_tile)));
+    });
+    return *std::static_pointer_cast<COO>(tiled);
+}
+
 const std::vector<index_t> &Graph::balanced_idx() const {
     std::call_once(s_->bal_once, [this] { s_->balanced = balanced_index(s_->csr); });
     return *s_->balanced;

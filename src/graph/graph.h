@@ -50,6 +50,9 @@ public:
     /// COO in destination order (the CSR order), with the edge id of every position (edge_ids is
     /// filled in even when the ids are the identity).
     const COO &coo_by_dst() const;
+    /// With src_tile > 0: the edges of coo_by_dst() grouped by tiles of src_tile consecutive source
+    /// ids (group_by_source_tiles), computed once per tile size.
+    const COO &coo_by_dst(int64_t src_tile) const;
     const std::vector<index_t> &balanced_idx() const;
     const GraphStats &stats() const;
     /// Maximum row length (in-degree).

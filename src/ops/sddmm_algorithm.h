@@ -43,6 +43,9 @@ struct SddmmAlgorithm {
     /// are read at that id and the output stores are remapped to it (BindBufferStores), so results
     /// come back in edge-id order.
     bool edges_grouped = false;
+    /// With edges_grouped: the destination order is regrouped by tiles of this many source ids
+    /// (Graph::coo_by_dst(src_tile); 0: not regrouped). Only the arrays passed change.
+    int64_t src_tile = 0;
     Halide::ImageParam edge_of;
     /// Custom lowering passes the schedule needs (run in order).
     std::vector<std::shared_ptr<Halide::Internal::IRMutator>> lowering_passes;

@@ -60,18 +60,19 @@ private:
 };
 
 /// COO arrays on the device (for g-SDDMM), padded with edges 0 -> 0 to a multiple of
-/// kMaxSddmmEdgeTile: in edge-id order, or grouped by destination (the CSR order) with edge_of[i]
-/// the id of the edge at position i.
+/// kMaxSddmmEdgeTile: in edge-id order, or grouped by destination (the CSR order, regrouped by
+/// source tiles when src_tile > 0: Graph::coo_by_dst) with edge_of[i] the id of the edge at
+/// position i.
 class DeviceCoo {
 public:
-    DeviceCoo(const Graph &g, bool by_dst, const CudaLaunch &launch, const Halide::Target &target);
+    DeviceCoo(const COO &coo, bool by_dst, const CudaLaunch &launch, const Halide::Target &target);
     ~DeviceCoo();
     DeviceCoo(const DeviceCoo &) = delete;
     DeviceCoo &operator=(const DeviceCoo &) = delete;
 
     Halide::Buffer<> src, dst, edge_of;  ///< edge_of is defined when grouped by destination
 
-    static std::shared_ptr<DeviceCoo> get(const Graph &g, bool by_dst, const CudaLaunch &launch,
+    static std::shared_ptr<DeviceCoo> get(const Graph &g, bool by_dst, int64_t src_tile, const CudaLaunch &launch,
                                           const Halide::Target &target);
 
 private:

@@ -62,7 +62,7 @@ void SddmmKernel::run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tens
 }
 
 void SddmmKernel::run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out) const {
-    const COO &coo = algo_.edges_grouped ? g.coo_by_dst() : g.coo();
+    const COO &coo = algo_.edges_grouped ? g.coo_by_dst(algo_.src_tile) : g.coo();
     Halide::ParamMap params;
     if (algo_.reads_src()) params.set(algo_.src_idx, index_buffer(coo.col, "src_idx"));
     if (algo_.reads_dst()) params.set(algo_.dst_idx, index_buffer(coo.row, "dst_idx"));
@@ -82,7 +82,7 @@ void SddmmKernel::run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, 
 
 void SddmmKernel::run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out,
                            const CudaLaunch &launch) const {
-    auto dev = DeviceCoo::get(g, algo_.edges_grouped, launch, target_);
+    auto dev = DeviceCoo::get(g, algo_.edges_grouped, algo_.src_tile, launch, target_);
     Halide::ParamMap params;
     if (algo_.reads_src()) params.set(algo_.src_idx, dev->src);
     if (algo_.reads_dst()) params.set(algo_.dst_idx, dev->dst);

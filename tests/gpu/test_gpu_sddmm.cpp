@@ -126,15 +126,17 @@ TEST_F(GpuSddmm, GroupedByDestinationEveryOpAndTarget) {
                 SddmmSpec spec{op, lt, rt};
                 const int64_t F = 37;
                 Tensor x = features(rows(g, lt), {F}, 23), y = features(rows(g, rt), {F}, 24, op == BinaryOp::Div);
-                for (ScheduleParams p : {point(256, 1), point(32, 8), point(16, 16, 1)}) {
-                    p.values["groupByDst"] = 1;
-                    SCOPED_TRACE(spec.name() + " " + p.str());
-                    try {
-                        EXPECT_TRUE(check(g, spec, x, y, &p));
-                    } catch (const std::exception &e) {
-                        ADD_FAILURE() << e.what();
+                for (ScheduleParams p : {point(256, 1), point(32, 8), point(16, 16, 1)})
+                    for (int64_t tile : {0, 64}) {  // 170 sources: three tiles of 64
+                        p.values["groupByDst"] = 1;
+                        p.values["kSrcTile"] = tile;
+                        SCOPED_TRACE(spec.name() + " " + p.str());
+                        try {
+                            EXPECT_TRUE(check(g, spec, x, y, &p));
+                        } catch (const std::exception &e) {
+                            ADD_FAILURE() << e.what();
+                        }
                     }
-                }
             }
     // With feature chunks and vector loads.
     SddmmSpec dot{BinaryOp::Dot, OperandTarget::Src, OperandTarget::Dst};
@@ -143,6 +145,16 @@ TEST_F(GpuSddmm, GroupedByDestinationEveryOpAndTarget) {
     p.values["groupByDst"] = 1;
     p.values["kFeatChunk"] = 64;
     EXPECT_TRUE(check(g, dot, x, y, &p)) << p.str();
+    // Source tiles with edges per thread, on a graph with a long row.
+    Graph big = test::random_graph(50, {.num_nodes = 900, .num_src = 700, .long_row = 400});
+    Tensor bx = features(big.num_src(), {128}, 29), by = features(big.num_dst(), {128}, 30);
+    for (int64_t tile : {64, 512}) {
+        ScheduleParams q = point(16, 8, 4);
+        q.values["kMRegTile"] = 4;
+        q.values["groupByDst"] = 1;
+        q.values["kSrcTile"] = tile;
+        EXPECT_TRUE(check(big, dot, bx, by, &q)) << q.str();
+    }
 }
 
 TEST_F(GpuSddmm, EdgeRegisterTiles) {

@@ -86,6 +86,51 @@ TEST(Convert, CooInEdgeOrder) {
     EXPECT_EQ(e.col, c.col);
 }
 
+TEST(Convert, GroupBySourceTilesOrdersByTileThenDestination) {
+    test::RandomGraphOptions opt;
+    opt.num_nodes = 300;
+    opt.num_src = 250;
+    opt.shuffle_edge_ids = true;
+    Graph g = test::random_graph(71, opt);
+    const COO &by_dst = g.coo_by_dst();
+    std::vector<int64_t> dst_pos(static_cast<size_t>(by_dst.nnz()));
+    for (int64_t i = 0; i < by_dst.nnz(); i++) dst_pos[by_dst.edge_ids[i]] = i;
+    for (int64_t tile : {1, 64, 100, 256, 1 << 20}) {
+        const COO t = group_by_source_tiles(by_dst, tile);
+        ASSERT_EQ(t.nnz(), by_dst.nnz());
+        EXPECT_EQ(t.num_rows, by_dst.num_rows);
+        EXPECT_EQ(t.num_cols, by_dst.num_cols);
+        // Ordered by (tile, destination), and stable: the edges of one (tile, destination) pair keep
+        // their order in the destination order, so sorted rows stay sorted.
+        for (int64_t i = 1; i < t.nnz(); i++) {
+            const auto key = [&](int64_t k) { return std::pair{t.col[k] / tile, t.row[k]}; };
+            ASSERT_LE(key(i - 1), key(i)) << "tile " << tile << " position " << i;
+            if (key(i - 1) == key(i)) EXPECT_LT(dst_pos[t.edge_ids[i - 1]], dst_pos[t.edge_ids[i]]);
+        }
+        // Every edge once, with its own endpoints.
+        std::vector<int> seen(static_cast<size_t>(t.nnz()), 0);
+        for (int64_t i = 0; i < t.nnz(); i++) {
+            const index_t id = t.edge_ids[i];
+            ASSERT_GE(id, 0);
+            ASSERT_LT(id, t.nnz());
+            seen[id]++;
+            const COO &by_id = g.coo();
+            EXPECT_EQ(t.row[i], by_id.row[id]);
+            EXPECT_EQ(t.col[i], by_id.col[id]);
+        }
+        EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; })) << "tile " << tile;
+    }
+    // One tile covering every source is the destination order itself.
+    EXPECT_EQ(group_by_source_tiles(by_dst, 1 << 20).edge_ids, by_dst.edge_ids);
+    // The graph computes each tiled order once.
+    EXPECT_EQ(&g.coo_by_dst(64), &g.coo_by_dst(64));
+    EXPECT_EQ(&g.coo_by_dst(0), &g.coo_by_dst());
+    EXPECT_TRUE(throws_with<GraphError>([&] { group_by_source_tiles(by_dst, 0); }, {"source tile 0"}));
+    COO no_ids = by_dst;
+    no_ids.edge_ids.clear();
+    EXPECT_TRUE(throws_with<GraphError>([&] { group_by_source_tiles(no_ids, 64); }, {"edge id"}));
+}
+
 TEST(Convert, CooInEdgeOrderRejectsNonPermutation) {
     CSR g = coo_to_csr(small_coo());
     g.edge_ids = {0, 1, 1, 3, 4};

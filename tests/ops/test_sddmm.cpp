@@ -126,11 +126,17 @@ TEST(Sddmm, GroupedByDestinationEveryOpAndTarget) {
                     Tensor lhs = test::random_tensor(ls, 40), rhs = test::random_tensor(rs, 41, DType::F32, 0.5, 2.0);
                     SddmmSpec spec{op, lt, rt};
                     OpOptions o;
-                    o.schedule = ScheduleParams{"cpu_sddmm", {{"vector_width", 4}, {"edges_per_task", 64}, {"groupByDst", 1}}};
-                    Tensor got = gsddmm(g, spec, lhs, rhs, o);
-                    EXPECT_TRUE(test::matches_reference(got, reference_sddmm(g, spec, lhs, rhs), 1e-5))
-                        << binary_op_name(op) << " " << target_name(lt) << " " << target_name(rt)
-                        << (shuffled ? " shuffled ids" : " identity ids");
+                    // kSrcTile = 64 regroups the 120 sources' edges into two tiles.
+                    for (int64_t tile : {0, 64}) {
+                        o.schedule = ScheduleParams{"cpu_sddmm", {{"vector_width", 4},
+                                                                  {"edges_per_task", 64},
+                                                                  {"groupByDst", 1},
+                                                                  {"kSrcTile", tile}}};
+                        Tensor got = gsddmm(g, spec, lhs, rhs, o);
+                        EXPECT_TRUE(test::matches_reference(got, reference_sddmm(g, spec, lhs, rhs), 1e-5))
+                            << binary_op_name(op) << " " << target_name(lt) << " " << target_name(rt)
+                            << (shuffled ? " shuffled ids" : " identity ids") << " kSrcTile " << tile;
+                    }
                 }
     }
 }

@@ -288,6 +288,7 @@ TEST(GpuSddmmIR, EveryValidPointCompilesToPTX) {
             if (p.get("kVecWidth") == 2) continue;
             // The knobs added later on a subset: edge grouping at 32 edges a block, chunks at V = 4.
             if (p.get_or("groupByDst", 0) && p.get("kMTile") != 32) continue;
+            if (p.get_or("kSrcTile", 0)) continue;  // the kernel of kSrcTile = 0: only the arrays differ
             if (p.get_or("kFeatChunk", 0) && p.get("kVecWidth") != 4) continue;
             if (p.get_or("kMRegTile", 1) > 1 && (p.get("kMTile") != 32 || p.get_or("groupByDst", 0))) continue;
             for (bool large : {false, true}) {
@@ -338,6 +339,17 @@ TEST(GpuSddmmIR, InvalidPointsAreRejectedWithAReason) {
     ScheduleParams grouped = point(32, 4, 4);
     grouped.values["groupByDst"] = 2;
     EXPECT_NE(def.invalid_reason(grouped, dot128).value_or("").find("groupByDst must be 0 or 1"), std::string::npos);
+    ScheduleParams tiled = point(32, 4, 4);
+    tiled.values["kSrcTile"] = 4096;
+    EXPECT_NE(def.invalid_reason(tiled, dot128).value_or("").find("needs groupByDst = 1"), std::string::npos);
+    tiled.values["groupByDst"] = 1;
+    EXPECT_FALSE(def.invalid_reason(tiled, dot128).has_value());
+    for (int64_t bad : {int64_t{-1}, int64_t{32}, int64_t{1000}, int64_t{1} << 31}) {
+        tiled.values["kSrcTile"] = bad;
+        EXPECT_NE(def.invalid_reason(tiled, dot128).value_or("").find("kSrcTile must be 0 or a power of two"),
+                  std::string::npos)
+            << bad;
+    }
     Problem add4{plan_features(BinaryOp::Add, {4}, {4}), {}};
     EXPECT_NE(def.invalid_reason(point(32, 8), add4).value_or("").find("innermost feature extent 4"),
               std::string::npos);
@@ -364,6 +376,27 @@ TEST(GpuSddmmIR, DefaultChunksLongRowsWhenTheChunkSliceFitsTheCache) {
     EXPECT_EQ(chunk(512, 2449029), 0);    // ogbn-products: slices far beyond the cache
     EXPECT_EQ(chunk(300, 232965), 0);     // F not a multiple of the chunk
     EXPECT_EQ(chunk(512, 0), 0);          // no statistics (ahead of time)
+}
+
+TEST(GpuSddmmIR, DefaultGroupsBySourceTilesWhenRowsExceedTheCacheOnDenseGraphs) {
+    const auto &def = sddmm_schedule("gpu_sddmm");
+    auto tile = [&](int64_t F, int64_t nodes, int64_t edges) {
+        GraphStats stats;
+        stats.num_rows = stats.num_cols = nodes;
+        stats.nnz = edges;
+        Problem p{plan_features(BinaryOp::Dot, {F}, {F}), stats};
+        ScheduleParams d = def.default_params(p);
+        EXPECT_FALSE(def.invalid_reason(d, p).has_value()) << d.str();
+        EXPECT_EQ(d.get_or("groupByDst", 0), d.get_or("kSrcTile", 0) > 0 ? 1 : 0) << d.str();
+        return d.get_or("kSrcTile", 0);
+    };
+    EXPECT_EQ(tile(128, 132534, 79122504), 4096);    // ogbn-proteins: 68 MB of source rows
+    EXPECT_EQ(tile(512, 132534, 79122504), 4096);
+    EXPECT_EQ(tile(256, 232965, 114615892), 4096);   // reddit
+    EXPECT_EQ(tile(64, 132534, 79122504), 0);        // 34 MB: the rows fit the cache
+    EXPECT_EQ(tile(512, 2449029, 123718280), 0);     // ogbn-products: about one edge per destination and tile
+    EXPECT_EQ(tile(130, 132534, 79122504), 0);       // not a multiple of the 4-wide loads
+    EXPECT_EQ(tile(512, 0, 0), 0);                   // no statistics (ahead of time)
 }
 
 TEST(GpuSddmmIR, DefaultLaneWidthGrowsWithFeatureLength) {
