@@ -6,7 +6,6 @@ using namespace Halide;
 using namespace Halide::Internal;
 
 Stmt AlignLocalAllocations::run(const Stmt &s) {
-    realigned_ = 0;
     local_.clear();
     return IRMutator::mutate(s);
 }
@@ -49,7 +48,7 @@ Stmt AlignLocalAllocations::visit(const Allocate *op) {
         return Allocate::make(op->name, op->type, op->memory_type, op->extents, op->condition, body, op->new_expr,
                               op->free_function);
     }
-    realigned_++;
+    count_rewrite();
     const int lanes = kAlignBytes / op->type.bytes();
     return Allocate::make(op->name, op->type.with_lanes(lanes), op->memory_type, {(size + lanes - 1) / lanes},
                           op->condition, body, op->new_expr, op->free_function);

@@ -33,7 +33,7 @@ namespace gsparse::ext {
 class AlignLocalAllocations : public LoweringPass {
 public:
     /// Allocations the last mutate() of a whole pipeline realigned.
-    int realigned() const { return realigned_; }
+    int realigned() const { return rewritten(); }
 
 
     /// The bytes each realigned allocation is aligned to.
@@ -53,7 +53,6 @@ private:
     /// Thread-frame allocations in scope, and whether a vector access of each was seen.
     std::map<std::string, bool> local_;
     int in_kernel_ = 0;
-    int realigned_ = 0;
 };
 
 }  // namespace gsparse::ext

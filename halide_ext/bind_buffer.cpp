@@ -134,11 +134,6 @@ private:
 BindBufferStores::BindBufferStores(std::vector<std::string> buffers, int row_dim, Parameter order)
     : buffers_(std::move(buffers)), row_dim_(row_dim), order_(std::move(order)) {}
 
-Stmt BindBufferStores::run(const Stmt &s) {
-    rewritten_ = 0;
-    return IRMutator::mutate(s);
-}
-
 Stmt BindBufferStores::visit(const Store *op) {
     if (std::find(buffers_.begin(), buffers_.end(), op->name) == buffers_.end()) return IRMutator::visit(op);
     RowTerm term(op->name + ".stride." + std::to_string(row_dim_), order_);
@@ -147,7 +142,7 @@ Stmt BindBufferStores::visit(const Store *op) {
         throw CompileError("bind_buffer: the store into " + op->name + " has " + std::to_string(term.found) +
                            " row terms (expected one <row> * " + op->name + ".stride." + std::to_string(row_dim_) + ")");
     }
-    rewritten_++;
+    count_rewrite();
     return Store::make(op->name, mutate(op->value), index, op->param, mutate(op->predicate), op->alignment);
 }
 

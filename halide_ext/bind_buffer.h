@@ -43,12 +43,7 @@ public:
     /// row_dim: the dimension of the row coordinate; order: the permutation (an int32 buffer, min 0).
     BindBufferStores(std::vector<std::string> buffers, int row_dim, Halide::Internal::Parameter order);
 
-
-    /// Stores rewritten by the last run over a pipeline.
-    int rewritten() const { return rewritten_; }
-
 protected:
-    Halide::Internal::Stmt run(const Halide::Internal::Stmt &s) override;
     using Halide::Internal::IRMutator::visit;
     Halide::Internal::Stmt visit(const Halide::Internal::Store *op) override;
 
@@ -56,7 +51,6 @@ private:
     std::vector<std::string> buffers_;
     int row_dim_;
     Halide::Internal::Parameter order_;
-    int rewritten_ = 0;
 };
 
 }  // namespace gsparse::ext

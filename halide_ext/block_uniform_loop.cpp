@@ -35,13 +35,12 @@ Stmt BlockUniformLoop::run(const Stmt &s) {
         msg << "block-uniform trip count for " << loop_name_ << " uses a GPU thread id: " << trips_;
         throw CompileError(msg.str());
     }
-    rewritten_ = 0;
     return simplify(IRMutator::mutate(s));
 }
 
 Stmt BlockUniformLoop::visit(const For *op) {
     if (op->name != loop_name_) return IRMutator::visit(op);
-    rewritten_++;
+    count_rewrite();
     Stmt body = mutate(op->body);
     Expr extent = min(op->extent, max(trips_, 0));
     return For::make(op->name, op->min, extent, op->for_type, op->device_api, body);

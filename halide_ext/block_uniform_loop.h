@@ -28,10 +28,6 @@ public:
     /// Throws Halide::CompileError later, in mutate(), if trips uses a GPU thread id.
     BlockUniformLoop(std::string loop_name, Halide::Expr trips);
 
-
-    /// Number of loops rewritten by the last mutate() of a whole pipeline.
-    int rewritten() const { return rewritten_; }
-
 protected:
     Halide::Internal::Stmt run(const Halide::Internal::Stmt &s) override;
     using Halide::Internal::IRMutator::visit;
@@ -40,7 +36,6 @@ protected:
 private:
     std::string loop_name_;
     Halide::Expr trips_;
-    int rewritten_ = 0;
 };
 
 /// The largest number of `chunk`-sized chunks of the rows block_row0 .. block_row0 + rows - 1,

@@ -59,11 +59,6 @@ Expr combine(Op op, const Expr &a, const Expr &b) {
 
 }  // namespace
 
-Stmt ButterflyLaneReductions::run(const Stmt &s) {
-    rewritten_ = 0;
-    return IRMutator::mutate(s);
-}
-
 Stmt ButterflyLaneReductions::visit(const For *op) {
     const int64_t *extent = as_const_int(op->extent);
     const int64_t L = extent ? *extent : 0;
@@ -108,7 +103,7 @@ Stmt ButterflyLaneReductions::visit(const For *op) {
                             store->predicate, store->alignment);
     if (guard) body = IfThenElse::make(guard->condition, body);
     for (auto it = lets.rbegin(); it != lets.rend(); ++it) body = LetStmt::make(it->first, it->second, body);
-    rewritten_++;
+    count_rewrite();
     return body;
 }
 

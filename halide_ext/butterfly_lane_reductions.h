@@ -33,18 +33,9 @@
 namespace gsparse::ext {
 
 class ButterflyLaneReductions : public LoweringPass {
-public:
-    /// Loops the last mutate() of a whole pipeline rewrote.
-    int rewritten() const { return rewritten_; }
-
-
 protected:
-    Halide::Internal::Stmt run(const Halide::Internal::Stmt &s) override;
     using Halide::Internal::IRMutator::visit;
     Halide::Internal::Stmt visit(const Halide::Internal::For *op) override;
-
-private:
-    int rewritten_ = 0;
 };
 
 }  // namespace gsparse::ext

@@ -11,11 +11,6 @@ using namespace Halide::Internal;
 
 StoreIndexLets::StoreIndexLets(std::vector<std::string> buffers) : buffers_(std::move(buffers)) {}
 
-Stmt StoreIndexLets::run(const Stmt &s) {
-    rewritten_ = 0;
-    return IRMutator::mutate(s);
-}
-
 Stmt StoreIndexLets::visit(const LetStmt *op) {
     ScopedBinding<Expr> bind(lets_, op->name, op->value);
     return IRMutator::visit(op);
@@ -59,7 +54,7 @@ Stmt StoreIndexLets::visit(const Store *op) {
         index = expose.mutate(op->index);
         if (!expose.replaced) return IRMutator::visit(op);
     }
-    rewritten_++;
+    count_rewrite();
     return Store::make(op->name, mutate(op->value), index, op->param, mutate(op->predicate), op->alignment);
 }
 

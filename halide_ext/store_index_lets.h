@@ -26,12 +26,7 @@ class StoreIndexLets : public LoweringPass {
 public:
     explicit StoreIndexLets(std::vector<std::string> buffers);
 
-    /// Stores whose index was replaced by the last mutate() of a whole pipeline.
-    int rewritten() const { return rewritten_; }
-
-
 protected:
-    Halide::Internal::Stmt run(const Halide::Internal::Stmt &s) override;
     using Halide::Internal::IRMutator::visit;
     Halide::Internal::Stmt visit(const Halide::Internal::LetStmt *op) override;
     Halide::Expr visit(const Halide::Internal::Let *op) override;
@@ -40,7 +35,6 @@ protected:
 private:
     std::vector<std::string> buffers_;
     Halide::Internal::Scope<Halide::Expr> lets_;
-    int rewritten_ = 0;
 };
 
 }  // namespace gsparse::ext

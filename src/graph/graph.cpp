@@ -182,12 +182,17 @@ uint64_t Graph::fingerprint() const {
 }
 
 std::shared_ptr<void> Graph::attachment(const std::string &key, const std::function<std::shared_ptr<void>()> &make) const {
-    std::lock_guard<std::mutex> lock(s_->attach_mu);
-    auto it = s_->attachments.find(key);
-    if (it != s_->attachments.end()) return it->second;
-    auto value = make();
-    s_->attachments.emplace(key, value);
-    return value;
+    std::shared_ptr<State::Attachment> slot;
+    {
+        std::lock_guard<std::mutex> lock(s_->attach_mu);
+        auto &entry = s_->attachments[key];
+        if (!entry) entry = std::make_shared<State::Attachment>();
+        slot = entry;
+    }
+    // Concurrent requests for one key wait here for the first; a make() that throws leaves the
+    // attachment to the next request.
+    std::call_once(slot->once, [&] { slot->value = make(); });
+    return slot->value;
 }
 
 }  // namespace gsparse

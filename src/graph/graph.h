@@ -62,7 +62,8 @@ public:
     uint64_t fingerprint() const;
 
     /// Per-graph state of other components (for example device copies of the index arrays), created
-    /// by make() on first request for key and kept as long as the graph (and its copies) live.
+    /// by make() on first request for key and kept as long as the graph (and its copies) live. make()
+    /// may itself ask for other attachments (and for the graph's cached formats).
     std::shared_ptr<void> attachment(const std::string &key, const std::function<std::shared_ptr<void>()> &make) const;
 
 private:
@@ -76,8 +77,13 @@ private:
         std::optional<std::vector<index_t>> balanced;
         std::optional<GraphStats> stats;
         uint64_t fp = 0;
+        /// One attachment: made once, outside the map's lock, so that making one may ask for others.
+        struct Attachment {
+            std::once_flag once;
+            std::shared_ptr<void> value;
+        };
         std::mutex attach_mu;
-        std::map<std::string, std::shared_ptr<void>> attachments;
+        std::map<std::string, std::shared_ptr<Attachment>> attachments;
     };
     std::shared_ptr<State> s_;
 };

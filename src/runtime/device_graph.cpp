@@ -108,8 +108,10 @@ std::shared_ptr<DeviceSegments> DeviceSegments::get(const Graph &g, int segment_
         }));
 }
 
-DeviceCoo::DeviceCoo(const COO &coo, bool by_dst, const CudaLaunch &launch, const Halide::Target &target)
+DeviceCoo::DeviceCoo(const Graph &g, bool by_dst, int64_t src_tile, const CudaLaunch &launch,
+                     const Halide::Target &target)
     : launch_(launch) {
+    const COO &coo = by_dst ? g.coo_by_dst(src_tile) : g.coo();
     // Padded with edges 0 -> 0 to a whole number of the largest edge tile, so the last block of a
     // g-SDDMM kernel reads in-range ids (its stores past the last edge are guarded).
     const int64_t padded = (coo.nnz() + kMaxSddmmEdgeTile - 1) / kMaxSddmmEdgeTile * kMaxSddmmEdgeTile;
@@ -136,11 +138,9 @@ DeviceCoo::~DeviceCoo() {
 
 std::shared_ptr<DeviceCoo> DeviceCoo::get(const Graph &g, bool by_dst, int64_t src_tile, const CudaLaunch &launch,
                                           const Halide::Target &target) {
-    // The host order first: it is an attachment of its own, and attachments are made one at a time.
-    const COO &coo = by_dst ? g.coo_by_dst(src_tile) : g.coo();
     const std::string key = by_dst ? "cuda_coo_by_dst/" + std::to_string(src_tile) : std::string("cuda_coo");
     return std::static_pointer_cast<DeviceCoo>(g.attachment(key_of(key.c_str(), launch.context, 0), [&] {
-        return std::static_pointer_cast<void>(std::make_shared<DeviceCoo>(coo, by_dst, launch, target));
+        return std::static_pointer_cast<void>(std::make_shared<DeviceCoo>(g, by_dst, src_tile, launch, target));
     }));
 }
 

@@ -65,7 +65,7 @@ private:
 /// position i.
 class DeviceCoo {
 public:
-    DeviceCoo(const COO &coo, bool by_dst, const CudaLaunch &launch, const Halide::Target &target);
+    DeviceCoo(const Graph &g, bool by_dst, int64_t src_tile, const CudaLaunch &launch, const Halide::Target &target);
     ~DeviceCoo();
     DeviceCoo(const DeviceCoo &) = delete;
     DeviceCoo &operator=(const DeviceCoo &) = delete;

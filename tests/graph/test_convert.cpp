@@ -105,7 +105,9 @@ TEST(Convert, GroupBySourceTilesOrdersByTileThenDestination) {
         for (int64_t i = 1; i < t.nnz(); i++) {
             const auto key = [&](int64_t k) { return std::pair{t.col[k] / tile, t.row[k]}; };
             ASSERT_LE(key(i - 1), key(i)) << "tile " << tile << " position " << i;
-            if (key(i - 1) == key(i)) EXPECT_LT(dst_pos[t.edge_ids[i - 1]], dst_pos[t.edge_ids[i]]);
+            if (key(i - 1) == key(i)) {
+                EXPECT_LT(dst_pos[t.edge_ids[i - 1]], dst_pos[t.edge_ids[i]]);
+            }
         }
         // Every edge once, with its own endpoints.
         std::vector<int> seen(static_cast<size_t>(t.nnz()), 0);
