@@ -265,6 +265,7 @@ int main(int argc, char **argv) {
                 // point is emitted in edge-id order, and the summary says so.
                 if (key.schedule.get_or("groupByDst", 0) != 0) {
                     key.schedule.values["groupByDst"] = 0;
+                    if (key.schedule.values.count("kSrcTile")) key.schedule.values["kSrcTile"] = 0;
                     std::printf("note          emitting %s: emitted kernels process edges in edge-id order "
                                 "(groupByDst = 0)\n", key.schedule.str().c_str());
                 }
@@ -276,6 +277,13 @@ int main(int argc, char **argv) {
                 key.identity_edge_ids = spmm_identity_edge_ids(p.spmm, p.graph);
                 key.device = p.device;
                 key.schedule = r.best.schedule;
+                // Emitted g-SpMM entry points take the CSR in row order: a source-tiled point is
+                // emitted without tiles, and the summary says so.
+                if (key.schedule.get_or("kSrcTile", 0) != 0) {
+                    key.schedule.values["kSrcTile"] = 0;
+                    std::printf("note          emitting %s: emitted kernels read rows in CSR order (kSrcTile = 0)\n",
+                                key.schedule.str().c_str());
+                }
                 k = emit_spmm_library(key, a.emit_dir, a.emit_name);
             }
             std::printf("emitted       %s, %s (gsparse_kernels::%s)\n", k.library.c_str(), k.wrapper_header.c_str(),

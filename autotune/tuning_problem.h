@@ -42,7 +42,9 @@ struct TuningProblem {
     std::function<void()> sync = [] {};
     /// Device copies of the tensors (Device::CUDA), kept alive with the problem.
     std::vector<std::shared_ptr<Halide::Runtime::Buffer<>>> device_buffers;
-    Problem schedule_problem() const { return {layout, graph.stats()}; }
+    Problem schedule_problem() const {
+        return {layout, graph.stats(), kind == OpKind::Spmm && has_arg_outputs(spmm.reduce)};
+    }
     /// "spmm copy_u_sum" / "sddmm u_dot_v".
     std::string op_name() const;
     /// The device of records and cache keys: "cpu", or "cuda:<GPU name>" ("cuda" when the driver

@@ -18,7 +18,8 @@ const std::vector<int64_t> kVectorWidths = {1, 4, 8, 16};
 ScheduleSpace space(const Problem &) {
     return {"cpu_spmm",
             {{"vector_width", kVectorWidths, "lanes along the innermost feature dimension"},
-             {"rows_per_task", {1, 4, 16, 64, 256}, "rows computed by one parallel task"}}};
+             {"rows_per_task", {1, 4, 16, 64, 256}, "rows computed by one parallel task"},
+            {"kSrcTile", {0}, "rows reduced in runs over tiles of this many source ids, tile by tile (0: whole rows; explicit schedules only)", 0}}};
 }
 
 int64_t widest_vector(int64_t f0) {
@@ -49,22 +50,43 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
         return "vector_width " + std::to_string(w) + " exceeds the innermost feature extent " +
                std::to_string(p.layout.extents[0]);
     if (rows < 1) return "rows_per_task must be >= 1, got " + std::to_string(rows);
+    const int64_t tile = s.get_or("kSrcTile", 0);
+    if (tile != 0 && (tile < 1 || (tile & (tile - 1)) || tile > (int64_t(1) << 30)))
+        return "kSrcTile must be 0 or a power of two in [1, 2^30], got " + std::to_string(tile);
+    if (tile && p.order_sensitive)
+        return "kSrcTile combines a row's runs in tile order; max/min ties need row order (use kSrcTile = 0)";
     return std::nullopt;
 }
 
 void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
     const int w = static_cast<int>(s.get("vector_width"));
     const int rows = static_cast<int>(s.get("rows_per_task"));
+    // With source tiles, the per-row reduction runs over segments (partial) and rows combine them.
+    split_rows(a, 0, s.get_or("kSrcTile", 0));
+    Func reduced = rows_split(a) ? a.partial : a.out;
     Var vo("vo"), vi("vi");
-    a.out.split(a.v, vo, vi, rows, TailStrategy::GuardWithIf).parallel(vo);
-    a.acc.compute_at(a.out, vi);
+    reduced.split(a.v, vo, vi, rows, TailStrategy::GuardWithIf).parallel(vo);
+    a.acc.compute_at(reduced, vi);
     std::vector<VarOrRVar> order(a.f.begin(), a.f.end());
     order.push_back(a.k.x);
     a.acc.update().reorder(order);
     if (w > 1) {
-        a.out.vectorize(a.f[0], w, TailStrategy::ShiftInwards);
+        reduced.vectorize(a.f[0], w, TailStrategy::ShiftInwards);
         a.acc.vectorize(a.f[0], w);
         a.acc.update().vectorize(a.f[0], w, TailStrategy::GuardWithIf);
+    }
+    if (rows_split(a)) {
+        a.partial.compute_root();
+        a.out.split(a.v, vo, vi, rows, TailStrategy::GuardWithIf).parallel(vo);
+        a.comb.compute_at(a.out, vi);
+        std::vector<VarOrRVar> comb_order(a.f.begin(), a.f.end());
+        comb_order.push_back(a.j.x);
+        a.comb.update().reorder(comb_order);
+        if (w > 1) {
+            a.out.vectorize(a.f[0], w, TailStrategy::ShiftInwards);
+            a.comb.vectorize(a.f[0], w);
+            a.comb.update().vectorize(a.f[0], w, TailStrategy::GuardWithIf);
+        }
     }
 }
 

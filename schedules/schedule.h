@@ -22,6 +22,9 @@ namespace gsparse {
 struct Problem {
     FeatureLayout layout;
     GraphStats stats;  ///< rows (destinations for SpMM), nnz, row-length spread
+    /// The reduction returns arg ids (max/min): its result depends on the order in which a row's
+    /// neighbours are combined, so schedules that reorder them are invalid.
+    bool order_sensitive = false;
 };
 
 template <typename Algorithm>

@@ -158,6 +158,15 @@ const COO &Graph::coo_by_dst(int64_t src_tile) const {
     return *std::static_pointer_cast<COO>(tiled);
 }
 
+const RowSegments &Graph::source_tile_segments(int64_t src_tile, int64_t segment_len) const {
+    if (src_tile < 1) fail<GraphError>("source tile ", src_tile, " must be >= 1");
+    auto segs = attachment("segments/src_tile/" + std::to_string(src_tile) + "/" + std::to_string(segment_len), [&] {
+        return std::static_pointer_cast<void>(
+            std::make_shared<RowSegments>(gsparse::source_tile_segments(coo_by_dst(src_tile), src_tile, segment_len)));
+    });
+    return *std::static_pointer_cast<RowSegments>(segs);
+}
+
 const std::vector<index_t> &Graph::balanced_idx() const {
     std::call_once(s_->bal_once, [this] { s_->balanced = balanced_index(s_->csr); });
     return *s_->balanced;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "graph/formats.h"
+#include "graph/segments.h"
 
 namespace gsparse {
 
@@ -53,6 +54,10 @@ public:
     /// With src_tile > 0: the edges of coo_by_dst() grouped by tiles of src_tile consecutive source
     /// ids (group_by_source_tiles), computed once per tile size.
     const COO &coo_by_dst(int64_t src_tile) const;
+    /// The segments of coo_by_dst(src_tile) (source_tile_segments): runs of one destination within
+    /// one source tile, cut after segment_len nonzeros when segment_len > 0; computed once per
+    /// (src_tile, segment_len).
+    const RowSegments &source_tile_segments(int64_t src_tile, int64_t segment_len) const;
     const std::vector<index_t> &balanced_idx() const;
     const GraphStats &stats() const;
     /// Maximum row length (in-degree).

@@ -28,10 +28,14 @@ std::vector<Argument> SpmmAlgorithm::arguments() const {
     args.push_back(num_edges);
     args.push_back(num_src);
     if (rows_bound) args.push_back(row_order);
-    if (segment_len > 0) {
+    if (rows_split(*this)) {
         args.push_back(row_segs);
         args.push_back(num_segs);
         args.push_back(max_segments);
+        if (src_tile > 0) {
+            args.push_back(seg_ids);
+            if (spec.reduce == ReduceOp::Mean) args.push_back(row_degree_ptr);
+        }
     }
     return args;
 }

@@ -50,6 +50,13 @@ struct SpmmAlgorithm {
     /// (row_ptr then holds segment offsets), partial(f, s) keeps each segment's result and
     /// comb(f, v) combines the segments [row_segs(v), row_segs(v+1)) of row v; 0 when rows are whole.
     int segment_len = 0;
+    /// Source tiles (split_rows with src_tile > 0): segments are runs of one row within one tile of
+    /// src_tile consecutive source ids, numbered tile by tile (RowSegments of source_tile_segments),
+    /// so the segments computed together gather from one tile. col_idx and edge_ids then hold the
+    /// edges in that order, row v's segments are seg_ids(row_segs(v) + j), and mean reads the row's
+    /// degree from row_degree_ptr (the CSR row_ptr).
+    int64_t src_tile = 0;
+    Halide::ImageParam seg_ids, row_degree_ptr;
     Halide::ImageParam row_segs;
     Halide::Param<int32_t> num_segs{"num_segs"}, max_segments{"max_segments"};
     Halide::Func partial{"spmm_partial"}, comb{"spmm_comb"};
@@ -85,6 +92,11 @@ SpmmAlgorithm build_spmm_algorithm(const SpmmSpec &spec, const FeatureLayout &la
 /// cut into segments of at most segment_len nonzeros that are reduced independently (so one long
 /// row no longer serializes on one warp) and then combined per row. The result is the same:
 /// segments keep row order, so max/min ties still go to the earliest neighbour.
-void split_rows(SpmmAlgorithm &a, int segment_len);
+/// With src_tile > 0 the segments are source-tile runs (see SpmmAlgorithm::src_tile), cut after
+/// segment_len nonzeros when segment_len > 0. They combine in tile order, not row order, so only
+/// sum and mean accept them (ScheduleError otherwise), and the edge ids are always read from
+/// edge_ids (the positions are no longer the CSR's).
+bool rows_split(const SpmmAlgorithm &a);
+void split_rows(SpmmAlgorithm &a, int segment_len, int64_t src_tile = 0);
 
 }  // namespace gsparse

@@ -69,43 +69,52 @@ std::shared_ptr<DeviceCsr> DeviceCsr::get(const Graph &g, int row_tile, const Cu
     }));
 }
 
-DeviceSegments::DeviceSegments(const Graph &g, int segment_len, int row_tile, const CudaLaunch &launch,
-                               const Halide::Target &target)
+DeviceSegments::DeviceSegments(const Graph &g, int segment_len, int64_t src_tile, int row_tile,
+                               const CudaLaunch &launch, const Halide::Target &target)
     : launch_(launch) {
     const CSR &csr = g.csr();
-    row_segs_host_.reserve(static_cast<size_t>(csr.num_rows + 1));
-    seg_ptr_host_.reserve(static_cast<size_t>(csr.num_rows + csr.nnz() / segment_len + 2));
-    for (int64_t v = 0; v < csr.num_rows; v++) {
-        row_segs_host_.push_back(static_cast<index_t>(seg_ptr_host_.size()));
-        const int64_t len = csr.row_length(v);
-        int32_t segs = 0;
-        for (int64_t p = csr.row_ptr[v]; p < csr.row_ptr[v + 1]; p += segment_len, segs++) {
-            seg_ptr_host_.push_back(static_cast<index_t>(p));
-            max_segment_len = std::max<int32_t>(max_segment_len, static_cast<int32_t>(std::min<int64_t>(segment_len, csr.row_ptr[v + 1] - p)));
-        }
-        (void)len;
-        max_segments = std::max(max_segments, segs);
-    }
-    row_segs_host_.push_back(static_cast<index_t>(seg_ptr_host_.size()));
-    num_segs = static_cast<int32_t>(seg_ptr_host_.size());
+    RowSegments segs = src_tile > 0 ? g.source_tile_segments(src_tile, segment_len) : split_row_segments(csr, segment_len);
+    num_segs = static_cast<int32_t>(segs.num_segs());
+    max_segments = segs.max_segments;
+    max_segment_len = segs.max_segment_len;
+    // Padded with empty segments to the row tile, so the last block reads in-range offsets.
     const int64_t padded = (std::max<int64_t>(num_segs, 1) + row_tile - 1) / row_tile * row_tile;
+    seg_ptr_host_ = std::move(segs.seg_ptr);
     seg_ptr_host_.resize(static_cast<size_t>(padded + 1), static_cast<index_t>(csr.nnz()));
+    row_segs_host_ = std::move(segs.row_segs);
     seg_ptr = upload(seg_ptr_host_, launch, target, "seg_ptr");
     row_segs = upload(row_segs_host_, launch, target, "row_segs");
+    if (src_tile > 0) {
+        // The edges in source-tile order (kept by the graph) and each row's segments.
+        const COO &tiled = g.coo_by_dst(src_tile);
+        seg_ids_host_ = segs.seg_ids.empty() ? std::vector<index_t>{0} : std::move(segs.seg_ids);
+        seg_ids = upload(seg_ids_host_, launch, target, "seg_ids");
+        if (csr.nnz()) {
+            col_idx = upload(const_cast<std::vector<index_t> &>(tiled.col), launch, target, "col_idx");
+            edge_ids = upload(const_cast<std::vector<index_t> &>(tiled.edge_ids), launch, target, "edge_ids");
+        } else {
+            pad_ = {0};
+            col_idx = upload(pad_, launch, target, "col_idx");
+            edge_ids = upload(pad_, launch, target, "edge_ids");
+        }
+    }
 }
 
 DeviceSegments::~DeviceSegments() {
     release(seg_ptr, launch_);
     release(row_segs, launch_);
+    release(seg_ids, launch_);
+    release(col_idx, launch_);
+    release(edge_ids, launch_);
 }
 
-std::shared_ptr<DeviceSegments> DeviceSegments::get(const Graph &g, int segment_len, int row_tile,
+std::shared_ptr<DeviceSegments> DeviceSegments::get(const Graph &g, int segment_len, int64_t src_tile, int row_tile,
                                                     const CudaLaunch &launch, const Halide::Target &target) {
-    return std::static_pointer_cast<DeviceSegments>(
-        g.attachment(key_of("cuda_segments", launch.context, segment_len * 4096 + row_tile), [&] {
-            return std::static_pointer_cast<void>(
-                std::make_shared<DeviceSegments>(g, segment_len, row_tile, launch, target));
-        }));
+    const std::string key = "cuda_segments/" + std::to_string(segment_len) + "/" + std::to_string(src_tile);
+    return std::static_pointer_cast<DeviceSegments>(g.attachment(key_of(key.c_str(), launch.context, row_tile), [&] {
+        return std::static_pointer_cast<void>(
+            std::make_shared<DeviceSegments>(g, segment_len, src_tile, row_tile, launch, target));
+    }));
 }
 
 DeviceCoo::DeviceCoo(const Graph &g, bool by_dst, int64_t src_tile, const CudaLaunch &launch,

@@ -36,26 +36,29 @@ private:
     Halide::Target target_;
 };
 
-/// Row segments of a graph for row-split g-SpMM (SpmmAlgorithm::segment_len): every row is cut
-/// into segments of at most segment_len nonzeros. seg_ptr holds segment offsets into col_idx
-/// (padded with empty segments to a multiple of the row tile) and row_segs[v] the first segment of
-/// row v, both on the device.
+/// Row segments of a graph for row-split g-SpMM (graph/segments.h), on the device: every row cut
+/// into segments of at most segment_len nonzeros, or (src_tile > 0) the runs of one row within one
+/// tile of source ids, tile by tile, cut after segment_len nonzeros when segment_len > 0. seg_ptr
+/// holds segment offsets into the edge list (padded with empty segments to a multiple of the row
+/// tile) and row_segs[v] the first of row v's segments (or, with source tiles, of its entries in
+/// seg_ids). With source tiles, col_idx and edge_ids are the edges in source-tile order.
 class DeviceSegments {
 public:
-    DeviceSegments(const Graph &g, int segment_len, int row_tile, const CudaLaunch &launch,
+    DeviceSegments(const Graph &g, int segment_len, int64_t src_tile, int row_tile, const CudaLaunch &launch,
                    const Halide::Target &target);
     ~DeviceSegments();
     DeviceSegments(const DeviceSegments &) = delete;
     DeviceSegments &operator=(const DeviceSegments &) = delete;
 
     Halide::Buffer<> seg_ptr, row_segs;
+    Halide::Buffer<> seg_ids, col_idx, edge_ids;  ///< defined with source tiles
     int32_t num_segs = 0, max_segments = 0, max_segment_len = 0;
 
-    static std::shared_ptr<DeviceSegments> get(const Graph &g, int segment_len, int row_tile,
+    static std::shared_ptr<DeviceSegments> get(const Graph &g, int segment_len, int64_t src_tile, int row_tile,
                                                const CudaLaunch &launch, const Halide::Target &target);
 
 private:
-    std::vector<index_t> seg_ptr_host_, row_segs_host_;
+    std::vector<index_t> seg_ptr_host_, row_segs_host_, seg_ids_host_, pad_;
     CudaLaunch launch_;
 };
 

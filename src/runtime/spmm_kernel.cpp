@@ -24,9 +24,11 @@ SpmmKernel::SpmmKernel(const SpmmKernelKey &key) : key_(key) {
     if (def.device != key.device)
         fail<ScheduleError>("schedule ", def.name, " is for ", device_name(def.device), ", not ",
                             device_name(key.device));
-    Problem problem{key.layout, {}};
+    Problem problem{key.layout, {}, has_arg_outputs(key.spec.reduce)};
     check_schedule(def, key.schedule, problem);
-    algo_ = build_spmm_algorithm(key.spec, key.layout, key.dtype, key.identity_edge_ids);
+    // Source-tiled rows reorder the edges, so edge ids are always read (never the position).
+    const bool source_tiled = key.schedule.get_or("kSrcTile", 0) > 0;
+    algo_ = build_spmm_algorithm(key.spec, key.layout, key.dtype, key.identity_edge_ids && !source_tiled);
     def.apply(algo_, key.schedule);
     pipeline_ = Halide::Pipeline(algo_.out);
     for (const auto &pass : algo_.lowering_passes) pipeline_.add_custom_lowering_pass(pass.get(), nullptr);
@@ -58,7 +60,7 @@ std::string SpmmKernel::lowered_stmt() const { return lowered_stmt_text(pipeline
 void SpmmKernel::run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u, Tensor *arg_e,
                      const CudaLaunch &launch) const {
     const CSR &csr = g.csr();
-    if (reads_edge_ids(key_.spec) && csr.identity_edge_ids() != key_.identity_edge_ids)
+    if (reads_edge_ids(key_.spec) && algo_.src_tile == 0 && csr.identity_edge_ids() != key_.identity_edge_ids)
         fail<KernelError>("kernel compiled for ", key_.identity_edge_ids ? "identity" : "mapped",
                           " edge ids called on a graph with the other kind");
     const bool args = has_arg_outputs(key_.spec.reduce);
@@ -90,12 +92,28 @@ void SpmmKernel::run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, T
     }
 
     Halide::ParamMap params;
-    params.set(algo_.row_ptr, index_buffer(csr.row_ptr, "row_ptr"));
-    params.set(algo_.col_idx, index_buffer(csr.col_idx, "col_idx"));
-    if (algo_.reads_edge_ids) params.set(algo_.edge_ids, index_buffer(csr.edge_ids, "edge_ids"));
+    if (algo_.src_tile > 0) {
+        // Source-tile segments over the edges in source-tile order (both kept by the graph).
+        const COO &tiled = g.coo_by_dst(algo_.src_tile);
+        const RowSegments &segs = g.source_tile_segments(algo_.src_tile, algo_.segment_len);
+        params.set(algo_.row_ptr, index_buffer(segs.seg_ptr, "seg_ptr"));
+        params.set(algo_.col_idx, index_buffer(tiled.col, "col_idx"));
+        if (algo_.reads_edge_ids) params.set(algo_.edge_ids, index_buffer(tiled.edge_ids, "edge_ids"));
+        params.set(algo_.row_segs, index_buffer(segs.row_segs, "row_segs"));
+        params.set(algo_.seg_ids, index_buffer(segs.seg_ids, "seg_ids"));
+        params.set(algo_.num_segs, static_cast<int32_t>(segs.num_segs()));
+        params.set(algo_.max_segments, segs.max_segments);
+        params.set(algo_.max_degree, segs.max_segment_len);
+        if (key_.spec.reduce == ReduceOp::Mean) params.set(algo_.row_degree_ptr, index_buffer(csr.row_ptr, "row_ptr"));
+    } else {
+        if (algo_.segment_len > 0) fail<KernelError>("row-split kernels run on the GPU only: ", key_.str());
+        params.set(algo_.row_ptr, index_buffer(csr.row_ptr, "row_ptr"));
+        params.set(algo_.col_idx, index_buffer(csr.col_idx, "col_idx"));
+        if (algo_.reads_edge_ids) params.set(algo_.edge_ids, index_buffer(csr.edge_ids, "edge_ids"));
+        params.set(algo_.max_degree, static_cast<int32_t>(g.max_row_length()));
+    }
     if (algo_.uses_lhs()) params.set(algo_.lhs, feature_buffer(lhs, key_.layout.lhs_extents(), "lhs"));
     if (algo_.uses_rhs()) params.set(algo_.rhs, feature_buffer(rhs, key_.layout.rhs_extents(), "rhs"));
-    params.set(algo_.max_degree, static_cast<int32_t>(g.max_row_length()));
     params.set(algo_.num_edges, static_cast<int32_t>(csr.nnz()));
     params.set(algo_.num_src, static_cast<int32_t>(csr.num_cols));
 
@@ -116,22 +134,29 @@ void SpmmKernel::run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, T
 void SpmmKernel::run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u,
                           Tensor *arg_e, const CudaLaunch &launch) const {
     const CSR &csr = g.csr();
-    auto dev = DeviceCsr::get(g, algo_.segment_len ? 1 : algo_.row_tile, launch, target_);
+    const bool split = rows_split(algo_);
+    auto dev = DeviceCsr::get(g, split ? 1 : algo_.row_tile, launch, target_);
     Halide::ParamMap params;
     params.set(algo_.col_idx, dev->col_idx);
-    if (algo_.segment_len) {
-        auto segs = DeviceSegments::get(g, algo_.segment_len, algo_.row_tile, launch, target_);
+    if (algo_.reads_edge_ids) params.set(algo_.edge_ids, dev->edge_ids);
+    if (split) {
+        auto segs = DeviceSegments::get(g, algo_.segment_len, algo_.src_tile, algo_.row_tile, launch, target_);
         params.set(algo_.row_ptr, segs->seg_ptr);
         params.set(algo_.row_segs, segs->row_segs);
         params.set(algo_.num_segs, std::max(segs->num_segs, 1));
         params.set(algo_.max_segments, segs->max_segments);
         params.set(algo_.max_degree, segs->max_segment_len);
+        if (algo_.src_tile > 0) {
+            params.set(algo_.col_idx, segs->col_idx);
+            if (algo_.reads_edge_ids) params.set(algo_.edge_ids, segs->edge_ids);
+            params.set(algo_.seg_ids, segs->seg_ids);
+            if (key_.spec.reduce == ReduceOp::Mean) params.set(algo_.row_degree_ptr, dev->row_ptr);
+        }
     } else {
         params.set(algo_.row_ptr, dev->row_ptr);
         params.set(algo_.max_degree, static_cast<int32_t>(g.max_row_length()));
     }
     if (algo_.rows_bound) params.set(algo_.row_order, dev->balanced);
-    if (algo_.reads_edge_ids) params.set(algo_.edge_ids, dev->edge_ids);
     auto wrap = [&](const Tensor &t, const std::vector<int64_t> &extents, const char *name) {
         return wrap_device_buffer(halide_type(t.dtype()), t.data(), halide_sizes(extents, t.size(0)), target_, name);
     };

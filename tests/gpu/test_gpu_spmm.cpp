@@ -108,6 +108,45 @@ TEST_F(GpuSpmm, RowBalanceAndRowSplitKeepResultsInRowOrder) {
         }
 }
 
+TEST_F(GpuSpmm, SourceTilesEveryOpSumAndMean) {
+    // Rows reduced in runs over tiles of 1024 source ids (5 tiles), alone, cut at 256 nonzeros,
+    // with unrolled lanes, with the register tile and with the shared tile; every op with sum and
+    // mean, on a graph with shuffled edge ids and one with identity ids.
+    for (bool shuffled : {true, false}) {
+        test::RandomGraphOptions opt;
+        opt.num_nodes = 5000;
+        opt.shuffle_edge_ids = shuffled;
+        Graph g = test::random_graph(shuffled ? 410 : 411, opt);
+        for (int64_t F : {1, 3, 8}) {
+            int64_t T = 1;
+            while (T * 2 <= F) T *= 2;
+            auto p = [&](int64_t M, int64_t Tn, int64_t R, int64_t L, int64_t split, int64_t smem, int64_t unroll) {
+                return ScheduleParams{"gpu_spmm",
+                                      {{"kMTile", M}, {"kNTile", Tn}, {"kNRegTile", R}, {"kNnzTile", 32},
+                                       {"smemColIdx", smem}, {"kRowSplit", split}, {"rowBalance", 0},
+                                       {"kNnzLanes", L}, {"kVecWidth", 1}, {"kNnzUnroll", unroll}, {"kSrcTile", 1024}}};
+            };
+            std::vector<ScheduleParams> points = {p(4, T, 1, 32 / T, 0, 0, 1), p(4, T, 1, 32 / T, 256, 0, 2)};
+            if (F == 8) {
+                points.push_back(p(8, 4, 2, 1, 256, 0, 1));
+                points.push_back(p(4, 8, 1, 1, 0, 1, 1));
+            }
+            for (const ScheduleParams &pt : points)
+                for (BinaryOp op : kOps)
+                    for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Mean}) {
+                        Tensor x = features(g.num_src(), {F}, 21);
+                        Tensor w = features(g.num_edges(), {F}, 22, op == BinaryOp::Div);
+                        try {
+                            EXPECT_TRUE(check(g, SpmmSpec{op, r}, x, w, &pt))
+                                << pt.str() << " " << SpmmSpec{op, r}.name() << " F=" << F << (shuffled ? " shuffled" : "");
+                        } catch (const std::exception &e) {
+                            FAIL() << pt.str() << " " << SpmmSpec{op, r}.name() << " F=" << F << ": " << e.what();
+                        }
+                    }
+        }
+    }
+}
+
 /// The nonzero-lane points of a feature length: a warp per row (kNTile x kNnzLanes = 32) alone, with
 /// bind_buffer and with row splitting, and fewer lanes with more rows per block.
 std::vector<ScheduleParams> nnz_lane_points(int64_t F, int64_t unroll = 1) {

@@ -117,5 +117,46 @@ TEST(Spmm, EveryCpuSchedulePointMatches) {
     EXPECT_GT(valid, 4);
 }
 
+TEST(Spmm, SourceTilesMatchTheReferenceForSumAndMean) {
+    // Rows reduced in runs over tiles of source ids (kSrcTile), then combined: every op with sum
+    // and mean, shuffled and identity edge ids, F = 1 and odd F, tiles from one source to all.
+    for (bool shuffled : {true, false}) {
+        test::RandomGraphOptions gopt;
+        gopt.shuffle_edge_ids = shuffled;
+        Graph g = test::random_graph(shuffled ? 61 : 62, gopt);
+        for (BinaryOp op : kOps)
+            for (ReduceOp reduce : {ReduceOp::Sum, ReduceOp::Mean})
+                for (int64_t F : {1, 7})
+                    for (int64_t tile : {1, 64}) {
+                        const uint64_t seed = 300 + static_cast<uint64_t>(op) * 7 + static_cast<uint64_t>(F);
+                        Tensor x = test::random_tensor({g.num_src(), F}, seed);
+                        Tensor w = op == BinaryOp::Div ? test::random_tensor({g.num_edges(), F}, seed + 1, DType::F32, 0.5, 2.0)
+                                                       : test::random_tensor({g.num_edges(), F}, seed + 1);
+                        SpmmSpec spec{op, reduce};
+                        OpOptions opt;
+                        opt.schedule = ScheduleParams{"cpu_spmm", {{"vector_width", F > 1 ? 4 : 1}, {"rows_per_task", 16},
+                                                                   {"kSrcTile", tile}}};
+                        SpmmResult got = gspmm(g, spec, x, w, opt);
+                        EXPECT_TRUE(test::matches_reference(got.out, reference_spmm(g, spec, x, w), 1e-5, 1e-6))
+                            << spec.name() << " F " << F << " kSrcTile " << tile << (shuffled ? " shuffled ids" : "");
+                    }
+    }
+}
+
+TEST(Spmm, SourceTilesRejectMaxAndMin) {
+    Graph g = test::random_graph(63);
+    Tensor x = test::random_tensor({g.num_src(), 3}, 64);
+    OpOptions opt;
+    opt.schedule = ScheduleParams{"cpu_spmm", {{"vector_width", 1}, {"rows_per_task", 16}, {"kSrcTile", 64}}};
+    for (const char *reduce : {"max", "min"}) {
+        try {
+            gspmm(g, "copy_lhs", reduce, x, {}, opt);
+            ADD_FAILURE() << reduce << " accepted kSrcTile";
+        } catch (const ScheduleError &e) {
+            EXPECT_NE(std::string(e.what()).find("max/min ties need row order"), std::string::npos) << e.what();
+        }
+    }
+}
+
 }  // namespace
 }  // namespace gsparse

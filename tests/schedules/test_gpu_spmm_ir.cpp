@@ -187,7 +187,7 @@ TEST(GpuSpmmIR, GridOfSchedulesCompilesToPTX) {
         for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Min}) {
             SpmmSpec spec{BinaryOp::Mul, r};
             FeatureLayout layout = plan_features(spec.op, {F}, {F});
-            Problem problem{layout, {}};
+            Problem problem{layout, {}, has_arg_outputs(r)};
             ScheduleSpace space = def.space(problem);
             std::vector<ScheduleParams> valid;
             for (size_t i = 0; i < space.size(); i++)
@@ -435,6 +435,82 @@ TEST(GpuSpmmIR, DefaultsFollowTheGraphsShape) {
         for (const Problem &p : {problem(F, 232965, 114615892, 48535), problem(F, 2449029, 123718280, 12047),
                                  problem(F, 2708, 10556, 168)})
             EXPECT_FALSE(def.invalid_reason(def.default_params(p), p).has_value()) << F;
+}
+
+ScheduleParams with_src_tile(ScheduleParams p, int64_t tile) {
+    p.values["kSrcTile"] = tile;
+    return p;
+}
+
+TEST(GpuSpmmIR, SourceTilesReduceRunsAndCombineEachRowsListedRuns) {
+    // Lanes and the register-tile form, with and without a further cut of the runs; mean reads the
+    // degree from the CSR's row_ptr, sum does not.
+    for (const ScheduleParams &base : {lanes_point(4, 1, 32), lanes_point(4, 1, 32, 1024), point(8, 4, 2, 32, 0, 256)})
+        for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Mean}) {
+            const int64_t F = base.get("kNnzLanes") > 1 ? 1 : 8;
+            Lowered l = lower(SpmmSpec{BinaryOp::Mul, r}, F, with_src_tile(base, 32768), false);
+            EXPECT_EQ(l.algo.src_tile, 32768);
+            EXPECT_EQ(l.algo.segment_len, base.get("kRowSplit"));
+            // The runs' results go to the partial buffer; rows gather them through seg_ids.
+            EXPECT_FALSE(ext::find_stores(l.stmt, "spmm_partial*").empty()) << base.str();
+            const auto seg_ids = ext::find_loads(l.stmt, "seg_ids");
+            ASSERT_FALSE(seg_ids.empty()) << base.str();
+            for (const auto &ld : ext::find_loads(l.stmt, "spmm_partial*")) {
+                LetValues lets;
+                l.stmt.accept(&lets);
+                EXPECT_FALSE(ext::find_loads(Halide::Internal::Evaluate::make(lets.expand(ld.index)), "seg_ids").empty())
+                    << "partial read without seg_ids: " << ld.index;
+            }
+            // Edge features are read by edge id, never by position.
+            EXPECT_FALSE(ext::find_loads(l.stmt, "edge_ids").empty());
+            EXPECT_EQ(ext::find_loads(l.stmt, "row_degree_ptr").empty(), r == ReduceOp::Sum) << base.str();
+            EXPECT_NO_THROW(ptx_of(l)) << base.str();
+        }
+    // Tiles need the edge-id load: an algorithm built to use positions is refused.
+    FeatureLayout layout = plan_features(BinaryOp::Mul, {1}, {1});
+    SpmmAlgorithm a = build_spmm_algorithm(SpmmSpec{BinaryOp::Mul, ReduceOp::Sum}, layout, DType::F32, true);
+    EXPECT_THROW(spmm_schedule("gpu_spmm").apply(a, with_src_tile(lanes_point(4, 1, 32), 32768)), ScheduleError);
+}
+
+TEST(GpuSpmmIR, SourceTileValidityAndDefaults) {
+    const auto &def = spmm_schedule("gpu_spmm");
+    Problem one{plan_features(BinaryOp::CopyLhs, {1}, {1}), {}};
+    auto why = [&](const ScheduleParams &p, const Problem &pr) { return def.invalid_reason(p, pr).value_or(""); };
+    EXPECT_FALSE(def.invalid_reason(with_src_tile(lanes_point(4, 1, 32), 32768), one).has_value());
+    EXPECT_NE(why(with_src_tile(lanes_point(4, 1, 32), 3000), one).find("kSrcTile must be 0 or a power of two"),
+              std::string::npos);
+    EXPECT_NE(why(with_src_tile(lanes_point(4, 1, 32), 512), one).find("[1024, 2^30]"), std::string::npos);
+    EXPECT_NE(why(with_src_tile(lanes_point(4, 1, 32, 0, 1), 32768), one).find("combined with kSrcTile"),
+              std::string::npos);
+    Problem arg = one;
+    arg.order_sensitive = true;
+    EXPECT_NE(why(with_src_tile(lanes_point(4, 1, 32), 32768), arg).find("max/min ties need row order"),
+              std::string::npos);
+    Problem sixteen{plan_features(BinaryOp::CopyLhs, {16}, {16}), {}};
+    EXPECT_NE(why(with_src_tile(lanes_point(4, 16, 2), 32768), sixteen).find("exceeds 1 MiB"), std::string::npos);
+
+    auto problem = [](int64_t F, int64_t rows, int64_t nnz, int64_t longest) {
+        Problem p{plan_features(BinaryOp::CopyLhs, {F}, {F}), {}};
+        p.stats.num_rows = p.stats.num_cols = rows;
+        p.stats.nnz = nnz;
+        p.stats.max_row_length = longest;
+        p.stats.avg_row_length = static_cast<double>(nnz) / static_cast<double>(rows);
+        return p;
+    };
+    // reddit and ogbn-proteins at F = 1, 2 get tiles; ogbn-products (runs under one nonzero), F = 4,
+    // max/min and ahead-of-time kernels (no statistics) do not.
+    for (int64_t F : {1, 2}) {
+        EXPECT_EQ(def.default_params(problem(F, 232965, 114615892, 48535)).get("kSrcTile"), 32768) << F;
+        EXPECT_EQ(def.default_params(problem(F, 132534, 79122504, 19166)).get("kSrcTile"), 32768) << F;
+        EXPECT_EQ(def.default_params(problem(F, 2449029, 123718280, 12047)).get("kSrcTile"), 0) << F;
+    }
+    EXPECT_EQ(def.default_params(problem(4, 232965, 114615892, 48535)).get("kSrcTile"), 0);
+    Problem reddit_max = problem(1, 232965, 114615892, 48535);
+    reddit_max.order_sensitive = true;
+    EXPECT_EQ(def.default_params(reddit_max).get("kSrcTile"), 0);
+    EXPECT_EQ(def.default_params(one).get("kSrcTile"), 0);
+    for (const Problem &p : {problem(1, 232965, 114615892, 48535), problem(2, 132534, 79122504, 19166)})
+        EXPECT_FALSE(def.invalid_reason(def.default_params(p), p).has_value());
 }
 
 /// Loads of a buffer and guards (IfThenElse) inside the For loops whose names match a pattern.

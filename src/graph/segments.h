@@ -1,0 +1,40 @@
+// Row segments: the units of work of row-split g-SpMM. A segment is a run of consecutive positions
+// of an edge list that all belong to one row; a row's result combines its segments' results.
+//
+//  - Row split (split_row_segments): every CSR row cut into runs of at most segment_len nonzeros;
+//    a row's segments are consecutive.
+//  - Source tiles (source_tile_segments): the edges in the order of Graph::coo_by_dst(tile), that
+//    is by (source / tile, destination, position), cut wherever the destination or the tile changes
+//    (and after segment_len nonzeros when segment_len > 0). Segments come tile by tile, so the
+//    segments that run together gather the features of one tile of sources, which stay in cache;
+//    a row's segments are listed in seg_ids (row_segs(v) .. row_segs(v+1)), in tile order.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "graph/formats.h"
+
+namespace gsparse {
+
+struct RowSegments {
+    std::vector<index_t> seg_ptr;   ///< num_segs + 1 offsets into the edge list
+    std::vector<index_t> row_segs;  ///< num_rows + 1 offsets into seg_ids (or segment ids when seg_ids is empty)
+    std::vector<index_t> seg_ids;   ///< the segments of each row; empty when a row's segments are consecutive
+    int32_t max_segments = 0;       ///< most segments of one row
+    int32_t max_segment_len = 0;    ///< longest segment
+
+    int64_t num_segs() const { return seg_ptr.empty() ? 0 : static_cast<int64_t>(seg_ptr.size()) - 1; }
+};
+
+/// Every row of csr cut into segments of at most segment_len (>= 1) nonzeros. Throws GraphError
+/// for segment_len < 1.
+RowSegments split_row_segments(const CSR &csr, int64_t segment_len);
+
+/// Segments of the edge list `tiled` (Graph::coo_by_dst(tile): grouped by source tiles, then by
+/// destination) cut at every change of destination or source tile, and after segment_len nonzeros
+/// when segment_len > 0. Throws GraphError when tile < 1, segment_len < 0, or the edges are not
+/// grouped that way.
+RowSegments source_tile_segments(const COO &tiled, int64_t tile, int64_t segment_len);
+
+}  // namespace gsparse
