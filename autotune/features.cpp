@@ -169,9 +169,21 @@ void gpu_spmm_metrics(const Shape &s, const ScheduleParams &p, Writer &w) {
     // Work units: whole rows, or segments of at most `split` nonzeros (one or more per row; the
     // count is estimated from the shape: rows + nnz / split is an upper bound).
     const double rows = std::max(1.0, s.rows);
-    const double units = split > 0 ? rows + std::floor(s.nnz / split) : rows;
+    double units = split > 0 ? rows + std::floor(s.nnz / split) : rows;
+    double longest = split > 0 ? std::min(s.max_row, split) : s.max_row;
+    // Source tiles (kSrcTile; 0 for points without the knob): the units are the runs of a row
+    // within one tile, estimated as the non-empty (row, tile) pairs when a row's nonzeros spread
+    // evenly over the sources (Poisson), each of them cut again at `split`. Folded into the unit
+    // metrics like the lanes, so models trained before the knob keep their feature list.
+    const double tile = static_cast<double>(std::max<int64_t>(p.get_or("kSrcTile", 0), 0));
+    if (tile > 0 && s.cols > 0) {
+        const double tiles = std::ceil(s.cols / tile), share = std::min(1.0, tile / s.cols);
+        units = rows * tiles * (1 - std::exp(-s.avg_row * share)) + (split > 0 ? std::floor(s.nnz / split) : 0);
+        units = std::max(units, rows);
+        longest = std::max(1.0, s.max_row * share);
+        if (split > 0) longest = std::min(longest, split);
+    }
     const double avg_unit = std::max(1.0, s.nnz / units);
-    const double longest = split > 0 ? std::min(s.max_row, split) : s.max_row;
 
     const double threads = M * T * L;
     const double feature_blocks = ceil_div(s.feat_inner, T * R * V);

@@ -43,7 +43,8 @@ struct TuningProblem {
     /// Device copies of the tensors (Device::CUDA), kept alive with the problem.
     std::vector<std::shared_ptr<Halide::Runtime::Buffer<>>> device_buffers;
     Problem schedule_problem() const {
-        return {layout, graph.stats(), kind == OpKind::Spmm && has_arg_outputs(spmm.reduce)};
+        return {layout, graph.stats(), kind == OpKind::Spmm && has_arg_outputs(spmm.reduce),
+                kind == OpKind::Spmm && uses_rhs(spmm.op)};
     }
     /// "spmm copy_u_sum" / "sddmm u_dot_v".
     std::string op_name() const;

@@ -40,6 +40,7 @@ ScheduleParams default_params(const Problem &p) {
     for (int64_t c : {1, 4, 16, 64, 256})
         if (c <= std::max<int64_t>(rows, 1)) best = c;
     s.values["rows_per_task"] = best;
+    s.values["kSrcTile"] = 0;
     return s;
 }
 

@@ -185,15 +185,24 @@ ScheduleParams band_default(const Problem &p, bool lanes) {
         M = 2, T = 32, R = 2;
         split = skewed ? 1024 : 0;
     }
-    // Source tiles of 32768 ids (128-256 KiB of rows at F = 1..2) where the runs stay long (at
-    // least 32 nonzeros of a row per tile on average) and there are several tiles: on the H100 the
-    // reddit twin took 0.60 / 0.84 ms at F = 1 / 2 instead of 0.87 / 0.98 ms, ogbn-proteins 0.27 /
-    // 0.47 ms instead of 0.57 / 0.66 ms. Gathers of the tile hit the SM's L1 instead of going to L2.
+    // Source tiles of 32768 ids (128-512 KiB of rows at F = 1..4) where the runs stay long (at
+    // least 32 nonzeros of a row per tile on average) and there are several tiles, with half a warp
+    // per run and 8 runs per block (runs are shorter than rows) and no further cut. Gathers of the
+    // tile hit the SM's L1 instead of L2. On the H100 (benchmarks/results/2026-11-22-*-spmm-srctiles),
+    // reddit F = 1 / 2 / 4: 0.375 / 0.661 / 0.901 ms where the untiled default took 0.864 / 0.915 /
+    // 0.966 ms; ogbn-proteins F = 1 / 2 / 4: 0.222 / 0.414 / 0.632 ms against 0.545 / 0.611 / 0.657 ms.
+    // An edge operand (u_mul_e) is read in tile order, scattered: there tiles pay only at F = 1
+    // (ogbn-proteins, a weight per edge, F = 1 / 2 / 4: 0.44 / 0.74 / 0.95 ms tiled, 0.64 / 0.71 /
+    // 0.78 ms untiled).
     int64_t tile = 0;
     constexpr int64_t kTile = 32768;
-    if (L > 1 && f0 <= 2 && !p.order_sensitive && p.stats.num_cols >= 4 * kTile &&
-        p.stats.avg_row_length * static_cast<double>(kTile) >= 32.0 * static_cast<double>(p.stats.num_cols))
+    if (L > 1 && f0 <= (p.edge_operand ? 1 : 4) && !p.order_sensitive && p.stats.num_cols >= 4 * kTile &&
+        p.stats.avg_row_length * static_cast<double>(kTile) >= 32.0 * static_cast<double>(p.stats.num_cols)) {
         tile = kTile;
+        L = 16 / T;
+        M = 8;
+        split = 0;
+    }
     s.values = {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", R}, {"kNnzTile", KT},
                 {"smemColIdx", smem}, {"kRowSplit", split}, {"rowBalance", 0}, {"kNnzLanes", L},
                 {"kVecWidth", 1}, {"kNnzUnroll", 1}, {"kSrcTile", tile}};

@@ -25,6 +25,9 @@ struct Problem {
     /// The reduction returns arg ids (max/min): its result depends on the order in which a row's
     /// neighbours are combined, so schedules that reorder them are invalid.
     bool order_sensitive = false;
+    /// The operator reads a per-edge operand (g-SpMM's rhs), stored in edge-id order: schedules that
+    /// visit edges in another order read it scattered.
+    bool edge_operand = false;
 };
 
 template <typename Algorithm>

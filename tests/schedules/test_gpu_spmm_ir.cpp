@@ -497,14 +497,23 @@ TEST(GpuSpmmIR, SourceTileValidityAndDefaults) {
         p.stats.avg_row_length = static_cast<double>(nnz) / static_cast<double>(rows);
         return p;
     };
-    // reddit and ogbn-proteins at F = 1, 2 get tiles; ogbn-products (runs under one nonzero), F = 4,
+    // reddit and ogbn-proteins at F = 1..4 get tiles; ogbn-products (runs under one nonzero), F = 8,
     // max/min and ahead-of-time kernels (no statistics) do not.
-    for (int64_t F : {1, 2}) {
-        EXPECT_EQ(def.default_params(problem(F, 232965, 114615892, 48535)).get("kSrcTile"), 32768) << F;
+    for (int64_t F : {1, 2, 3, 4}) {
+        const ScheduleParams reddit = def.default_params(problem(F, 232965, 114615892, 48535));
+        EXPECT_EQ(reddit.get("kSrcTile"), 32768) << F;
+        EXPECT_EQ(reddit.get("kNnzLanes") * reddit.get("kNTile"), 16) << F;  // half a warp per run
+        EXPECT_EQ(reddit.get("kRowSplit"), 0) << F;
         EXPECT_EQ(def.default_params(problem(F, 132534, 79122504, 19166)).get("kSrcTile"), 32768) << F;
         EXPECT_EQ(def.default_params(problem(F, 2449029, 123718280, 12047)).get("kSrcTile"), 0) << F;
     }
-    EXPECT_EQ(def.default_params(problem(4, 232965, 114615892, 48535)).get("kSrcTile"), 0);
+    EXPECT_EQ(def.default_params(problem(8, 232965, 114615892, 48535)).get("kSrcTile"), 0);
+    // An edge operand is read scattered in tile order: tiles only at F = 1.
+    for (int64_t F : {1, 2, 4}) {
+        Problem weighted = problem(F, 232965, 114615892, 48535);
+        weighted.edge_operand = true;
+        EXPECT_EQ(def.default_params(weighted).get("kSrcTile"), F == 1 ? 32768 : 0) << F;
+    }
     Problem reddit_max = problem(1, 232965, 114615892, 48535);
     reddit_max.order_sensitive = true;
     EXPECT_EQ(def.default_params(reddit_max).get("kSrcTile"), 0);
