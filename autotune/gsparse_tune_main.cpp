@@ -40,7 +40,7 @@ struct Args {
     bool no_cache = false;
     size_t budget = 0;
     int runs = 10, threads = 0;
-    double cutoff = 3.0;
+    double cutoff = 1.5;
     uint64_t seed = 1;
     bool quiet = false;
 };

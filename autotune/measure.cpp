@@ -30,7 +30,32 @@ void Measurer::set_cutoff(double factor) {
     cutoff_ = factor;
 }
 
-void Measurer::precompile(const std::vector<ScheduleParams> &schedules, int threads) {
+Measurer::~Measurer() { join_background(); }
+
+void Measurer::join_background() {
+    // Workers stop taking candidates, then finish the compile they are in.
+    background_next_ = background_queue_.size();
+    for (auto &t : background_) t.join();
+    background_.clear();
+}
+
+void Measurer::precompile(const std::vector<ScheduleParams> &schedules, int threads, bool background) {
+    if (background) {
+        join_background();
+        background_queue_ = schedules;
+        background_next_ = 0;
+        auto worker = [this] {
+            for (size_t i = background_next_++; i < background_queue_.size(); i = background_next_++) {
+                try {
+                    compile(background_queue_[i]);
+                } catch (const std::exception &) {
+                    // measure() compiles again and records the error.
+                }
+            }
+        };
+        for (int t = 1; t < std::max(threads, 2); t++) background_.emplace_back(worker);
+        return;
+    }
     std::atomic<size_t> next{0};
     auto worker = [&] {
         for (size_t i = next++; i < schedules.size(); i = next++) {

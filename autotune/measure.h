@@ -1,11 +1,13 @@
 // Measurement of schedule candidates: compile the kernel for a candidate, run it once to warm up,
 // then time `runs` runs. On the CPU every run is timed with the steady clock around the call. With
 // a cutoff, a candidate whose first timed run is far slower than the fastest one measured so far is
-// not timed further: a tuner learns all it needs from one run of a kernel 3x off the pace.
+// not timed further: a tuner learns all it needs from one run of a kernel far off the pace.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "autotune/tuning_problem.h"
@@ -30,8 +32,14 @@ public:
     /// Never throws for a failing candidate: the failure is recorded in the Measurement.
     Measurement measure(const ScheduleParams &schedule);
     /// Compiles the kernels of several candidates on `threads` threads (failures are left for
-    /// measure() to report).
-    void precompile(const std::vector<ScheduleParams> &schedules, int threads);
+    /// measure() to report). With `background`, returns at once: threads - 1 workers compile the
+    /// candidates in order while the caller measures them (measure() waits for a kernel being
+    /// compiled, or compiles one not yet started itself). Only for GPU problems: on the CPU the
+    /// compiles would share the cores that the timed runs measure.
+    void precompile(const std::vector<ScheduleParams> &schedules, int threads, bool background = false);
+    ~Measurer();
+    Measurer(const Measurer &) = delete;
+    Measurer &operator=(const Measurer &) = delete;
     /// factor > 0: stop timing a candidate whose first timed run exceeds factor x the fastest
     /// median measured so far. 0 (the default) times every candidate `runs` times.
     void set_cutoff(double factor);
@@ -45,6 +53,11 @@ private:
     double cutoff_ = 0;
     double best_median_ms_ = 0;  ///< fastest median of a fully timed candidate, 0 before the first
     KernelCache cache_;
+    /// Background compilation (precompile with background = true).
+    void join_background();
+    std::vector<std::thread> background_;
+    std::vector<ScheduleParams> background_queue_;
+    std::atomic<size_t> background_next_{0};
 };
 
 }  // namespace gsparse::autotune

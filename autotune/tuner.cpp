@@ -150,8 +150,10 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
     Measurer measurer(problem, options.runs, options.warmup);
     measurer.set_cutoff(options.cutoff);
     auto measure = [&](const ScheduleParams &p) { return options.measure ? options.measure(p) : measurer.measure(p); };
+    // On the GPU the kernels compile in the background while the candidates before them are timed.
+    const bool background = problem.device == Device::CUDA;
     auto precompile = [&](const std::vector<ScheduleParams> &points, int n) {
-        if (!options.measure) measurer.precompile(points, n);
+        if (!options.measure) measurer.precompile(points, n, background);
     };
     const int threads = options.compile_threads > 0 ? options.compile_threads
                                                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -41,7 +41,7 @@ struct TuneOptions {
     int compile_threads = 0;
     /// A candidate whose first timed run is slower than cutoff x the fastest median so far is timed
     /// no further (its Measurement has one run and cut_off set); 0 times every candidate fully.
-    double cutoff = 3.0;
+    double cutoff = 1.5;
     /// Called with every measurement (for measurement records).
     std::function<void(const Measurement &)> on_measurement;
     /// Replaces compiling and timing (a replay of recorded measurements, see gsparse-tune --replay):

@@ -143,6 +143,27 @@ TEST(Tuner, CutoffTimesSlowCandidatesOnce) {
     EXPECT_NO_THROW(measurer.set_cutoff(0));
 }
 
+TEST(Measurer, BackgroundCompilesOverlapMeasurements) {
+    // Candidates handed to background compilation are measured while the others compile; a second
+    // batch replaces the first, and the measurer joins its workers when it goes away.
+    TuningProblem p = small_problem(OpKind::Spmm, 8);
+    SearchSpace s = build_search_space(p);
+    ASSERT_GE(s.valid.size(), 6u);
+    Measurer measurer(p, 2, 1);
+    std::vector<ScheduleParams> first(s.valid.begin(), s.valid.begin() + 3), second(s.valid.begin() + 3, s.valid.begin() + 6);
+    measurer.precompile(first, 3, true);
+    for (const auto &pt : first) {
+        Measurement m = measurer.measure(pt);
+        EXPECT_TRUE(m.ok) << m.error;
+        EXPECT_EQ(m.run_ms.size(), 2u);
+    }
+    measurer.precompile(second, 3, true);
+    Measurement m = measurer.measure(second.back());
+    EXPECT_TRUE(m.ok) << m.error;
+    // The next batch starts before this one's candidates were measured; the destructor joins it.
+    measurer.precompile(first, 3, true);
+}
+
 TEST(Tuner, ModelSeedsSkipPointsTheModelCannotTellApart) {
     // A model that sees only the vector width ranks every rows_per_task alike: the seeds (the first
     // measured candidates) cover the distinct vector widths before any tie.
