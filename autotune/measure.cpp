@@ -105,8 +105,10 @@ Measurement Measurer::measure(const ScheduleParams &schedule) {
         auto t0 = std::chrono::steady_clock::now();
         std::function<void()> run = compile(schedule);
         m.compile_ms = ms_since(t0);
+        auto tw = std::chrono::steady_clock::now();
         for (int i = 0; i < warmup_; i++) run();
         problem_.sync();
+        m.warmup_ms = ms_since(tw);
         for (int i = 0; i < runs_; i++) {
             auto t = std::chrono::steady_clock::now();
             run();

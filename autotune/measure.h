@@ -20,7 +20,8 @@ struct Measurement {
     ScheduleParams schedule;
     bool ok = false;
     std::string error;           ///< why compiling or running failed (ok == false)
-    double compile_ms = 0;
+    double compile_ms = 0;       ///< waiting for the kernel (0 when compiled in the background)
+    double warmup_ms = 0;        ///< the warm-up runs, first-call setup included (module load, index arrays)
     std::vector<double> run_ms;  ///< every timed run
     double median_ms = 0, mean_ms = 0, min_ms = 0;
     bool cut_off = false;  ///< timed once only: slower than the cutoff allows

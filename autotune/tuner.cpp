@@ -39,6 +39,7 @@ static nlohmann::json measurement_json(const Measurement &m) {
     j["ok"] = m.ok;
     if (!m.ok) j["error"] = m.error;
     j["compile_ms"] = m.compile_ms;
+    j["warmup_ms"] = m.warmup_ms;
     j["median_ms"] = m.median_ms;
     j["mean_ms"] = m.mean_ms;
     j["min_ms"] = m.min_ms;
@@ -66,6 +67,8 @@ nlohmann::json TuneResult::to_json() const {
     j["best"] = measurement_json(best);
     j["speedup_over_default"] = speedup_over_default();
     j["wall_s"] = wall_s;
+    j["phases_s"] = {{"space", phases.space_s}, {"rank", phases.rank_s}, {"compile_wait", phases.compile_wait_s},
+                     {"warmup", phases.warmup_s}, {"timed_runs", phases.timed_s}};
     j["from_cache"] = from_cache;
     j["candidates"] = nlohmann::json::array();
     for (const auto &m : candidates) j["candidates"].push_back(measurement_json(m));
@@ -142,7 +145,12 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
         }
     }
 
+    auto since = [](std::chrono::steady_clock::time_point t) {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    };
+    auto ts = std::chrono::steady_clock::now();
     SearchSpace space = build_search_space(problem);
+    r.phases.space_s = since(ts);
     if (space.valid.empty()) fail<ScheduleError>("no valid schedule point for ", problem.op_name());
     r.space_size = space.space.size();
     r.valid_size = space.valid.size();
@@ -161,7 +169,13 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
     ProgressBar bar("measuring", std::min(space.valid.size(), static_cast<size_t>(options.genetic.population *
                                                                                   (options.genetic.generations + 1))));
     size_t measured = 0;
+    auto account = [&](const Measurement &m) {
+        r.phases.compile_wait_s += m.compile_ms / 1000;
+        r.phases.warmup_s += m.warmup_ms / 1000;
+        for (double t : m.run_ms) r.phases.timed_s += t / 1000;
+    };
     auto record = [&](const Measurement &m) {
+        if (!(m.schedule == r.expert_default.schedule)) account(m);  // the default is measured once, first
         if (m.ok && (!r.best.ok || m.mean_ms < r.best.mean_ms)) r.best = m;
         r.candidates.push_back(m);
         if (options.on_measurement) options.on_measurement(m);
@@ -173,13 +187,16 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
     };
 
     r.expert_default = measure(space.expert_default);
+    account(r.expert_default);
     if (!r.expert_default.ok)
         fail<KernelError>("the expert default schedule ", space.expert_default.str(), " failed: ", r.expert_default.error);
     r.best = r.expert_default;
     if (options.on_measurement) options.on_measurement(r.expert_default);
 
     if (options.mode == SearchMode::Genetic) {
+        ts = std::chrono::steady_clock::now();
         std::vector<ScheduleParams> initial = seeds(space, options, rng);
+        r.phases.rank_s = since(ts);
         GeneticOptions g = options.genetic;
         g.seed = options.seed;
         GeneticSearch search(space, g);

@@ -58,6 +58,11 @@ struct TuneResult {
     std::vector<Measurement> candidates;  ///< in measurement order
     Measurement best;                     ///< fastest by median among default and candidates
     double wall_s = 0;
+    /// Where the wall time went: enumerating the space, ranking it with the cost model, waiting
+    /// for compiles, warm-up runs (first-call setup included) and timed runs.
+    struct Phases {
+        double space_s = 0, rank_s = 0, compile_wait_s = 0, warmup_s = 0, timed_s = 0;
+    } phases;
     bool from_cache = false;
 
     double speedup_over_default() const;

@@ -38,19 +38,32 @@ namespace {
 
 const char *kName = "gpu_spmm";
 
-ScheduleSpace space(const Problem &) {
+ScheduleSpace space(const Problem &p) {
+    // Source tiles are searched only where some tile can be valid (small feature lengths, sum and
+    // mean): elsewhere they would triple the points to enumerate and reject.
+    std::vector<int64_t> tiles = {0};
+    const int64_t f0 = p.layout.extents[0];
+    if (!p.order_sensitive && f0 * 32768 * 4 <= (int64_t(1) << 20)) tiles = {0, 32768, 65536};
+    // kNTile, kNRegTile and kVecWidth above the innermost feature extent are never valid (their
+    // product must not exceed it): small feature lengths list only the values that can be.
+    auto upto = [f0](std::vector<int64_t> values) {
+        std::vector<int64_t> kept;
+        for (int64_t x : values)
+            if (x <= std::max<int64_t>(f0, 1) || kept.empty()) kept.push_back(x);
+        return kept;
+    };
     return {kName,
             {{"kMTile", {1, 2, 4, 8, 16, 32}, "rows per thread block"},
-             {"kNTile", {1, 2, 4, 8, 16, 32, 64, 128}, "threads along the innermost feature dimension"},
-             {"kNRegTile", {1, 2, 4, 8}, "outputs per thread at stride kNTile"},
+             {"kNTile", upto({1, 2, 4, 8, 16, 32, 64, 128}), "threads along the innermost feature dimension"},
+             {"kNRegTile", upto({1, 2, 4, 8}), "outputs per thread at stride kNTile"},
              {"kNnzTile", {16, 32, 64, 128}, "nonzeros of a row staged per step"},
              {"smemColIdx", {0, 1}, "stage neighbour ids in shared memory"},
              {"kRowSplit", {0, 256, 1024, 4096}, "split rows into segments of at most this many nonzeros (0: whole rows)"},
              {"rowBalance", {0, 1}, "blocks take rows in balancedIdx order, longest first (bind_buffer)"},
              {"kNnzLanes", {1, 2, 4, 8, 16, 32}, "warp lanes that split a row's nonzeros (combined by shuffles)"},
-             {"kVecWidth", {1, 2, 4}, "consecutive features a thread owns and loads with one vector load"},
+             {"kVecWidth", upto({1, 2, 4}), "consecutive features a thread owns and loads with one vector load"},
              {"kNnzUnroll", {1, 2}, "nonzeros a lane has in flight at once (kNnzLanes > 1: its reduction loop unrolled; 4 also valid)", 1},
-             {"kSrcTile", {0, 32768, 65536}, "rows reduced in runs over tiles of this many source ids, tile by tile (0: whole rows)", 0}}};
+             {"kSrcTile", tiles, "rows reduced in runs over tiles of this many source ids, tile by tile (0: whole rows; searched up to F = 8)", 0}}};
 }
 
 /// kNnzLanes, kVecWidth and kNnzUnroll of a point; 1 for points written before the knob existed
