@@ -95,11 +95,11 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
     if (tile && balance) return "rowBalance orders whole rows; it cannot be combined with kSrcTile";
     if (tile && p.order_sensitive)
         return "kSrcTile combines a row's runs in tile order; max/min ties need row order (use kSrcTile = 0)";
-    // A tile's source rows are meant to stay in an SM's L1 (256 KiB on an H100) while the blocks of
-    // that tile run; four times that no longer fits at all.
-    if (tile && tile * f0 * 4 > (int64_t(1) << 20))
+    // A tile's source rows are meant to stay in cache while the blocks of that tile run: an SM's L1
+    // (256 KiB on an H100) at small F, the L2 (50 MiB) at most.
+    if (tile && tile * f0 * 4 > (int64_t(64) << 20))
         return "kSrcTile * innermost feature extent * 4 bytes = " + std::to_string(tile * f0 * 4) +
-               " exceeds 1 MiB (a tile's rows would not stay in cache)";
+               " exceeds 64 MiB (a tile's rows would not stay in cache)";
     const int64_t V = vec_width(s);
     if (V != 1 && V != 2 && V != 4) return "kVecWidth must be 1, 2 or 4, got " + std::to_string(V);
     if (V > 1 && f0 % V != 0)

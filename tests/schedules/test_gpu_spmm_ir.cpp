@@ -486,8 +486,9 @@ TEST(GpuSpmmIR, SourceTileValidityAndDefaults) {
     arg.order_sensitive = true;
     EXPECT_NE(why(with_src_tile(lanes_point(4, 1, 32), 32768), arg).find("max/min ties need row order"),
               std::string::npos);
-    Problem sixteen{plan_features(BinaryOp::CopyLhs, {16}, {16}), {}};
-    EXPECT_NE(why(with_src_tile(lanes_point(4, 16, 2), 32768), sixteen).find("exceeds 1 MiB"), std::string::npos);
+    Problem wide{plan_features(BinaryOp::CopyLhs, {512}, {512}), {}};
+    EXPECT_NE(why(with_src_tile(point(2, 32, 2, 64, 1), 65536), wide).find("exceeds 64 MiB"), std::string::npos);
+    EXPECT_FALSE(def.invalid_reason(with_src_tile(point(2, 32, 2, 64, 1), 32768), wide).has_value());
 
     auto problem = [](int64_t F, int64_t rows, int64_t nnz, int64_t longest) {
         Problem p{plan_features(BinaryOp::CopyLhs, {F}, {F}), {}};
