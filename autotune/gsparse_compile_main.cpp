@@ -78,7 +78,7 @@ int main(int argc, char **argv) {
             key.layout = plan_features(key.spec.op, {feat}, {ef});
             key.identity_edge_ids = !mapped_edge_ids;
             key.device = device;
-            key.schedule = with_defaults(default_spmm_schedule(device).default_params(Problem{key.layout, {}}));
+            key.schedule = with_defaults(default_spmm_schedule(device).default_params(spmm_problem(key.spec, key.layout)));
             k = emit_spmm_library(key, out_dir, name);
             what = key.spec.name() + ", " + key.schedule.str();
         }

@@ -43,8 +43,7 @@ struct TuningProblem {
     /// Device copies of the tensors (Device::CUDA), kept alive with the problem.
     std::vector<std::shared_ptr<Halide::Runtime::Buffer<>>> device_buffers;
     Problem schedule_problem() const {
-        return {layout, graph.stats(), kind == OpKind::Spmm && has_arg_outputs(spmm.reduce),
-                kind == OpKind::Spmm && uses_rhs(spmm.op)};
+        return kind == OpKind::Spmm ? spmm_problem(spmm, layout, graph.stats()) : Problem{layout, graph.stats()};
     }
     /// "spmm copy_u_sum" / "sddmm u_dot_v".
     std::string op_name() const;

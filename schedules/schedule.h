@@ -30,6 +30,13 @@ struct Problem {
     bool edge_operand = false;
 };
 
+/// The problem of a g-SpMM operator on a graph with these statistics (empty for ahead-of-time
+/// kernels): the layout plus the operator's order sensitivity (max/min) and edge operand (⊕ reads
+/// rhs). Every caller that picks or checks a g-SpMM schedule builds its Problem here.
+inline Problem spmm_problem(const SpmmSpec &spec, const FeatureLayout &layout, const GraphStats &stats = {}) {
+    return {layout, stats, has_arg_outputs(spec.reduce), uses_rhs(spec.op)};
+}
+
 template <typename Algorithm>
 struct ScheduleDef {
     std::string name;

@@ -123,7 +123,7 @@ void gspmm_into(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const T
     key.identity_edge_ids = spmm_identity_edge_ids(spec, g);
     key.device = common_device({uses_lhs(spec.op) ? &lhs : nullptr, uses_rhs(spec.op) ? &rhs : nullptr, &out, arg_u, arg_e});
     key.schedule = options.schedule ? *options.schedule
-                                    : default_spmm_schedule(key.device).default_params({plan.layout, g.stats()});
+                                    : default_spmm_schedule(key.device).default_params(spmm_problem(spec, plan.layout, g.stats()));
     auto kernel = SpmmKernel::get(key, options.cache ? *options.cache : KernelCache::global());
     kernel->run(g, lhs, rhs, out, arg_u, arg_e, options.cuda);
 }

@@ -216,7 +216,7 @@ EmittedKernel emit_spmm_library(const SpmmKernelKey &key, const std::string &dir
     const SpmmScheduleDef &def = spmm_schedule(key.schedule.schedule);
     if (def.device != key.device)
         fail<ScheduleError>("schedule ", def.name, " is for ", device_name(def.device), ", not ", device_name(key.device));
-    check_schedule(def, key.schedule, Problem{key.layout, {}, has_arg_outputs(key.spec.reduce), uses_rhs(key.spec.op)});
+    check_schedule(def, key.schedule, spmm_problem(key.spec, key.layout));
     SpmmAlgorithm a = build_spmm_algorithm(key.spec, key.layout, key.dtype, key.identity_edge_ids);
     if (key.schedule.get_or("kSrcTile", 0) > 0)
         fail<ScheduleError>("schedule ", key.schedule.str(),

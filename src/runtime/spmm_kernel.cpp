@@ -24,7 +24,7 @@ SpmmKernel::SpmmKernel(const SpmmKernelKey &key) : key_(key) {
     if (def.device != key.device)
         fail<ScheduleError>("schedule ", def.name, " is for ", device_name(def.device), ", not ",
                             device_name(key.device));
-    Problem problem{key.layout, {}, has_arg_outputs(key.spec.reduce), uses_rhs(key.spec.op)};
+    Problem problem = spmm_problem(key.spec, key.layout);
     check_schedule(def, key.schedule, problem);
     // Source-tiled rows reorder the edges, so edge ids are always read (never the position).
     const bool source_tiled = key.schedule.get_or("kSrcTile", 0) > 0;

@@ -519,6 +519,24 @@ TEST(GpuSpmmIR, SourceTileValidityAndDefaults) {
     reddit_max.order_sensitive = true;
     EXPECT_EQ(def.default_params(reddit_max).get("kSrcTile"), 0);
     EXPECT_EQ(def.default_params(one).get("kSrcTile"), 0);
+    // spmm_problem (what the API, the kernels and the tuner use) carries the operator's flags: the
+    // defaults of max/min never take tiles, those of an edge operand only at F = 1.
+    const GraphStats reddit_stats = problem(1, 232965, 114615892, 48535).stats;
+    for (int64_t F : {1, 2, 4}) {
+        const FeatureLayout layout = plan_features(BinaryOp::Mul, {F}, {1});
+        for (ReduceOp r : {ReduceOp::Max, ReduceOp::Min}) {
+            const Problem pr = spmm_problem(SpmmSpec{BinaryOp::CopyLhs, r}, plan_features(BinaryOp::CopyLhs, {F}, {F}), reddit_stats);
+            EXPECT_TRUE(pr.order_sensitive);
+            EXPECT_EQ(def.default_params(pr).get("kSrcTile"), 0) << reduce_op_name(r) << " F=" << F;
+            EXPECT_FALSE(def.invalid_reason(def.default_params(pr), pr).has_value());
+        }
+        const Problem weighted = spmm_problem(SpmmSpec{BinaryOp::Mul, ReduceOp::Sum}, layout, reddit_stats);
+        EXPECT_TRUE(weighted.edge_operand);
+        EXPECT_EQ(def.default_params(weighted).get("kSrcTile"), F == 1 ? 32768 : 0) << "u_mul_e F=" << F;
+        const Problem plain = spmm_problem(SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Mean}, plan_features(BinaryOp::CopyLhs, {F}, {F}), reddit_stats);
+        EXPECT_FALSE(plain.order_sensitive || plain.edge_operand);
+        EXPECT_EQ(def.default_params(plain).get("kSrcTile"), 32768) << "copy_lhs mean F=" << F;
+    }
     for (const Problem &p : {problem(1, 232965, 114615892, 48535), problem(2, 132534, 79122504, 19166)})
         EXPECT_FALSE(def.invalid_reason(def.default_params(p), p).has_value());
 }
