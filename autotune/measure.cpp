@@ -40,36 +40,24 @@ void Measurer::join_background() {
 }
 
 void Measurer::precompile(const std::vector<ScheduleParams> &schedules, int threads, bool background) {
-    if (background) {
-        join_background();
-        background_queue_ = schedules;
-        background_next_ = 0;
-        auto worker = [this] {
-            for (size_t i = background_next_++; i < background_queue_.size(); i = background_next_++) {
-                try {
-                    compile(background_queue_[i]);
-                } catch (const std::exception &) {
-                    // measure() compiles again and records the error.
-                }
-            }
-        };
-        for (int t = 1; t < std::max(threads, 2); t++) background_.emplace_back(worker);
-        return;
-    }
-    std::atomic<size_t> next{0};
-    auto worker = [&] {
-        for (size_t i = next++; i < schedules.size(); i = next++) {
+    join_background();
+    background_queue_ = schedules;
+    background_next_ = 0;
+    auto worker = [this] {
+        for (size_t i = background_next_++; i < background_queue_.size(); i = background_next_++) {
             try {
-                compile(schedules[i]);
+                compile(background_queue_[i]);
             } catch (const std::exception &) {
                 // measure() compiles again and records the error.
             }
         }
     };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; t++) pool.emplace_back(worker);
+    // In the background, threads - 1 workers (at least one) compile while the caller measures;
+    // otherwise the caller is one of the `threads` compilers and waits for the others.
+    for (int t = 1; t < (background ? std::max(threads, 2) : threads); t++) background_.emplace_back(worker);
+    if (background) return;
     worker();
-    for (auto &t : pool) t.join();
+    join_background();
 }
 
 std::function<void()> Measurer::compile(const ScheduleParams &schedule) {

@@ -54,7 +54,7 @@ private:
     double cutoff_ = 0;
     double best_median_ms_ = 0;  ///< fastest median of a fully timed candidate, 0 before the first
     KernelCache cache_;
-    /// Background compilation (precompile with background = true).
+    /// The compile workers of the last precompile() (still running after a background one).
     void join_background();
     std::vector<std::thread> background_;
     std::vector<ScheduleParams> background_queue_;

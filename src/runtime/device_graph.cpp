@@ -73,31 +73,35 @@ DeviceSegments::DeviceSegments(const Graph &g, int segment_len, int64_t src_tile
                                const CudaLaunch &launch, const Halide::Target &target)
     : launch_(launch) {
     const CSR &csr = g.csr();
-    RowSegments segs = src_tile > 0 ? g.source_tile_segments(src_tile, segment_len) : split_row_segments(csr, segment_len);
+    // Source-tile runs are kept by the graph (uploaded from there); a plain split is built here.
+    RowSegments split;
+    if (src_tile == 0) split = split_row_segments(csr, segment_len);
+    const RowSegments &segs = src_tile > 0 ? g.source_tile_segments(src_tile, segment_len) : split;
     num_segs = static_cast<int32_t>(segs.num_segs());
     max_segments = segs.max_segments;
     max_segment_len = segs.max_segment_len;
     // Padded with empty segments to the row tile, so the last block reads in-range offsets.
     const int64_t padded = (std::max<int64_t>(num_segs, 1) + row_tile - 1) / row_tile * row_tile;
-    seg_ptr_host_ = std::move(segs.seg_ptr);
+    seg_ptr_host_ = segs.seg_ptr;
     seg_ptr_host_.resize(static_cast<size_t>(padded + 1), static_cast<index_t>(csr.nnz()));
-    row_segs_host_ = std::move(segs.row_segs);
     seg_ptr = upload(seg_ptr_host_, launch, target, "seg_ptr");
-    row_segs = upload(row_segs_host_, launch, target, "row_segs");
-    if (src_tile > 0) {
-        // The edges in source-tile order (kept by the graph) and each row's segments.
-        const COO &tiled = g.coo_by_dst(src_tile);
-        seg_ids_host_ = segs.seg_ids.empty() ? std::vector<index_t>{0} : std::move(segs.seg_ids);
-        seg_ids = upload(seg_ids_host_, launch, target, "seg_ids");
-        if (csr.nnz()) {
-            col_idx = upload(const_cast<std::vector<index_t> &>(tiled.col), launch, target, "col_idx");
-            edge_ids = upload(const_cast<std::vector<index_t> &>(tiled.edge_ids), launch, target, "edge_ids");
-        } else {
-            pad_ = {0};
-            col_idx = upload(pad_, launch, target, "col_idx");
-            edge_ids = upload(pad_, launch, target, "edge_ids");
-        }
+    if (src_tile == 0) {
+        row_segs_host_ = std::move(split.row_segs);
+        row_segs = upload(row_segs_host_, launch, target, "row_segs");
+        return;
     }
+    // The edges in source-tile order, each row's runs and the CSR's row offsets (for degrees), all
+    // kept by the graph. Index buffers are never empty, so a graph without edges binds valid ones.
+    auto shared = [&](const std::vector<index_t> &host, const char *name) {
+        return upload(host.empty() ? pad_ : const_cast<std::vector<index_t> &>(host), launch, target, name);
+    };
+    const COO &tiled = g.coo_by_dst(src_tile);
+    pad_ = {0};
+    row_segs = shared(segs.row_segs, "row_segs");
+    seg_ids = shared(segs.seg_ids, "seg_ids");
+    col_idx = shared(tiled.col, "col_idx");
+    edge_ids = shared(tiled.edge_ids, "edge_ids");
+    row_ptr = shared(csr.row_ptr, "row_ptr");
 }
 
 DeviceSegments::~DeviceSegments() {
@@ -106,6 +110,7 @@ DeviceSegments::~DeviceSegments() {
     release(seg_ids, launch_);
     release(col_idx, launch_);
     release(edge_ids, launch_);
+    release(row_ptr, launch_);
 }
 
 std::shared_ptr<DeviceSegments> DeviceSegments::get(const Graph &g, int segment_len, int64_t src_tile, int row_tile,

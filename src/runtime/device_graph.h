@@ -41,7 +41,8 @@ private:
 /// tile of source ids, tile by tile, cut after segment_len nonzeros when segment_len > 0. seg_ptr
 /// holds segment offsets into the edge list (padded with empty segments to a multiple of the row
 /// tile) and row_segs[v] the first of row v's segments (or, with source tiles, of its entries in
-/// seg_ids). With source tiles, col_idx and edge_ids are the edges in source-tile order.
+/// seg_ids). With source tiles, col_idx and edge_ids are the edges in source-tile order and row_ptr
+/// the CSR's row offsets (row degrees for mean), so such a kernel needs no DeviceCsr.
 class DeviceSegments {
 public:
     DeviceSegments(const Graph &g, int segment_len, int64_t src_tile, int row_tile, const CudaLaunch &launch,
@@ -51,14 +52,14 @@ public:
     DeviceSegments &operator=(const DeviceSegments &) = delete;
 
     Halide::Buffer<> seg_ptr, row_segs;
-    Halide::Buffer<> seg_ids, col_idx, edge_ids;  ///< defined with source tiles
+    Halide::Buffer<> seg_ids, col_idx, edge_ids, row_ptr;  ///< defined with source tiles
     int32_t num_segs = 0, max_segments = 0, max_segment_len = 0;
 
     static std::shared_ptr<DeviceSegments> get(const Graph &g, int segment_len, int64_t src_tile, int row_tile,
                                                const CudaLaunch &launch, const Halide::Target &target);
 
 private:
-    std::vector<index_t> seg_ptr_host_, row_segs_host_, seg_ids_host_, pad_;
+    std::vector<index_t> seg_ptr_host_, row_segs_host_, pad_;
     CudaLaunch launch_;
 };
 

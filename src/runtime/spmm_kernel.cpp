@@ -134,29 +134,35 @@ void SpmmKernel::run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, T
 void SpmmKernel::run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u,
                           Tensor *arg_e, const CudaLaunch &launch) const {
     const CSR &csr = g.csr();
-    const bool split = rows_split(algo_);
-    auto dev = DeviceCsr::get(g, split ? 1 : algo_.row_tile, launch, target_);
     Halide::ParamMap params;
-    params.set(algo_.col_idx, dev->col_idx);
-    if (algo_.reads_edge_ids) params.set(algo_.edge_ids, dev->edge_ids);
-    if (split) {
+    // The segments' offsets, counts and longest segment (row-split and source-tiled kernels).
+    auto bind_segments = [&](const DeviceSegments &segs) {
+        params.set(algo_.row_ptr, segs.seg_ptr);
+        params.set(algo_.row_segs, segs.row_segs);
+        params.set(algo_.num_segs, std::max(segs.num_segs, 1));
+        params.set(algo_.max_segments, segs.max_segments);
+        params.set(algo_.max_degree, segs.max_segment_len);
+    };
+    if (algo_.src_tile > 0) {
+        // Everything comes in source-tile order with the runs (rowBalance is invalid with tiles).
         auto segs = DeviceSegments::get(g, algo_.segment_len, algo_.src_tile, algo_.row_tile, launch, target_);
-        params.set(algo_.row_ptr, segs->seg_ptr);
-        params.set(algo_.row_segs, segs->row_segs);
-        params.set(algo_.num_segs, std::max(segs->num_segs, 1));
-        params.set(algo_.max_segments, segs->max_segments);
-        params.set(algo_.max_degree, segs->max_segment_len);
-        if (algo_.src_tile > 0) {
-            params.set(algo_.col_idx, segs->col_idx);
-            if (algo_.reads_edge_ids) params.set(algo_.edge_ids, segs->edge_ids);
-            params.set(algo_.seg_ids, segs->seg_ids);
-            if (key_.spec.reduce == ReduceOp::Mean) params.set(algo_.row_degree_ptr, dev->row_ptr);
-        }
+        bind_segments(*segs);
+        params.set(algo_.col_idx, segs->col_idx);
+        if (algo_.reads_edge_ids) params.set(algo_.edge_ids, segs->edge_ids);
+        params.set(algo_.seg_ids, segs->seg_ids);
+        if (key_.spec.reduce == ReduceOp::Mean) params.set(algo_.row_degree_ptr, segs->row_ptr);
     } else {
-        params.set(algo_.row_ptr, dev->row_ptr);
-        params.set(algo_.max_degree, static_cast<int32_t>(g.max_row_length()));
+        auto dev = DeviceCsr::get(g, algo_.segment_len ? 1 : algo_.row_tile, launch, target_);
+        params.set(algo_.col_idx, dev->col_idx);
+        if (algo_.reads_edge_ids) params.set(algo_.edge_ids, dev->edge_ids);
+        if (algo_.segment_len) {
+            bind_segments(*DeviceSegments::get(g, algo_.segment_len, 0, algo_.row_tile, launch, target_));
+        } else {
+            params.set(algo_.row_ptr, dev->row_ptr);
+            params.set(algo_.max_degree, static_cast<int32_t>(g.max_row_length()));
+        }
+        if (algo_.rows_bound) params.set(algo_.row_order, dev->balanced);
     }
-    if (algo_.rows_bound) params.set(algo_.row_order, dev->balanced);
     auto wrap = [&](const Tensor &t, const std::vector<int64_t> &extents, const char *name) {
         return wrap_device_buffer(halide_type(t.dtype()), t.data(), halide_sizes(extents, t.size(0)), target_, name);
     };
