@@ -171,6 +171,8 @@ torch::Tensor to_tensor(const std::vector<const std::vector<float> *> &rows, siz
 
 struct CostModel::Impl {
     std::vector<std::string> names;
+    /// Where each of the model's features sits in this build's feature vector.
+    std::vector<size_t> columns;
     int64_t hidden = 64;
     double target_scale = 1;
     TrainReport report;
@@ -217,14 +219,18 @@ std::vector<size_t> CostModel::rank(const std::vector<std::vector<float>> &featu
 
 std::vector<double> CostModel::predict(const std::vector<std::vector<float>> &features) const {
     if (!impl_) fail<Error>("the cost model is empty (train or load one first)");
-    const size_t d = impl_->names.size();
+    const size_t d = impl_->names.size(), width = autotune::feature_names().size();
+    // The model's own columns of each vector (a model trained before features were appended reads
+    // the ones it knows).
+    std::vector<std::vector<float>> picked(features.size(), std::vector<float>(d));
     std::vector<const std::vector<float> *> rows;
     rows.reserve(features.size());
     for (size_t i = 0; i < features.size(); i++) {
-        if (features[i].size() != d)
+        if (features[i].size() != width)
             fail<Error>("cost model: feature vector ", i, " has ", features[i].size(),
-                        " entries, the model expects ", d);
-        rows.push_back(&features[i]);
+                        " entries, this build computes ", width);
+        for (size_t c = 0; c < d; c++) picked[i][c] = features[i][impl_->columns[c]];
+        rows.push_back(&picked[i]);
     }
     if (rows.empty()) return {};
     torch::Tensor x = to_tensor(rows, d);
@@ -391,6 +397,8 @@ CostModel CostModel::train(const std::vector<MeasurementRecord> &records, const 
 
     auto impl = std::make_shared<Impl>();
     impl->names = names;
+    impl->columns.resize(d);
+    std::iota(impl->columns.begin(), impl->columns.end(), size_t{0});
     impl->hidden = o.hidden;
     impl->target_scale = scale;
     impl->net = net;
@@ -461,23 +469,23 @@ CostModel CostModel::load(const std::string &path) {
         if (!n.is_string()) fail<Error>("cost model sidecar '", prefix, ".json': feature names must be strings");
         names.push_back(n.get<std::string>());
     }
-    const auto &expected = autotune::feature_names();
-    if (names != expected) {
-        std::string diff;
-        if (names.size() != expected.size()) {
-            diff = std::to_string(names.size()) + " features, this build has " + std::to_string(expected.size());
-        } else {
-            for (size_t i = 0; i < names.size(); i++)
-                if (names[i] != expected[i]) {
-                    diff = "feature " + std::to_string(i) + " is '" + names[i] + "', this build has '" +
-                           expected[i] + "'";
-                    break;
-                }
-        }
-        fail<Error>("cost model '", prefix, "' was trained on other features (", diff, "): retrain it");
+    // A model reads its features by name: it stays usable when features are appended, and needs
+    // retraining only when one of its own is gone.
+    const auto &known = autotune::feature_names();
+    std::vector<size_t> columns;
+    std::set<std::string> seen;
+    for (const auto &n : names) {
+        if (!seen.insert(n).second) fail<Error>("cost model sidecar '", prefix, ".json' lists feature '", n, "' twice");
+        auto it = std::find(known.begin(), known.end(), n);
+        if (it == known.end())
+            fail<Error>("cost model '", prefix, "' was trained on feature '", n,
+                        "', which this build does not compute: retrain it");
+        columns.push_back(static_cast<size_t>(it - known.begin()));
     }
+    if (names.empty()) fail<Error>("cost model sidecar '", prefix, ".json' lists no features");
     auto impl = std::make_shared<Impl>();
     impl->names = names;
+    impl->columns = std::move(columns);
     impl->hidden = j["hidden"].get<int64_t>();
     impl->target_scale = j["target_scale"].get<double>();
     if (impl->hidden < 1 || !(impl->target_scale > 0))
@@ -492,6 +500,11 @@ CostModel CostModel::load(const std::string &path) {
     } catch (const c10::Error &e) {
         fail<Error>("cannot load cost model parameters '", prefix, ".pt': ", e.what_without_backtrace());
     }
+    // torch::load replaces a parameter whatever its shape: the parameters must be those of the listed features.
+    if (impl->net->fc1->weight.dim() != 2 || impl->net->fc1->weight.size(1) != static_cast<int64_t>(names.size()) ||
+        impl->net->fc1->weight.size(0) != impl->hidden)
+        fail<Error>("cost model parameters '", prefix, ".pt' do not match its sidecar (", names.size(),
+                    " features, hidden width ", impl->hidden, ")");
     impl->net->eval();
     CostModel model;
     model.impl_ = impl;

@@ -15,8 +15,9 @@
 // Lower is faster; exp(a - b) estimates time(a) / time(b) for two candidates of one problem.
 //
 // Files: save(prefix) writes prefix.pt (the module's parameters and buffers, torch::save) and
-// prefix.json (feature names, layer sizes, target scale, training report). load(prefix) checks that
-// the feature names equal feature_names() of this build.
+// prefix.json (feature names, layer sizes, target scale, training report). load(prefix) maps the
+// model's feature names onto feature_names() of this build (a model reads its own features by name,
+// so features appended later leave it usable; one it needs that the build lacks fails the load).
 #pragma once
 
 #include <cstddef>
@@ -95,7 +96,8 @@ public:
     const TrainReport &report() const;
 
     /// Predicted log(time / the problem's geometric-mean time) per feature vector: lower is faster.
-    /// All vectors must have feature_names().size() entries (throws gsparse::Error otherwise).
+    /// All vectors must be this build's (autotune::feature_names().size() entries; throws
+    /// gsparse::Error otherwise); the model reads its own features from them by name.
     std::vector<double> predict(const std::vector<std::vector<float>> &features) const;
     /// Indices of the feature vectors, predicted fastest first (ties keep the input order).
     std::vector<size_t> rank(const std::vector<std::vector<float>> &features) const;

@@ -3,7 +3,8 @@
 //
 // The vector is the same length for every schedule: a one-hot of the schedule name, the metrics of
 // gpu_spmm, the metrics of the CPU schedules (cpu_spmm and cpu_sddmm share them), the shape, then
-// the one-hot and metrics of gpu_sddmm (added last, so older records extend with zeros).
+// the one-hot and metrics of gpu_sddmm (added last). A model reads its features by name, and
+// stored records are recomputed from their shape (refresh_features), so features may be appended.
 // Metrics of the schedules a point does not belong to are 0. Every value is finite and >= 0, so the
 // model can take log1p of it. The GPU metrics use the H100's limits (constants below); they are
 // proxies that rank candidates, not a performance model.
@@ -86,8 +87,8 @@ const std::vector<std::string> kNames = {
     "shape_row_cov",
     "shape_empty_row_share",
     "shape_gather_mbytes",
-    // gpu_sddmm metrics (appended last: records written before them are padded with zeros, see
-    // pad_legacy_features)
+    // gpu_sddmm metrics (appended last; records of older builds are recomputed from their stored
+    // shape by refresh_features, and models select their features by name)
     "sched_gpu_sddmm",
     "sddmm_edges_per_block",
     "sddmm_lanes_per_edge",
@@ -102,6 +103,10 @@ const std::vector<std::string> kNames = {
     "sddmm_mem_efficiency",
     "sddmm_shuffle_steps",
     "sddmm_block_size_penalty",
+    "sddmm_edges_per_thread",
+    "sddmm_feature_passes",
+    "sddmm_pass_slice_bytes",
+    "sddmm_group_by_dst",
 };
 
 size_t index_of(const char *name) {
@@ -334,17 +339,11 @@ bool has_features(const std::string &schedule) {
     return schedule == "cpu_spmm" || schedule == "cpu_sddmm" || schedule == "gpu_spmm" || schedule == "gpu_sddmm";
 }
 
-bool pad_legacy_features(std::vector<float> &features) {
-    // Vectors written before the gpu_sddmm block end where it starts.
-    if (features.size() != index_of("sched_gpu_sddmm")) return false;
-    features.resize(kNames.size(), 0.0f);
-    return true;
-}
+namespace {
 
-std::vector<float> candidate_features(const Problem &problem, bool spmm, const ScheduleParams &p) {
+std::vector<float> features_of(const Shape &s, bool spmm, const ScheduleParams &p) {
     std::vector<float> f(kNames.size(), 0.0f);
     Writer w{f};
-    const Shape s = shape_of(problem);
     if (p.schedule == "gpu_spmm") {
         w("sched_gpu_spmm", 1);
         gpu_spmm_metrics(s, p, w);
@@ -363,6 +362,33 @@ std::vector<float> candidate_features(const Problem &problem, bool spmm, const S
         if (std::isinf(x)) x = 3e38f;
     }
     return f;
+}
+
+}  // namespace
+
+std::vector<float> candidate_features(const Problem &problem, bool spmm, const ScheduleParams &p) {
+    return features_of(shape_of(problem), spmm, p);
+}
+
+std::vector<float> refresh_features(const std::vector<float> &stored, const ScheduleParams &p) {
+    const size_t need = index_of("shape_gather_mbytes") + 1;
+    if (stored.size() < need)
+        fail<Error>("a stored feature vector of ", stored.size(), " entries does not hold the problem shape (",
+                    need, " entries needed)");
+    auto at = [&](const char *name) { return static_cast<double>(stored[index_of(name)]); };
+    Shape s;
+    s.rows = at("shape_rows");
+    s.cols = at("shape_cols");
+    s.nnz = at("shape_nnz");
+    s.avg_row = at("shape_avg_row");
+    s.max_row = at("shape_max_row");
+    s.cov = at("shape_row_cov");
+    s.empty_share = at("shape_empty_row_share");
+    s.feat = at("shape_feat");
+    s.feat_inner = at("shape_feat_inner");
+    s.heads = at("shape_heads");
+    s.reduce_len = at("shape_reduce_len");
+    return features_of(s, at("op_spmm") != 0, p);
 }
 
 std::vector<float> candidate_features(const TuningProblem &problem, const ScheduleParams &p) {

@@ -18,9 +18,12 @@ const std::vector<std::string> &feature_names();
 /// Whether candidate_features knows the schedule (cpu_spmm, cpu_sddmm, gpu_spmm).
 bool has_features(const std::string &schedule);
 
-/// Extends a feature vector written before the gpu_sddmm features existed (its length is that of
-/// the list before them) with zeros for them, which is what such a point has; returns whether it did.
-bool pad_legacy_features(std::vector<float> &features);
+/// Recomputes the feature vector a measurement record stored (written by this build or an older one)
+/// from the problem shape it holds (the shape_* and op_spmm entries, which keep their positions) and
+/// the record's schedule point p, so that records stay training data when features are added or
+/// redefined. Throws Error for a vector too short to hold the shape, ScheduleError as
+/// candidate_features does.
+std::vector<float> refresh_features(const std::vector<float> &stored, const ScheduleParams &p);
 
 /// The feature vector of schedule point p on problem (all finite, >= 0), feature_names().size()
 /// entries. Throws ScheduleError for a schedule without features (see has_features) and for a

@@ -94,7 +94,6 @@ MeasurementRecord record_from_json(const nlohmann::json &j) {
         if (!std::isfinite(v)) fail<Error>("features[", i, "] is not finite");
         r.features.push_back(static_cast<float>(v));
     }
-    pad_legacy_features(r.features);
     return r;
 }
 

@@ -73,6 +73,15 @@ int main(int argc, char **argv) {
         for (const auto &f : record_files) {
             auto part = read_records(f);
             if (part.empty()) fail<Error>("records file '", f, "' holds no records");
+            // Features as this build computes them, from each record's stored shape and schedule
+            // point: records of older builds train the current features.
+            for (size_t i = 0; i < part.size(); i++) {
+                try {
+                    part[i].features = refresh_features(part[i].features, part[i].schedule);
+                } catch (const std::exception &e) {
+                    fail<Error>(f, ": record ", i + 1, ": ", e.what());
+                }
+            }
             std::printf("%-50s %zu records\n", f.c_str(), part.size());
             records.insert(records.end(), part.begin(), part.end());
         }

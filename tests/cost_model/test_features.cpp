@@ -2,6 +2,7 @@
 // schedule points apart.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -160,6 +161,66 @@ TEST(Features, CpuSchedulesAreFiniteAndDistinct) {
             EXPECT_EQ(distinct.size(), s.valid.size());
         }
     }
+}
+
+TuningProblem gpu_sddmm_problem(int64_t feat) {
+    TuningProblem tp;
+    tp.kind = OpKind::Sddmm;
+    tp.device = Device::CUDA;
+    tp.graph = test::random_graph(11);
+    tp.graph_name = "random";
+    tp.sddmm = {BinaryOp::Dot, OperandTarget::Src, OperandTarget::Dst};
+    tp.lhs_feat = {feat};
+    tp.rhs_feat = {feat};
+    tp.plan_layout();  // no device needed: features and the space use the layout and the graph's stats
+    return tp;
+}
+
+TEST(Features, GpuSddmmPointsAreFiniteAndFollowTheKnobs) {
+    for (int64_t feat : {1, 8, 32, 128}) {
+        TuningProblem tp = gpu_sddmm_problem(feat);
+        SearchSpace s = build_search_space(tp);
+        ASSERT_FALSE(s.valid.empty()) << "F = " << feat;
+        for (const auto &pt : s.valid) {
+            auto f = candidate_features(tp, pt);
+            expect_well_formed(f);
+            EXPECT_EQ(at(f, "sched_gpu_sddmm"), 1.0f);
+            EXPECT_EQ(at(f, "sched_gpu_spmm"), 0.0f);
+            EXPECT_EQ(at(f, "op_spmm"), 0.0f);
+            EXPECT_FLOAT_EQ(at(f, "sddmm_edges_per_block"), float(pt.get("kMTile")));
+            EXPECT_FLOAT_EQ(at(f, "sddmm_edges_per_thread"), float(pt.get_or("kMRegTile", 1)));
+            EXPECT_FLOAT_EQ(at(f, "sddmm_group_by_dst"), float(pt.get_or("groupByDst", 0)));
+            const int64_t chunk = pt.get_or("kFeatChunk", 0);
+            EXPECT_FLOAT_EQ(at(f, "sddmm_feature_passes"), chunk > 0 ? float((feat + chunk - 1) / chunk) : 1.0f);
+        }
+    }
+}
+
+TEST(Features, RefreshRecomputesStoredVectorsFromTheirShape) {
+    TuningProblem sddmm = gpu_sddmm_problem(32);
+    const ScheduleParams pt = build_search_space(sddmm).valid.at(0);
+    const std::vector<float> f = candidate_features(sddmm, pt);
+    EXPECT_EQ(refresh_features(f, pt), f);
+    // A vector of an older build (without the gpu_sddmm block, or with part of it) gets the full vector.
+    const auto &names = feature_names();
+    const size_t sddmm_at = size_t(std::find(names.begin(), names.end(), "sched_gpu_sddmm") - names.begin());
+    for (size_t len : {sddmm_at, sddmm_at + 5}) {
+        std::vector<float> old(f.begin(), f.begin() + std::ptrdiff_t(len));
+        EXPECT_EQ(refresh_features(old, pt), f) << len << " entries";
+    }
+    // Other stored metrics do not matter, the shape and the schedule point do.
+    std::vector<float> noisy = f;
+    noisy[sddmm_at + 1] = 12345.0f;
+    EXPECT_EQ(refresh_features(noisy, pt), f);
+    Problem spmm = gpu_problem(64);
+    const ScheduleParams sp = valid_points(spmm_schedule("gpu_spmm"), spmm).at(3);
+    const std::vector<float> g = candidate_features(spmm, true, sp);
+    // The stored shape is fp32 (reddit's nnz rounds by 4), so metrics agree to fp32 precision.
+    const std::vector<float> back = refresh_features(g, sp);
+    ASSERT_EQ(back.size(), g.size());
+    for (size_t i = 0; i < g.size(); i++) EXPECT_NEAR(back[i], g[i], 1e-5 * (1 + std::fabs(g[i]))) << names[i];
+    EXPECT_THROW(refresh_features(std::vector<float>(10, 1.0f), sp), Error);
+    EXPECT_THROW(refresh_features(g, ScheduleParams::parse("gpu_spmm{kNTile=4}")), ScheduleError);
 }
 
 TEST(Features, EmptyGraphGivesFiniteFeatures) {

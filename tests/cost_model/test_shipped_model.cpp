@@ -1,6 +1,7 @@
 // The cost model shipped in autotune/models loads in this build and ranks a gpu_spmm space.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "autotune/cost_model.h"
@@ -14,7 +15,12 @@ namespace {
 TEST(ShippedModel, LoadsAndRanksAGpuSpace) {
     if (!CostModel::available()) GTEST_SKIP() << "built without LibTorch";
     CostModel model = CostModel::load(std::string(GSPARSE_SOURCE_DIR) + "/autotune/models/h100_spmm");
-    EXPECT_EQ(model.feature_names(), feature_names());
+    // The model reads its features by name: features appended after it was trained (the last
+    // gpu_sddmm metrics) leave it usable.
+    const auto &names = feature_names();
+    EXPECT_LT(model.feature_names().size(), names.size());
+    for (const auto &n : model.feature_names())
+        EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
     TuningProblem p;
     p.device = Device::CUDA;  // features only: nothing is allocated or run
     p.graph = test::random_graph(3);
