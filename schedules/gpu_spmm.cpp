@@ -24,6 +24,7 @@
 #include "halide_ext/align_local_allocations.h"
 #include "halide_ext/bind_buffer.h"
 #include "halide_ext/block_uniform_loop.h"
+#include "halide_ext/compact_thread_allocations.h"
 #include "halide_ext/speculate_guarded_updates.h"
 #include "halide_ext/store_index_lets.h"
 #include "ops/dense_operands.h"
@@ -395,6 +396,9 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
         map_blocks(a.out);
         a.comb.compute_at(a.out, ft);
     }
+    // Each thread's copy of the block-level accumulator tile holds only the thread's own R·V
+    // outputs, at constant indices: registers rather than a local-memory copy of the whole tile.
+    a.lowering_passes.push_back(std::make_shared<ext::CompactThreadAllocations>());
     if (V > 1) {
         // Accumulator tiles left in the thread's local frame get the alignment of their vector
         // accesses. Last: the retyped allocations no longer match their accesses' types, which

@@ -133,7 +133,13 @@ TEST(GpuSpmmIR, RegisterTileHasKNRegTileAccumulatorsPerThread) {
         ASSERT_EQ(acc.size(), 1u);
         EXPECT_EQ(acc[0].memory_type, MemoryType::Register);
         ASSERT_TRUE(acc[0].constant_elements().has_value());
-        EXPECT_EQ(*acc[0].constant_elements() / (M * T), R);
+        // Each thread's copy holds its own R outputs at stride T (CompactThreadAllocations), not the
+        // block's M x T x R tile, and reads and writes them at constant indices.
+        EXPECT_EQ(*acc[0].constant_elements(), (R - 1) * T + 1);
+        for (const auto &a : ext::find_stores(l.stmt, acc[0].name))
+            EXPECT_FALSE(ext::expr_uses_var_matching(a.index, "*")) << a.index;
+        for (const auto &a : ext::find_loads(l.stmt, acc[0].name))
+            EXPECT_FALSE(ext::expr_uses_var_matching(a.index, "*")) << a.index;
         // Each thread stores its kNRegTile outputs at stride kNTile: R unrolled stores.
         EXPECT_EQ(ext::find_stores(l.stmt, "spmm_out*").size(), size_t(R));
     }
@@ -314,28 +320,35 @@ TEST(GpuSpmmIR, VecWidthGivesAlignedVectorLoadsOfFeatureRows) {
     }
 }
 
-TEST(GpuSpmmIR, VectorAccessesOfTheThreadFrameAreAligned) {
-    // Points whose accumulator tile stays in the thread's local frame (a thread per 8 features of 32
-    // rows, bind_buffer with shared ids; row split with a register tile): every vector access of the
-    // frame is no wider than the frame's alignment (Halide 14 alone aligns it to 4 bytes).
-    std::vector<ScheduleParams> points = {vec_point(32, 1, 4, 2, 1, 0, 1), vec_point(32, 2, 4, 4, 0, 1024),
-                                          vec_point(32, 2, 8, 2, 1, 256)};
-    int framed = 0;
-    for (const ScheduleParams &p : points)
+TEST(GpuSpmmIR, VectorRegisterTilesStayInRegisters) {
+    // Points whose accumulator tile Halide 14 gives each thread whole (M x T x R x V floats indexed
+    // by the thread id), which LLVM kept in a local-memory frame of kilobytes per thread: a thread
+    // per 8 features of 32 rows with bind_buffer and shared ids, row splits with a register tile,
+    // and 4 rows x 32 threads x 4 groups of 2 or 4 features at F = 256. CompactThreadAllocations cuts
+    // each thread's copy to its own outputs at constant indices, so no local frame is left; any
+    // vector access of a frame that did remain would be no wider than its alignment.
+    struct Case {
+        ScheduleParams p;
+        int64_t F;
+    };
+    std::vector<Case> cases = {{vec_point(32, 1, 4, 2, 1, 0, 1), 32}, {vec_point(32, 2, 4, 4, 0, 1024), 32},
+                               {vec_point(32, 2, 8, 2, 1, 256), 32}, {vec_point(4, 32, 2, 4, 0, 0), 256},
+                               {vec_point(4, 32, 4, 2, 0, 0), 256},  {vec_point(4, 16, 4, 4, 1, 256), 256}};
+    for (const Case &c : cases)
         for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Max}) {
-            const std::string ptx = ptx_of(lower(SpmmSpec{BinaryOp::CopyLhs, r}, 32, p));
+            const std::string ptx = ptx_of(lower(SpmmSpec{BinaryOp::CopyLhs, r}, c.F, c.p));
+            const size_t frame = ptx.find("__local_depot");
+            EXPECT_EQ(frame, std::string::npos) << c.p.str() << " " << reduce_op_name(r) << " F=" << c.F << ": "
+                                                << ptx.substr(frame == std::string::npos ? 0 : frame, 80);
             const std::regex depot(R"(\.local \.align (\d+) \.b8)"), access(R"((ld|st)\.local\.(v2|v4|u64|b64|f64))");
             std::smatch m;
             if (!std::regex_search(ptx, m, depot)) continue;
-            framed++;
             const int align = std::stoi(m[1]);
             for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), access); it != std::sregex_iterator(); ++it) {
                 const std::string kind = (*it)[2];
-                const int width = kind == "v4" ? 16 : 8;  // v2 of 32-bit values, or one 64-bit value
-                EXPECT_LE(width, align) << p.str() << " " << reduce_op_name(r) << ": " << it->str();
+                EXPECT_LE(kind == "v4" ? 16 : 8, align) << c.p.str() << ": " << it->str();
             }
         }
-    EXPECT_GT(framed, 0) << "no point kept a local frame; choose points that do";
 }
 
 TEST(GpuSpmmIR, InvalidPointsAreRejectedWithAReason) {
