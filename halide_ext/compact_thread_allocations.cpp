@@ -10,6 +10,40 @@ namespace gsparse::ext {
 using namespace Halide;
 using namespace Halide::Internal;
 
+/// The values of the Lets around a node, each with the Lets around it substituted in (so one
+/// substitution expands an expression fully).
+class ExpandedLets {
+public:
+    Expr expand(const Expr &e) const { return substitute(values_, substitute_in_all_lets(e)); }
+
+    /// Binds `name` to its expanded `value` for the Binding's lifetime (restoring a shadowed one).
+    class Binding {
+    public:
+        Binding(ExpandedLets &lets, const std::string &name, const Expr &value) : lets_(lets), name_(name) {
+            auto it = lets.values_.find(name);
+            if (it != lets.values_.end()) saved_ = it->second;
+            lets.values_[name] = lets.expand(value);
+        }
+        ~Binding() {
+            if (saved_.defined()) {
+                lets_.values_[name_] = saved_;
+            } else {
+                lets_.values_.erase(name_);
+            }
+        }
+        Binding(const Binding &) = delete;
+        Binding &operator=(const Binding &) = delete;
+
+    private:
+        ExpandedLets &lets_;
+        std::string name_;
+        Expr saved_;
+    };
+
+private:
+    std::map<std::string, Expr> values_;
+};
+
 namespace {
 
 /// Whether e reads memory, calls something impure, or names a variable in `bound`.
@@ -57,9 +91,7 @@ class DistributeWideningCasts : public IRMutator {
 /// `shift`.
 class AllocationAccesses : public IRMutator {
 public:
-    AllocationAccesses(std::string name, const Scope<Expr> &outer_lets) : name_(std::move(name)) {
-        for (auto it = outer_lets.cbegin(); it != outer_lets.cend(); ++it) lets_[it.name()] = it.value();
-    }
+    AllocationAccesses(std::string name, ExpandedLets outer_lets) : name_(std::move(name)), lets_(std::move(outer_lets)) {}
 
     bool ok = true;
     int64_t lo = 0, hi = 0;  ///< smallest and one past the largest element offset seen
@@ -69,7 +101,7 @@ private:
     using IRMutator::visit;
 
     Expr expand(const Expr &e) const {
-        return simplify(DistributeWideningCasts().mutate(substitute(lets_, substitute_in_all_lets(e))));
+        return simplify(DistributeWideningCasts().mutate(lets_.expand(e)));
     }
 
     /// The constant offset of the index's start from the first access's, with its stride, or
@@ -97,9 +129,9 @@ private:
             if (varies_within(x, bound_)) return std::nullopt;
             base_ = x;
         }
-        const Expr d = simplify(DistributeWideningCasts().mutate(x - cast(x.type(), base_)));
-        const int64_t *c = as_const_int(d);
-        if (!c || x.type() != base_.type()) return std::nullopt;
+        if (x.type() != base_.type()) return std::nullopt;
+        const int64_t *c = as_const_int(simplify(DistributeWideningCasts().mutate(x - base_)));
+        if (!c) return std::nullopt;
         const int64_t first = *c, last = *c + step * (lanes - 1);
         const int64_t a = std::min(first, last), b = std::max(first, last) + 1;
         if (!seen_) {
@@ -158,23 +190,14 @@ private:
     template<typename LetOrLetStmt>
     auto visit_let(const LetOrLetStmt *op) -> decltype(op->body) {
         const Expr value = mutate(op->value);
-        auto it = lets_.find(op->name);
-        const bool shadows = it != lets_.end();
-        const Expr saved = shadows ? it->second : Expr();
-        lets_[op->name] = substitute(lets_, substitute_in_all_lets(op->value));
-        auto body = mutate(op->body);
-        if (shadows) {
-            lets_[op->name] = saved;
-        } else {
-            lets_.erase(op->name);
-        }
-        return LetOrLetStmt::make(op->name, value, body);
+        ExpandedLets::Binding bind(lets_, op->name, op->value);
+        return LetOrLetStmt::make(op->name, value, mutate(op->body));
     }
     Expr visit(const Let *op) override { return visit_let(op); }
     Stmt visit(const LetStmt *op) override { return visit_let(op); }
 
     std::string name_;
-    std::map<std::string, Expr> lets_;
+    ExpandedLets lets_;
     std::set<std::string> bound_;
     Expr base_;
     bool seen_ = false;
@@ -183,7 +206,7 @@ private:
 }  // namespace
 
 Stmt CompactThreadAllocations::run(const Stmt &s) {
-    lets_ = Scope<Expr>();
+    lets_ = std::make_shared<ExpandedLets>();
     in_kernel_ = 0;
     return IRMutator::mutate(s);
 }
@@ -200,9 +223,7 @@ Stmt CompactThreadAllocations::visit(const LetStmt *op) {
     // Outside kernels the host code's Lets do not reach a thread's indices.
     if (in_kernel_ == 0) return IRMutator::visit(op);
     const Expr value = mutate(op->value);
-    std::map<std::string, Expr> outer;
-    for (auto it = lets_.cbegin(); it != lets_.cend(); ++it) outer[it.name()] = it.value();
-    ScopedBinding<Expr> bind(lets_, op->name, substitute(outer, substitute_in_all_lets(op->value)));
+    ExpandedLets::Binding bind(*lets_, op->name, op->value);
     Stmt body = mutate(op->body);
     if (value.same_as(op->value) && body.same_as(op->body)) return op;
     return LetStmt::make(op->name, value, body);
@@ -219,12 +240,12 @@ Stmt CompactThreadAllocations::visit(const Allocate *op) {
                               op->free_function);
     };
     if (!thread_frame) return keep();
-    AllocationAccesses probe(op->name, lets_);
+    AllocationAccesses probe(op->name, *lets_);
     probe.mutate(body);
     if (!probe.ok || probe.hi <= probe.lo) return keep();
     const int64_t span = probe.hi - probe.lo;
     if (span >= op->constant_allocation_size()) return keep();
-    AllocationAccesses rewrite(op->name, lets_);
+    AllocationAccesses rewrite(op->name, *lets_);
     rewrite.shift = probe.lo;
     Stmt compact = rewrite.mutate(body);
     if (!rewrite.ok) return keep();

@@ -29,7 +29,11 @@
 
 #include "halide_ext/lowering_pass.h"
 
+#include <memory>
+
 namespace gsparse::ext {
+
+class ExpandedLets;
 
 class CompactThreadAllocations : public LoweringPass {
 public:
@@ -44,8 +48,8 @@ protected:
     Halide::Internal::Stmt visit(const Halide::Internal::Allocate *op) override;
 
 private:
-    /// Expanded values of the LetStmts enclosing the current node (outermost first).
-    Halide::Internal::Scope<Halide::Expr> lets_;
+    /// Expanded values of the LetStmts enclosing the current node.
+    std::shared_ptr<ExpandedLets> lets_;  ///< set by run()
     int in_kernel_ = 0;
 };
 
