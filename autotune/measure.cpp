@@ -60,29 +60,41 @@ void Measurer::precompile(const std::vector<ScheduleParams> &schedules, int thre
     join_background();
 }
 
-std::function<void()> Measurer::compile(const ScheduleParams &schedule) {
-    TuningProblem &p = problem_;
-    if (p.kind == OpKind::Spmm) {
-        SpmmKernelKey key;
-        key.spec = p.spmm;
-        key.layout = p.layout;
-        key.dtype = DType::F32;
-        key.identity_edge_ids = spmm_identity_edge_ids(p.spmm, p.graph);
-        key.schedule = schedule;
-        key.device = p.device;
-        auto kernel = SpmmKernel::get(key, cache_);
-        const bool args = has_arg_outputs(p.spmm.reduce);
-        return [&p, kernel, args] {
-            kernel->run(p.graph, p.lhs, p.rhs, p.out, args ? &p.arg_u : nullptr, args ? &p.arg_e : nullptr);
-        };
-    }
+SpmmKernelKey measured_spmm_key(const TuningProblem &p, const ScheduleParams &schedule) {
+    SpmmKernelKey key;
+    key.spec = p.spmm;
+    key.layout = p.layout;
+    key.dtype = DType::F32;
+    key.identity_edge_ids = spmm_identity_edge_ids(p.spmm, p.graph);
+    key.schedule = schedule;
+    key.device = p.device;
+    return key;
+}
+
+SddmmKernelKey measured_sddmm_key(const TuningProblem &p, const ScheduleParams &schedule) {
     SddmmKernelKey key;
     key.spec = p.sddmm;
     key.layout = p.layout;
     key.dtype = DType::F32;
     key.schedule = schedule;
     key.device = p.device;
-    auto kernel = SddmmKernel::get(key, cache_);
+    // The indexing the operator API picks for the same tensors: gpu_sddmm's register form (edge
+    // register tiles, vector loads) exists only with 32-bit indexing, so the default 64-bit key
+    // would time a different kernel from the one users run.
+    key.fit_indexing({&p.lhs, &p.rhs, &p.out});
+    return key;
+}
+
+std::function<void()> Measurer::compile(const ScheduleParams &schedule) {
+    TuningProblem &p = problem_;
+    if (p.kind == OpKind::Spmm) {
+        auto kernel = SpmmKernel::get(measured_spmm_key(p, schedule), cache_);
+        const bool args = has_arg_outputs(p.spmm.reduce);
+        return [&p, kernel, args] {
+            kernel->run(p.graph, p.lhs, p.rhs, p.out, args ? &p.arg_u : nullptr, args ? &p.arg_e : nullptr);
+        };
+    }
+    auto kernel = SddmmKernel::get(measured_sddmm_key(p, schedule), cache_);
     return [&p, kernel] { kernel->run(p.graph, p.lhs, p.rhs, p.out); };
 }
 

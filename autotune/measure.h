@@ -12,6 +12,8 @@
 
 #include "autotune/tuning_problem.h"
 #include "runtime/kernel_cache.h"
+#include "runtime/sddmm_kernel.h"
+#include "runtime/spmm_kernel.h"
 #include "schedules/schedule_params.h"
 
 namespace gsparse::autotune {
@@ -26,6 +28,11 @@ struct Measurement {
     double median_ms = 0, mean_ms = 0, min_ms = 0;
     bool cut_off = false;  ///< timed once only: slower than the cutoff allows
 };
+
+/// The kernel keys a candidate is measured with: the kernels the operator API runs for the
+/// problem's tensors (prepare() first: the indexing width follows the tensors' sizes).
+SpmmKernelKey measured_spmm_key(const TuningProblem &p, const ScheduleParams &schedule);
+SddmmKernelKey measured_sddmm_key(const TuningProblem &p, const ScheduleParams &schedule);
 
 class Measurer {
 public:

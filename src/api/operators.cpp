@@ -160,9 +160,7 @@ void gsddmm_into(const Graph &g, const SddmmSpec &spec, const Tensor &lhs, const
     key.device = common_device({uses_lhs(spec.op) ? &lhs : nullptr, uses_rhs(spec.op) ? &rhs : nullptr, &out});
     key.schedule = options.schedule ? *options.schedule
                                     : default_sddmm_schedule(key.device).default_params({plan.layout, g.stats()});
-    key.large_buffers = false;
-    for (const Tensor *t : std::initializer_list<const Tensor *>{&lhs, &rhs, &out})
-        if (t->defined() && needs_large_buffers(t->numel())) key.large_buffers = true;
+    key.fit_indexing({&lhs, &rhs, &out});
     auto kernel = SddmmKernel::get(key, options.cache ? *options.cache : KernelCache::global());
     kernel->run(g, lhs, rhs, out, options.cuda);
 }

@@ -17,6 +17,12 @@ std::string SddmmKernelKey::str() const {
            (large_buffers ? "" : "/i32");
 }
 
+void SddmmKernelKey::fit_indexing(std::initializer_list<const Tensor *> tensors) {
+    large_buffers = false;
+    for (const Tensor *t : tensors)
+        if (t && t->defined() && needs_large_buffers(t->numel())) large_buffers = true;
+}
+
 SddmmKernel::SddmmKernel(const SddmmKernelKey &key) : key_(key) {
     const SddmmScheduleDef &def = sddmm_schedule(key.schedule.schedule);
     if (def.device != key.device)

@@ -4,6 +4,7 @@
 
 #include <Halide.h>
 
+#include <initializer_list>
 #include <memory>
 #include <string>
 
@@ -24,6 +25,10 @@ struct SddmmKernelKey {
     Device device = Device::CPU;
     /// 64-bit indexing; false when every tensor of the call has fewer than 2^31 elements.
     bool large_buffers = true;
+
+    /// Sets large_buffers from the call's tensors: 32-bit indexing (and with it the register form of
+    /// gpu_sddmm) unless one of them has 2^31 elements or more. Undefined tensors are skipped.
+    void fit_indexing(std::initializer_list<const Tensor *> tensors);
 
     std::string str() const;
 };

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "api/gsparse.h"
+#include "autotune/measure.h"
 #include "autotune/search_space.h"
 #include "autotune/tuner.h"
 #include "core/error.h"
@@ -162,6 +163,32 @@ TEST(Measurer, BackgroundCompilesOverlapMeasurements) {
     EXPECT_TRUE(m.ok) << m.error;
     // The next batch starts before this one's candidates were measured; the destructor joins it.
     measurer.precompile(first, 3, true);
+}
+
+TEST(Measurer, MeasuresTheKernelsTheOperatorApiRuns) {
+    // Small tensors: the API compiles g-SDDMM with 32-bit indexing (gpu_sddmm's register form), and
+    // a tuner timing the 64-bit kernel would rank a different kernel from the one users get.
+    TuningProblem p = small_problem(OpKind::Sddmm, 32);
+    SearchSpace s = build_search_space(p);
+    ASSERT_FALSE(s.valid.empty());
+    SddmmKernelKey key = measured_sddmm_key(p, s.valid.front());
+    EXPECT_FALSE(key.large_buffers);
+    EXPECT_NE(key.str().find("/i32"), std::string::npos) << key.str();
+    EXPECT_EQ(key.schedule.str(), s.valid.front().str());
+
+    // fit_indexing resets the flag from the tensors it is given, skipping missing and undefined ones.
+    SddmmKernelKey other = key;
+    other.large_buffers = true;
+    other.fit_indexing({&p.lhs, nullptr, &p.out});
+    EXPECT_FALSE(other.large_buffers);
+    Tensor undefined;
+    other.fit_indexing({&undefined});
+    EXPECT_FALSE(other.large_buffers);
+
+    TuningProblem q = small_problem(OpKind::Spmm, 8);
+    SpmmKernelKey skey = measured_spmm_key(q, build_search_space(q).valid.front());
+    EXPECT_EQ(skey.spec.reduce, q.spmm.reduce);
+    EXPECT_EQ(skey.identity_edge_ids, spmm_identity_edge_ids(q.spmm, q.graph));
 }
 
 TEST(Tuner, ModelSeedsSkipPointsTheModelCannotTellApart) {
