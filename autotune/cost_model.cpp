@@ -98,7 +98,13 @@ constexpr int kVersion = 1;
             {"n_dropped", r.n_dropped},
             {"epochs", r.epochs},
             {"final_loss", num(r.final_loss)},
-            {"holdout_graphs", r.holdout_graphs}};
+            {"holdout_graphs", r.holdout_graphs},
+            {"schedules", r.schedules},
+            {"holdout_per_problem", [&] {
+                 nlohmann::json per = nlohmann::json::object();
+                 for (const auto &[k, v] : r.holdout_per_problem) per[k] = num(v);
+                 return per;
+             }()}};
 }
 
 [[maybe_unused]] TrainReport report_from_json(const nlohmann::json &j) {
@@ -120,6 +126,12 @@ constexpr int kVersion = 1;
     if (j.contains("holdout_graphs") && j["holdout_graphs"].is_array())
         for (const auto &g : j["holdout_graphs"])
             if (g.is_string()) r.holdout_graphs.push_back(g.get<std::string>());
+    if (j.contains("schedules") && j["schedules"].is_array())
+        for (const auto &g : j["schedules"])
+            if (g.is_string()) r.schedules.push_back(g.get<std::string>());
+    if (j.contains("holdout_per_problem") && j["holdout_per_problem"].is_object())
+        for (const auto &[k, v] : j["holdout_per_problem"].items())
+            r.holdout_per_problem.emplace_back(k, v.is_number() ? v.get<double>() : std::numeric_limits<double>::quiet_NaN());
     return r;
 }
 
@@ -153,10 +165,13 @@ struct NetImpl : torch::nn::Module {
 };
 TORCH_MODULE(Net);
 
-torch::Tensor to_tensor(const std::vector<const std::vector<float> *> &rows, size_t width) {
+/// The rows' entries at `columns` (the model's inputs among the build's features) as a matrix.
+torch::Tensor to_tensor(const std::vector<const std::vector<float> *> &rows, const std::vector<size_t> &columns) {
+    const size_t width = columns.size();
     torch::Tensor t = torch::empty({static_cast<int64_t>(rows.size()), static_cast<int64_t>(width)}, torch::kFloat32);
     float *p = t.data_ptr<float>();
-    for (size_t i = 0; i < rows.size(); i++) std::copy(rows[i]->begin(), rows[i]->end(), p + i * width);
+    for (size_t i = 0; i < rows.size(); i++)
+        for (size_t c = 0; c < width; c++) p[i * width + c] = (*rows[i])[columns[c]];
     return t;
 }
 
@@ -202,6 +217,11 @@ const std::vector<std::string> &CostModel::feature_names() const {
     return impl_->names;
 }
 
+bool CostModel::knows_schedule(const std::string &schedule) const {
+    const auto &known = report().schedules;
+    return known.empty() || std::find(known.begin(), known.end(), schedule) != known.end();
+}
+
 const TrainReport &CostModel::report() const {
     if (!impl_) fail<Error>("the cost model is empty (train or load one first)");
     return impl_->report;
@@ -219,21 +239,18 @@ std::vector<size_t> CostModel::rank(const std::vector<std::vector<float>> &featu
 
 std::vector<double> CostModel::predict(const std::vector<std::vector<float>> &features) const {
     if (!impl_) fail<Error>("the cost model is empty (train or load one first)");
-    const size_t d = impl_->names.size(), width = autotune::feature_names().size();
-    // The model's own columns of each vector (a model trained before features were appended reads
-    // the ones it knows).
-    std::vector<std::vector<float>> picked(features.size(), std::vector<float>(d));
+    const size_t width = autotune::feature_names().size();
     std::vector<const std::vector<float> *> rows;
     rows.reserve(features.size());
     for (size_t i = 0; i < features.size(); i++) {
         if (features[i].size() != width)
             fail<Error>("cost model: feature vector ", i, " has ", features[i].size(),
                         " entries, this build computes ", width);
-        for (size_t c = 0; c < d; c++) picked[i][c] = features[i][impl_->columns[c]];
-        rows.push_back(&picked[i]);
+        rows.push_back(&features[i]);
     }
     if (rows.empty()) return {};
-    torch::Tensor x = to_tensor(rows, d);
+    // The model's own columns of each vector: the features it was trained on, by name.
+    torch::Tensor x = to_tensor(rows, impl_->columns);
     torch::Tensor y;
     {
         std::lock_guard<std::mutex> lock(impl_->mu);
@@ -250,8 +267,11 @@ std::vector<double> CostModel::predict(const std::vector<std::vector<float>> &fe
 
 CostModel CostModel::train(const std::vector<MeasurementRecord> &records, const TrainOptions &o,
                            TrainReport *report_out) {
-    const std::vector<std::string> &names = autotune::feature_names();
-    const size_t d = names.size();
+    const size_t width = autotune::feature_names().size();
+    const std::vector<size_t> columns = select_features(o.features);
+    const size_t d = columns.size();
+    std::vector<std::string> names;
+    for (size_t c : columns) names.push_back(autotune::feature_names()[c]);
     if (records.empty()) fail<Error>("cannot train the cost model: no records");
     if (o.epochs < 1) fail<Error>("epochs must be >= 1, got ", o.epochs);
     if (o.batch_size < 2) fail<Error>("batch size must be >= 2, got ", o.batch_size);
@@ -263,9 +283,9 @@ CostModel CostModel::train(const std::vector<MeasurementRecord> &records, const 
         fail<Error>("a holdout fraction and holdout graphs exclude each other");
     for (size_t i = 0; i < records.size(); i++) {
         const auto &r = records[i];
-        if (r.features.size() != d)
+        if (r.features.size() != width)
             fail<Error>("record ", i, " (graph '", r.graph, "', ", r.schedule.str(), ") has ", r.features.size(),
-                        " features; this build computes ", d, " (records from another gsparse version?)");
+                        " features; this build computes ", width, " (records from another gsparse version?)");
         if (!(r.time_ms > 0) || !std::isfinite(r.time_ms))
             fail<Error>("record ", i, " (graph '", r.graph, "') has a non-positive time ", r.time_ms);
     }
@@ -355,7 +375,7 @@ CostModel CostModel::train(const std::vector<MeasurementRecord> &records, const 
 
     torch::manual_seed(o.seed);
     Net net(static_cast<int64_t>(d), o.hidden);
-    torch::Tensor x = to_tensor(train_set.x, d);
+    torch::Tensor x = to_tensor(train_set.x, columns);
     torch::Tensor y = torch::empty({static_cast<int64_t>(train_set.y.size())}, torch::kFloat32);
     float *yp = y.data_ptr<float>();
     for (size_t i = 0; i < train_set.y.size(); i++) yp[i] = static_cast<float>(train_set.y[i] / scale);
@@ -397,8 +417,7 @@ CostModel CostModel::train(const std::vector<MeasurementRecord> &records, const 
 
     auto impl = std::make_shared<Impl>();
     impl->names = names;
-    impl->columns.resize(d);
-    std::iota(impl->columns.begin(), impl->columns.end(), size_t{0});
+    impl->columns = columns;
     impl->hidden = o.hidden;
     impl->target_scale = scale;
     impl->net = net;
@@ -414,12 +433,32 @@ CostModel CostModel::train(const std::vector<MeasurementRecord> &records, const 
     };
     rep.pearson_train = evaluate(train_set);
     rep.pearson_holdout = evaluate(hold_set);
+    if (!hold_set.x.empty()) {
+        std::vector<std::vector<float>> rows;
+        for (const auto *r : hold_set.x) rows.push_back(*r);
+        const std::vector<double> pred = center_by_group(model.predict(rows), hold_set.group);
+        std::vector<std::string> key_of(n_groups);
+        for (const auto &[key, id] : group_ids) key_of[id] = key;
+        std::map<size_t, std::pair<std::vector<double>, std::vector<double>>> by_group;
+        for (size_t i = 0; i < pred.size(); i++) {
+            by_group[hold_set.group[i]].first.push_back(pred[i]);
+            by_group[hold_set.group[i]].second.push_back(hold_set.y[i]);
+        }
+        for (const auto &[g, xy] : by_group) rep.holdout_per_problem.emplace_back(key_of[g], pearson(xy.first, xy.second));
+        std::sort(rep.holdout_per_problem.begin(), rep.holdout_per_problem.end());
+    }
     rep.n_train = train_set.x.size();
     rep.n_holdout = hold_set.x.size();
     rep.groups_train = count_groups(train_set);
     rep.groups_holdout = count_groups(hold_set);
     rep.epochs = o.epochs;
     rep.final_loss = epoch_loss;
+    {
+        std::set<std::string> schedules;
+        for (size_t i = 0; i < records.size(); i++)
+            if (!held[i]) schedules.insert(records[i].schedule.schedule);
+        rep.schedules.assign(schedules.begin(), schedules.end());
+    }
     impl->report = rep;
     if (report_out) *report_out = rep;
     return model;

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "autotune/records.h"
@@ -45,6 +46,11 @@ struct TrainOptions {
     /// two problems, this fraction of the records. Excludes holdout_graphs.
     double holdout_fraction = 0;
     int log_every = 0;  ///< print the loss to stderr every N epochs (0: quiet)
+    /// The model's inputs: feature names or prefixes followed by '*' (see select_features in
+    /// autotune/features.h); empty: every feature. A model of one schedule family takes its own
+    /// metrics and the shape entries that vary within its problems, so that graph-level values it
+    /// saw for one graph only do not decide its predictions on another.
+    std::vector<std::string> features;
 };
 
 struct TrainReport {
@@ -57,6 +63,9 @@ struct TrainReport {
     int epochs = 0;
     double final_loss = 0;  ///< mean training MSE of the last epoch (normalized targets)
     std::vector<std::string> holdout_graphs;  ///< graph names held out
+    std::vector<std::string> schedules;       ///< schedules of the training records (sorted)
+    /// Pearson of each held-out problem (problem_key order), centred as above.
+    std::vector<std::pair<std::string, double>> holdout_per_problem;
 };
 
 /// Pearson correlation coefficient of x and y; 0 when fewer than two values or a constant input.
@@ -92,6 +101,9 @@ public:
     bool empty() const { return impl_ == nullptr; }
     /// Feature names the model was trained with.
     const std::vector<std::string> &feature_names() const;
+    /// Whether the model was trained on points of this schedule (true for models whose sidecar
+    /// does not list its schedules).
+    bool knows_schedule(const std::string &schedule) const;
     /// The report of the training run (stored in the sidecar).
     const TrainReport &report() const;
 

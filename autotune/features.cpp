@@ -3,11 +3,11 @@
 //
 // The vector is the same length for every schedule: a one-hot of the schedule name, the metrics of
 // gpu_spmm, the metrics of the CPU schedules (cpu_spmm and cpu_sddmm share them), the shape, then
-// the one-hot and metrics of gpu_sddmm (added last). A model reads its features by name, and
-// stored records are recomputed from their shape (refresh_features), so features may be appended.
-// Metrics of the schedules a point does not belong to are 0. Every value is finite and >= 0, so the
-// model can take log1p of it. The GPU metrics use the H100's limits (constants below); they are
-// proxies that rank candidates, not a performance model.
+// the one-hot and metrics of gpu_sddmm (gpu_sddmm_features.cpp). A model reads its features by
+// name (and may take a subset of them), and stored records are recomputed from their shape
+// (refresh_features), so features may be added or redefined. Metrics of the schedules a point does
+// not belong to are 0. Every value is finite and >= 0, so the model can take log1p of it. The GPU
+// metrics use the H100's limits (feature_writer.h).
 #include "autotune/features.h"
 
 #include <algorithm>
@@ -15,19 +15,12 @@
 #include <thread>
 #include <unordered_map>
 
+#include "autotune/feature_writer.h"
 #include "core/error.h"
 
 namespace gsparse::autotune {
 
 namespace {
-
-// H100 (SXM) limits used by the GPU metrics.
-constexpr double kNumSMs = 132;               ///< streaming multiprocessors
-constexpr double kThreadsPerSM = 2048;        ///< resident threads per SM
-constexpr double kBlocksPerSM = 32;           ///< resident blocks per SM
-constexpr double kSmemPerSM = 227.0 * 1024;   ///< shared memory per SM usable by blocks (bytes)
-constexpr double kWarpLoadBytes = 128;        ///< bytes of a fully coalesced warp load (32 x 4 bytes)
-constexpr double kBlockLow = 128, kBlockHigh = 512;  ///< thread-block sizes without a penalty
 
 const std::vector<std::string> kNames = {
     // schedule one-hot
@@ -87,27 +80,39 @@ const std::vector<std::string> kNames = {
     "shape_row_cov",
     "shape_empty_row_share",
     "shape_gather_mbytes",
-    // gpu_sddmm metrics (appended last; records of older builds are recomputed from their stored
-    // shape by refresh_features, and models select their features by name)
+    // gpu_sddmm metrics (after the shape; records of older builds are recomputed from their stored
+    // shape by refresh_features, and models select their features by name; see gpu_sddmm_features.cpp)
     "sched_gpu_sddmm",
     "sddmm_edges_per_block",
     "sddmm_lanes_per_edge",
     "sddmm_vec_width",
+    "sddmm_edges_per_thread",
     "sddmm_threads_per_block",
-    "sddmm_blocks",
-    "sddmm_parallel_degree",
     "sddmm_occupancy",
     "sddmm_waves",
-    "sddmm_steps_per_lane",
-    "sddmm_lane_fill",
-    "sddmm_mem_efficiency",
-    "sddmm_shuffle_steps",
     "sddmm_block_size_penalty",
-    "sddmm_edges_per_thread",
+    "sddmm_edges_in_flight_per_sm",
     "sddmm_feature_passes",
-    "sddmm_pass_slice_bytes",
-    "sddmm_group_by_dst",
+    "sddmm_steps_per_lane",
+    "sddmm_combine_steps",
+    "sddmm_warp_instr_per_edge",
+    "sddmm_sector_use",
+    "sddmm_line_requests_per_edge",
+    "sddmm_l1_refetch",
+    "sddmm_store_bytes_per_edge",
+    "sddmm_dram_bytes_per_edge",
+    "sddmm_l2_bytes_per_edge",
+    "sddmm_t_latency_ns",
+    "sddmm_t_issue_ns",
+    "sddmm_t_dram_ns",
+    "sddmm_t_l2_ns",
+    "sddmm_t_l1_ns",
+    "sddmm_est_ns_per_edge",
 };
+
+}  // namespace
+
+namespace detail {
 
 size_t index_of(const char *name) {
     static const std::unordered_map<std::string, size_t> index = [] {
@@ -120,26 +125,11 @@ size_t index_of(const char *name) {
     return it->second;
 }
 
-/// Writes named values into a feature vector.
-struct Writer {
-    std::vector<float> &out;
-    void operator()(const char *name, double value) { out[index_of(name)] = static_cast<float>(value); }
-};
+}  // namespace detail
 
-double ceil_div(double a, double b) { return std::ceil(a / b); }
+namespace {
 
-/// log2 of how far a block's thread count lies outside [kBlockLow, kBlockHigh] (0 inside).
-double block_size_penalty(double threads) {
-    if (threads < kBlockLow) return std::log2(kBlockLow / threads);
-    if (threads > kBlockHigh) return std::log2(threads / kBlockHigh);
-    return 0;
-}
-
-/// What every schedule's metrics start from.
-struct Shape {
-    double rows, cols, nnz, avg_row, max_row, cov, empty_share;
-    double feat, feat_inner, heads, reduce_len;
-};
+using namespace detail;
 
 Shape shape_of(const Problem &p) {
     Shape s;
@@ -244,48 +234,6 @@ void gpu_spmm_metrics(const Shape &s, const ScheduleParams &p, Writer &w) {
     w("gpu_feature_tail_waste", feature_blocks * T * R * V / s.feat_inner - 1);
 }
 
-void gpu_sddmm_metrics(const Shape &s, const ScheduleParams &p, Writer &w) {
-    const double M = static_cast<double>(p.get("kMTile")), L = static_cast<double>(p.get("kLaneWidth")),
-                 V = static_cast<double>(p.get("kVecWidth"));
-    // Edges per thread (kMRegTile), feature chunks (kFeatChunk: passes over the features) and the
-    // destination edge order (groupByDst); points without them read 1, 0 and 0.
-    const double R = static_cast<double>(std::max<int64_t>(p.get_or("kMRegTile", 1), 1));
-    const double C = static_cast<double>(std::max<int64_t>(p.get_or("kFeatChunk", 0), 0));
-    const double grouped = p.get_or("groupByDst", 0) != 0 ? 1 : 0;
-    // The lanes of an edge cover the reduced length (dot) or the innermost output dim.
-    const double ext = std::max(1.0, s.reduce_len > 0 ? s.reduce_len : s.feat_inner);
-    const double threads = M * L;
-    const double blocks = ceil_div(std::max(1.0, s.nnz), M * R) * s.heads;
-    const double resident = std::max(1.0, std::min(kBlocksPerSM, std::floor(kThreadsPerSM / std::max(1.0, threads))));
-    const double steps = ceil_div(ext, L * V);
-    w("sched_gpu_sddmm", 1);
-    w("sddmm_edges_per_block", M);
-    w("sddmm_lanes_per_edge", L);
-    w("sddmm_vec_width", V);
-    w("sddmm_threads_per_block", threads);
-    w("sddmm_blocks", blocks);
-    w("sddmm_parallel_degree", blocks * threads / (kNumSMs * kThreadsPerSM));
-    w("sddmm_occupancy", std::min(1.0, resident * threads / kThreadsPerSM));
-    w("sddmm_waves", blocks / (kNumSMs * resident));
-    w("sddmm_steps_per_lane", steps);
-    // Share of the lanes' loads that read features (the last step of a lane may run past the end).
-    w("sddmm_lane_fill", ext / (steps * L * V));
-    // Bytes one warp-wide load of an edge's feature row reads contiguously, against a full line.
-    w("sddmm_mem_efficiency", std::min(L * V * 4, kWarpLoadBytes) / kWarpLoadBytes);
-    w("sddmm_shuffle_steps", s.reduce_len > 0 ? std::log2(L) : 0);
-    w("sddmm_block_size_penalty", block_size_penalty(threads));
-    // Independent edges (and their loads) a thread has in flight.
-    w("sddmm_edges_per_thread", R);
-    // Passes over the features, and the bytes of the node rows one pass gathers (its L2 footprint);
-    // with source tiles (kSrcTile) the blocks running together gather the rows of one tile.
-    const double passes = C > 0 ? ceil_div(ext, C) : 1;
-    const double tile = static_cast<double>(std::max<int64_t>(p.get_or("kSrcTile", 0), 0));
-    const double gathered_cols = tile > 0 ? std::min(s.cols, tile) : s.cols;
-    w("sddmm_feature_passes", passes);
-    w("sddmm_pass_slice_bytes", (s.rows + gathered_cols) * std::min(ext, C > 0 ? C : ext) * 4 * s.heads);
-    w("sddmm_group_by_dst", grouped);
-}
-
 void cpu_metrics(const Shape &s, bool spmm, const ScheduleParams &p, Writer &w) {
     const double width = static_cast<double>(p.get("vector_width"));
     const double per_task = static_cast<double>(spmm ? p.get("rows_per_task") : p.get("edges_per_task"));
@@ -334,6 +282,22 @@ void shape_features(const Shape &s, bool spmm, Writer &w) {
 }  // namespace
 
 const std::vector<std::string> &feature_names() { return kNames; }
+
+std::vector<size_t> select_features(const std::vector<std::string> &patterns) {
+    std::vector<char> picked(kNames.size(), patterns.empty() ? 1 : 0);
+    for (const std::string &pattern : patterns) {
+        const bool prefix = !pattern.empty() && pattern.back() == '*';
+        const std::string stem = prefix ? pattern.substr(0, pattern.size() - 1) : pattern;
+        bool any = false;
+        for (size_t i = 0; i < kNames.size(); i++)
+            if (prefix ? kNames[i].compare(0, stem.size(), stem) == 0 : kNames[i] == pattern) picked[i] = 1, any = true;
+        if (!any) fail<Error>("no cost-model feature matches '", pattern, "' (names: see feature_names(); a trailing '*' matches a prefix)");
+    }
+    std::vector<size_t> out;
+    for (size_t i = 0; i < kNames.size(); i++)
+        if (picked[i]) out.push_back(i);
+    return out;
+}
 
 bool has_features(const std::string &schedule) {
     return schedule == "cpu_spmm" || schedule == "cpu_sddmm" || schedule == "gpu_spmm" || schedule == "gpu_sddmm";

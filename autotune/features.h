@@ -15,6 +15,11 @@ namespace gsparse::autotune {
 /// Names of the features, in the order candidate_features returns them.
 const std::vector<std::string> &feature_names();
 
+/// Positions in feature_names() of the features that `patterns` name, in feature_names() order: a
+/// pattern is a feature name or a prefix followed by '*' ("sddmm_*"); no patterns select every
+/// feature. Throws Error for a pattern that names no feature.
+std::vector<size_t> select_features(const std::vector<std::string> &patterns);
+
 /// Whether candidate_features knows the schedule (cpu_spmm, cpu_sddmm, gpu_spmm).
 bool has_features(const std::string &schedule);
 

@@ -228,6 +228,13 @@ int main(int argc, char **argv) {
         }
         if (model) {
             opt.rank = [&](const std::vector<ScheduleParams> &points) {
+                for (const auto &q : points) {
+                    if (model->knows_schedule(q.schedule)) continue;
+                    std::string known;
+                    for (const auto &k : model->report().schedules) known += (known.empty() ? "" : ", ") + k;
+                    fail<Error>("cost model '", a.model_prefix, "' was trained on ", known, " points, not ",
+                                q.schedule, ": pass a model of ", q.schedule, " (autotune/models/README.md) or none");
+                }
                 std::vector<std::vector<float>> features;
                 for (const auto &q : points) features.push_back(candidate_features(p, q));
                 return model->predict(features);

@@ -54,6 +54,10 @@ int main(int argc, char **argv) {
     app.add_option("--batch-size", opt.batch_size, "mini-batch size")->check(CLI::Range(2, 1 << 20));
     app.add_option("--lr", opt.learning_rate, "Adam learning rate")->check(CLI::Range(1e-7, 1.0));
     app.add_option("--hidden", opt.hidden, "width of the hidden layers")->check(CLI::Range(1, 4096));
+    app.add_option("--features", opt.features,
+                   "the model's inputs: feature names or prefixes ending in '*', comma-separated or repeated "
+                   "(default: every feature)")
+        ->delimiter(',');
     app.add_flag("--quiet", quiet, "no loss log");
     CLI11_PARSE(app, argc, argv);
 
@@ -87,8 +91,8 @@ int main(int argc, char **argv) {
         }
         std::map<std::string, size_t> per_graph;
         for (const auto &r : records) per_graph[r.graph]++;
-        std::printf("%zu records, %zu graphs, %zu features\n", records.size(), per_graph.size(),
-                    feature_names().size());
+        std::printf("%zu records, %zu graphs, %zu of %zu features\n", records.size(), per_graph.size(),
+                    select_features(opt.features).size(), feature_names().size());
         opt.holdout_graphs = holdout_graphs;
         opt.holdout_fraction = holdout_fraction;
         if (quiet) opt.log_every = 0;
@@ -108,6 +112,8 @@ int main(int argc, char **argv) {
                     rep.n_train, rep.groups_train);
         std::printf("pearson holdout %s  (%zu records, %zu problems)\n", fmt_pearson(rep.pearson_holdout).c_str(),
                     rep.n_holdout, rep.groups_holdout);
+        for (const auto &[problem, r] : rep.holdout_per_problem)
+            std::printf("  held-out problem %-70s %s\n", problem.c_str(), fmt_pearson(r).c_str());
         std::printf("saved %s.pt and %s.json\n", out.c_str(), out.c_str());
     } catch (const std::exception &e) {
         std::fflush(stdout);

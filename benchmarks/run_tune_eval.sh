@@ -11,7 +11,7 @@
 #
 # Settings (environment variables, defaults in brackets):
 #   GRAPHS [reddit,ogbn-proteins,ogbn-products]   FEATS [8,16,32,64,128,256,512]   SCALE [1.0]
-#   ORDER [shuffled]   MODEL [autotune/models/h100_spmm; empty: no model]   EX_RUNS [5]   RUNS [10]
+#   ORDER [shuffled]   MODEL [autotune/models/h100_$OP; empty: no model]   EX_RUNS [5]   RUNS [10]
 #   OP [spmm; sddmm tunes u_dot_v]   BUILD_DIR [build]   SKIP_BUILD=1 (use the existing gsparse-tune)
 #   OUT [benchmarks/results]
 #   SKIP_EXHAUSTIVE=1 (genetic and random only)   PYTHON [python3]
@@ -23,10 +23,10 @@ GRAPHS=${GRAPHS:-reddit,ogbn-proteins,ogbn-products}
 FEATS=${FEATS:-8,16,32,64,128,256,512}
 SCALE=${SCALE:-1.0}
 ORDER=${ORDER:-shuffled}
-MODEL=${MODEL-autotune/models/h100_spmm}
+OP=${OP:-spmm}
+MODEL=${MODEL-autotune/models/h100_$OP}
 EX_RUNS=${EX_RUNS:-5}
 RUNS=${RUNS:-10}
-OP=${OP:-spmm}
 BUILD_DIR=${BUILD_DIR:-build}
 OUT=${OUT:-benchmarks/results}
 PYTHON=${PYTHON:-python3}

@@ -179,6 +179,58 @@ TEST(CostModel, SaveLoadRoundTripPredictsTheSame) {
     EXPECT_NEAR(one[0], m.predict(features_of(records))[3], 1e-5);
 }
 
+TEST(CostModel, TrainsOnASubsetOfFeaturesAndKeepsItThroughSaveAndLoad) {
+    REQUIRE_TORCH();
+    // The synthetic times depend on gpu_* metrics only; a model of those metrics alone (and one
+    // shape entry) learns them as well, reads its columns by name, and knows its schedule.
+    auto records = synthetic_records(6, 60, 21);
+    TrainOptions o;
+    o.epochs = 40;
+    o.seed = 2;
+    o.holdout_graphs = {"g5"};
+    o.features = {"gpu_*", "shape_reduce_len"};
+    TrainReport rep;
+    CostModel m = CostModel::train(records, o, &rep);
+    const std::vector<size_t> cols = select_features(o.features);
+    ASSERT_EQ(m.feature_names().size(), cols.size());
+    for (size_t i = 0; i < cols.size(); i++) EXPECT_EQ(m.feature_names()[i], feature_names()[cols[i]]);
+    EXPECT_EQ(m.feature_names().back(), "shape_reduce_len");
+    EXPECT_GT(rep.pearson_holdout, 0.8);
+    EXPECT_EQ(rep.schedules, std::vector<std::string>{"gpu_spmm"});
+    ASSERT_EQ(rep.holdout_per_problem.size(), 3u);  // g5 at three feature lengths
+    for (const auto &[key, r] : rep.holdout_per_problem) {
+        EXPECT_NE(key.find("g5"), std::string::npos) << key;
+        EXPECT_GT(r, 0.5) << key;
+    }
+    EXPECT_TRUE(m.knows_schedule("gpu_spmm"));
+    EXPECT_FALSE(m.knows_schedule("gpu_sddmm"));
+
+    // Entries outside the model's inputs do not change its predictions.
+    auto f = features_of(records);
+    auto noisy = f;
+    const auto &names = feature_names();
+    const size_t other = size_t(std::find(names.begin(), names.end(), "shape_rows") - names.begin());
+    for (auto &v : noisy) v[other] *= 7;
+    EXPECT_EQ(m.predict(f), m.predict(noisy));
+
+    const std::string prefix = temp_prefix("subset");
+    m.save(prefix);
+    CostModel back = CostModel::load(prefix);
+    EXPECT_EQ(back.feature_names(), m.feature_names());
+    EXPECT_EQ(back.report().schedules, rep.schedules);
+    EXPECT_EQ(back.report().holdout_per_problem.size(), 3u);
+    auto p1 = m.predict(f), p2 = back.predict(f);
+    for (size_t i = 0; i < p1.size(); i++) EXPECT_NEAR(p1[i], p2[i], 1e-6 * (1 + std::fabs(p1[i])));
+
+    o.features = {"no_such_feature*"};
+    try {
+        CostModel::train(records, o);
+        FAIL() << "trained on a pattern that names no feature";
+    } catch (const Error &e) {
+        EXPECT_NE(std::string(e.what()).find("no_such_feature*"), std::string::npos) << e.what();
+    }
+}
+
 TEST(CostModel, LoadRejectsOtherFeaturesAndMissingFiles) {
     REQUIRE_TORCH();
     auto records = synthetic_records(2, 20, 4);

@@ -59,6 +59,20 @@ TEST(Features, NamesAreUniqueAndNonEmpty) {
     for (const auto &n : names) EXPECT_FALSE(n.empty());
 }
 
+TEST(Features, SelectFeaturesByNameAndPrefix) {
+    const auto &names = feature_names();
+    EXPECT_EQ(select_features({}).size(), names.size());
+    const std::vector<size_t> picked = select_features({"shape_reduce_len", "sddmm_t_*", "op_spmm"});
+    ASSERT_EQ(picked.size(), 7u);  // in feature order, whatever the order of the patterns
+    EXPECT_TRUE(std::is_sorted(picked.begin(), picked.end()));
+    for (size_t i : picked)
+        EXPECT_TRUE(names[i] == "shape_reduce_len" || names[i] == "op_spmm" || names[i].rfind("sddmm_t_", 0) == 0)
+            << names[i];
+    EXPECT_EQ(select_features({"shape_rows", "shape_rows"}).size(), 1u);
+    EXPECT_THROW(select_features({"shape_row"}), Error);  // a name, not a prefix, without '*'
+    EXPECT_THROW(select_features({"nothing_*"}), Error);
+}
+
 TEST(Features, GpuSpmmPointsAreFiniteAndDistinct) {
     const SpmmScheduleDef def = spmm_schedule("gpu_spmm");
     for (int64_t feat : {1, 8, 32, 100, 512}) {
@@ -187,13 +201,84 @@ TEST(Features, GpuSddmmPointsAreFiniteAndFollowTheKnobs) {
             EXPECT_EQ(at(f, "sched_gpu_sddmm"), 1.0f);
             EXPECT_EQ(at(f, "sched_gpu_spmm"), 0.0f);
             EXPECT_EQ(at(f, "op_spmm"), 0.0f);
-            EXPECT_FLOAT_EQ(at(f, "sddmm_edges_per_block"), float(pt.get("kMTile")));
-            EXPECT_FLOAT_EQ(at(f, "sddmm_edges_per_thread"), float(pt.get_or("kMRegTile", 1)));
-            EXPECT_FLOAT_EQ(at(f, "sddmm_group_by_dst"), float(pt.get_or("groupByDst", 0)));
+            // A small problem indexes with 32 bits: the register form, where every knob counts.
+            const float R = float(pt.get_or("kMRegTile", 1));
+            EXPECT_FLOAT_EQ(at(f, "sddmm_edges_per_block"), float(pt.get("kMTile")) * R);
+            EXPECT_FLOAT_EQ(at(f, "sddmm_edges_per_thread"), R);
+            EXPECT_FLOAT_EQ(at(f, "sddmm_vec_width"), float(pt.get("kVecWidth")));
             const int64_t chunk = pt.get_or("kFeatChunk", 0);
             EXPECT_FLOAT_EQ(at(f, "sddmm_feature_passes"), chunk > 0 ? float((feat + chunk - 1) / chunk) : 1.0f);
+            // The estimate is the largest of the roofline's times.
+            float slowest = 0;
+            for (const char *t : {"sddmm_t_latency_ns", "sddmm_t_issue_ns", "sddmm_t_dram_ns", "sddmm_t_l2_ns",
+                                  "sddmm_t_l1_ns"})
+                slowest = std::max(slowest, at(f, t));
+            EXPECT_GT(slowest, 0.0f);
+            EXPECT_FLOAT_EQ(at(f, "sddmm_est_ns_per_edge"), slowest);
         }
     }
+}
+
+/// A u_dot_v problem of feature length F on a graph of this shape (only the statistics matter).
+Problem dot_problem(int64_t feat, int64_t nodes, int64_t nnz) {
+    GraphStats g;
+    g.num_rows = g.num_cols = nodes;
+    g.nnz = nnz;
+    g.avg_row_length = double(nnz) / double(nodes);
+    g.max_row_length = 4 * int64_t(g.avg_row_length);
+    g.row_length_cov = 1;
+    return {plan_features(BinaryOp::Dot, {feat}, {feat}), g};
+}
+
+TEST(Features, GpuSddmmRooflineMatchesHandComputedValues) {
+    // Values computed by hand from the formulas (H100 constants) for three points.
+    struct Case {
+        const char *point;
+        int64_t feat, nodes, nnz;
+        std::map<std::string, double> expect;
+    };
+    const Case cases[] = {
+        // reddit: 16 x 4 edges a block of 64 threads, 32 blocks an SM; 4 lanes read 16 B of a
+        // 32 B sector, whose other half L1 keeps for a quarter of the live lines.
+        {"gpu_sddmm{kMTile=16, kLaneWidth=4, kVecWidth=1, kMRegTile=4, kFeatChunk=0, groupByDst=0, kSrcTile=0}",
+         32, 232965, 114615888,
+         {{"sddmm_edges_per_block", 64}, {"sddmm_edges_in_flight_per_sm", 2048}, {"sddmm_warp_instr_per_edge", 4.5},
+          {"sddmm_line_requests_per_edge", 9}, {"sddmm_l1_refetch", 1.75}, {"sddmm_dram_bytes_per_edge", 12.5203},
+          {"sddmm_l2_bytes_per_edge", 236.26}, {"sddmm_t_latency_ns", 0.00791317}, {"sddmm_est_ns_per_edge", 0.03885}}},
+        // ogbn-products: destination order in tiles of 131072 sources (runs of ~2.6 edges).
+        {"gpu_sddmm{kMTile=4, kLaneWidth=16, kVecWidth=1, kMRegTile=4, kFeatChunk=0, groupByDst=1, kSrcTile=131072}",
+         128, 2449029, 123718280,
+         {{"sddmm_warp_instr_per_edge", 21}, {"sddmm_store_bytes_per_edge", 15.2296},
+          {"sddmm_dram_bytes_per_edge", 311.391}, {"sddmm_l2_bytes_per_edge", 718.903},
+          {"sddmm_t_latency_ns", 0.0361085}, {"sddmm_est_ns_per_edge", 0.1027}}},
+        // ogbn-proteins: 4-wide loads, tiles of 4096 sources.
+        {"gpu_sddmm{kMTile=16, kLaneWidth=8, kVecWidth=4, kMRegTile=4, kFeatChunk=0, groupByDst=1, kSrcTile=4096}",
+         128, 132534, 79122504,
+         {{"sddmm_combine_steps", 6}, {"sddmm_warp_instr_per_edge", 10.75}, {"sddmm_line_requests_per_edge", 5},
+          {"sddmm_l2_bytes_per_edge", 558.07}, {"sddmm_est_ns_per_edge", 0.0797244}}},
+    };
+    for (const Case &c : cases) {
+        const std::vector<float> f = candidate_features(dot_problem(c.feat, c.nodes, c.nnz), false,
+                                                        ScheduleParams::parse(c.point));
+        expect_well_formed(f);
+        for (const auto &[name, value] : c.expect) EXPECT_NEAR(at(f, name), value, 1e-4 * value) << c.point << " " << name;
+    }
+}
+
+TEST(Features, GpuSddmmWithLargeBuffersUsesTheSharedMemoryForm) {
+    // 3e9 edges need 64-bit indexing: one edge a thread, scalar loads, the lanes' partials read
+    // from shared memory (kLaneWidth reads each).
+    const ScheduleParams pt = ScheduleParams::parse(
+        "gpu_sddmm{kMTile=16, kLaneWidth=8, kVecWidth=4, kMRegTile=4, kFeatChunk=0, groupByDst=0, kSrcTile=0}");
+    const std::vector<float> small = candidate_features(dot_problem(32, 1000000, 100000000), false, pt);
+    const std::vector<float> large = candidate_features(dot_problem(32, 1000000, 3000000000), false, pt);
+    EXPECT_FLOAT_EQ(at(small, "sddmm_edges_per_thread"), 4);
+    EXPECT_FLOAT_EQ(at(small, "sddmm_vec_width"), 4);
+    EXPECT_FLOAT_EQ(at(small, "sddmm_combine_steps"), 6);
+    EXPECT_FLOAT_EQ(at(large, "sddmm_edges_per_thread"), 1);
+    EXPECT_FLOAT_EQ(at(large, "sddmm_vec_width"), 1);
+    EXPECT_FLOAT_EQ(at(large, "sddmm_edges_per_block"), 16);
+    EXPECT_FLOAT_EQ(at(large, "sddmm_combine_steps"), 8);
 }
 
 TEST(Features, RefreshRecomputesStoredVectorsFromTheirShape) {

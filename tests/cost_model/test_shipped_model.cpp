@@ -1,31 +1,55 @@
-// The cost model shipped in autotune/models loads in this build and ranks a gpu_spmm space.
+// The cost models shipped in autotune/models load in this build, rank their schedule's space, and
+// reproduce their held-out Pearson on the shipped records of the twin they did not train on.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "autotune/cost_model.h"
 #include "autotune/features.h"
+#include "autotune/records.h"
 #include "autotune/search_space.h"
 #include "support/random_graph.h"
 
 namespace gsparse::autotune {
 namespace {
 
-TEST(ShippedModel, LoadsAndRanksAGpuSpace) {
-    if (!CostModel::available()) GTEST_SKIP() << "built without LibTorch";
-    CostModel model = CostModel::load(std::string(GSPARSE_SOURCE_DIR) + "/autotune/models/h100_spmm");
-    // The model reads its features by name: features appended after it was trained (the last
-    // gpu_sddmm metrics) leave it usable.
-    const auto &names = feature_names();
-    EXPECT_LT(model.feature_names().size(), names.size());
-    for (const auto &n : model.feature_names())
-        EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+std::string source_path(const std::string &rel) { return std::string(GSPARSE_SOURCE_DIR) + "/" + rel; }
+
+/// Per-problem centred Pearson of the model's predictions on a records file (features recomputed
+/// from each record's shape, as gsparse-train-cost-model does).
+double held_out_pearson(const CostModel &model, const std::string &records_file) {
+    std::vector<MeasurementRecord> records = read_records(source_path(records_file));
+    EXPECT_GT(records.size(), 20u);
+    std::vector<std::vector<float>> features;
+    for (auto &r : records) features.push_back(refresh_features(r.features, r.schedule));
+    const std::vector<double> pred = model.predict(features);
+    std::map<std::string, std::vector<size_t>> groups;
+    for (size_t i = 0; i < records.size(); i++) groups[problem_key(records[i])].push_back(i);
+    std::vector<double> x, y;
+    for (const auto &[key, members] : groups) {
+        double mp = 0, mt = 0;
+        for (size_t i : members) mp += pred[i], mt += std::log(records[i].time_ms);
+        mp /= double(members.size());
+        mt /= double(members.size());
+        for (size_t i : members) x.push_back(pred[i] - mp), y.push_back(std::log(records[i].time_ms) - mt);
+    }
+    return pearson(x, y);
+}
+
+TuningProblem gpu_problem(OpKind kind) {
     TuningProblem p;
+    p.kind = kind;
     p.device = Device::CUDA;  // features only: nothing is allocated or run
     p.graph = test::random_graph(3);
     p.lhs_feat = p.rhs_feat = {64};
-    p.layout = plan_features(BinaryOp::CopyLhs, {64}, {64});
+    p.sddmm = {BinaryOp::Dot, OperandTarget::Src, OperandTarget::Dst};
+    p.plan_layout();
+    return p;
+}
+
+void expect_ranks_its_space(const CostModel &model, const TuningProblem &p) {
     SearchSpace space = build_search_space(p);
     ASSERT_GT(space.valid.size(), 10u);
     std::vector<std::vector<float>> features;
@@ -39,6 +63,36 @@ TEST(ShippedModel, LoadsAndRanksAGpuSpace) {
         hi = std::max(hi, s);
     }
     EXPECT_LT(lo, hi);  // it tells points apart
+}
+
+TEST(ShippedModel, SpmmLoadsRanksAndKeepsItsHeldOutScore) {
+    if (!CostModel::available()) GTEST_SKIP() << "built without LibTorch";
+    CostModel model = CostModel::load(source_path("autotune/models/h100_spmm"));
+    const auto &names = feature_names();
+    for (const auto &n : model.feature_names())
+        EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+    EXPECT_TRUE(model.knows_schedule("gpu_spmm"));
+    EXPECT_FALSE(model.knows_schedule("gpu_sddmm"));
+    expect_ranks_its_space(model, gpu_problem(OpKind::Spmm));
+    // ogbn-proteins was held out; its sidecar reports the Pearson on these 80 records.
+    const double r = held_out_pearson(model, "autotune/records/h100_proteins_spmm_F8_2026-11-21.jsonl");
+    EXPECT_NEAR(r, model.report().pearson_holdout, 1e-3);
+    EXPECT_GE(r, 0.85);
+}
+
+TEST(ShippedModel, SddmmLoadsRanksAndKeepsItsHeldOutScore) {
+    if (!CostModel::available()) GTEST_SKIP() << "built without LibTorch";
+    CostModel model = CostModel::load(source_path("autotune/models/h100_sddmm"));
+    // Its inputs: the gpu_sddmm metrics and the feature length, no graph-level shape entries.
+    for (const auto &n : model.feature_names())
+        EXPECT_TRUE(n.rfind("sddmm_", 0) == 0 || n == "sched_gpu_sddmm" || n == "shape_reduce_len") << n;
+    EXPECT_TRUE(model.knows_schedule("gpu_sddmm"));
+    EXPECT_FALSE(model.knows_schedule("gpu_spmm"));
+    expect_ranks_its_space(model, gpu_problem(OpKind::Sddmm));
+    // ogbn-proteins was held out (F = 8, 32, 128 and 256).
+    const double r = held_out_pearson(model, "autotune/records/h100_proteins_sddmm_random_2026-11-22b.jsonl");
+    EXPECT_NEAR(r, model.report().pearson_holdout, 1e-3);
+    EXPECT_GE(r, 0.9);
 }
 
 }  // namespace
