@@ -217,6 +217,38 @@ const std::vector<std::string> &CostModel::feature_names() const {
     return impl_->names;
 }
 
+std::vector<ProblemScore> score_model(const CostModel &model, const std::vector<MeasurementRecord> &records) {
+    std::vector<std::vector<float>> features;
+    features.reserve(records.size());
+    for (const auto &r : records) features.push_back(r.features);
+    const std::vector<double> pred = model.predict(features);
+    std::map<std::string, std::vector<size_t>> groups;
+    for (size_t i = 0; i < records.size(); i++) groups[problem_key(records[i])].push_back(i);
+    std::vector<ProblemScore> out;
+    for (const auto &[key, members] : groups) {
+        if (members.size() < 2) continue;
+        ProblemScore s;
+        s.problem = key;
+        s.records = members.size();
+        std::vector<double> x, y;
+        double best = std::numeric_limits<double>::infinity();
+        for (size_t i : members) {
+            x.push_back(pred[i]);
+            y.push_back(std::log(records[i].time_ms));
+            best = std::min(best, records[i].time_ms);
+        }
+        s.pearson = pearson(x, y);
+        std::vector<size_t> order = members;
+        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return pred[a] < pred[b]; });
+        s.top1 = records[order[0]].time_ms / best;
+        double top5 = records[order[0]].time_ms;
+        for (size_t k = 1; k < std::min<size_t>(5, order.size()); k++) top5 = std::min(top5, records[order[k]].time_ms);
+        s.top5 = top5 / best;
+        out.push_back(s);
+    }
+    return out;
+}
+
 bool CostModel::knows_schedule(const std::string &schedule) const {
     const auto &known = report().schedules;
     return known.empty() || std::find(known.begin(), known.end(), schedule) != known.end();

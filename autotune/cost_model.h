@@ -75,6 +75,22 @@ double pearson(const std::vector<double> &x, const std::vector<double> &y);
 /// A record's problem: device | op | graph | fingerprint | feat.
 std::string problem_key(const MeasurementRecord &r);
 
+/// How well a model ranks the candidates of one problem of a records file.
+struct ProblemScore {
+    std::string problem;  ///< problem_key
+    size_t records = 0;
+    double pearson = 0;   ///< per-problem Pearson of predicted and measured log time
+    /// Measured time of the model's fastest-predicted record, and of the best measured among its
+    /// five fastest-predicted ones, over the best measured time of the problem (1 = found it).
+    double top1 = 0, top5 = 0;
+};
+
+class CostModel;
+
+/// Scores a model on records (this build's feature vectors) problem by problem, in problem_key
+/// order; problems with fewer than two records are skipped.
+std::vector<ProblemScore> score_model(const CostModel &model, const std::vector<MeasurementRecord> &records);
+
 class CostModel {
 public:
     /// An empty model (predict throws); use train or load. Copies share one network.

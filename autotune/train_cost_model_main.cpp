@@ -4,6 +4,11 @@
 //
 // writes models/h100.pt and models/h100.json and prints the Pearson correlation of predicted and
 // measured (per-problem normalized) times on the training and the held-out records.
+//
+//   gsparse-train-cost-model --evaluate models/h100 --records sweep.jsonl
+//
+// trains nothing: it scores a saved model on the records, problem by problem (Pearson, and the
+// measured time of the model's top-1 and best-of-top-5 picks over the best measured time).
 #include <CLI/CLI.hpp>
 
 #include <cmath>
@@ -43,7 +48,10 @@ int main(int argc, char **argv) {
     app.add_option("--records", record_files, "records file (JSON Lines); repeat for several")
         ->required()
         ->check(CLI::ExistingFile);
-    app.add_option("--out", out, "model prefix: writes PREFIX.pt and PREFIX.json")->required();
+    std::string evaluate;
+    auto *out_opt = app.add_option("--out", out, "model prefix: writes PREFIX.pt and PREFIX.json (required to train)");
+    app.add_option("--evaluate", evaluate, "score this saved model (PREFIX) on the records instead of training one")
+        ->excludes(out_opt);
     app.add_option("--epochs", opt.epochs, "training epochs")->check(CLI::Range(1, 100000));
     auto *hg = app.add_option("--holdout-graph", holdout_graphs,
                               "hold out every record of this graph (name, its first word, or file stem); repeatable");
@@ -64,6 +72,7 @@ int main(int argc, char **argv) {
     try {
         if (!CostModel::available())
             fail<Error>("gsparse was built without LibTorch: the cost model cannot be trained");
+        if (out.empty() && evaluate.empty()) fail<Error>("--out is required (or --evaluate MODEL to score a model)");
         for (const char *ext : {".pt", ".json"}) {
             const std::string e = ext;
             if (out.size() > e.size() && out.compare(out.size() - e.size(), e.size(), e) == 0)
@@ -88,6 +97,15 @@ int main(int argc, char **argv) {
             }
             std::printf("%-50s %zu records\n", f.c_str(), part.size());
             records.insert(records.end(), part.begin(), part.end());
+        }
+        if (!evaluate.empty()) {
+            CostModel model = CostModel::load(evaluate);
+            std::printf("%-95s %7s %8s %6s %6s\n", "problem", "records", "pearson", "top-1", "top-5");
+            for (const ProblemScore &s : score_model(model, records)) {
+                std::printf("%-95s %7zu %8s %6.3f %6.3f\n", s.problem.c_str(), s.records, fmt_pearson(s.pearson).c_str(),
+                            s.top1, s.top5);
+            }
+            return 0;
         }
         std::map<std::string, size_t> per_graph;
         for (const auto &r : records) per_graph[r.graph]++;
