@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/parallel.h"
 #include "graph/validate.h"
 
 namespace gsparse {
@@ -102,11 +103,27 @@ COO csr_to_coo(const CSR &csr) {
     COO out;
     out.num_rows = csr.num_rows;
     out.num_cols = csr.num_cols;
-    out.row.resize(csr.col_idx.size());
-    for (int64_t r = 0; r < csr.num_rows; r++)
-        std::fill(out.row.begin() + csr.row_ptr[r], out.row.begin() + csr.row_ptr[r + 1], static_cast<index_t>(r));
-    out.col = csr.col_idx;
-    out.edge_ids = csr.edge_ids;
+    const size_t nnz = csr.col_idx.size();
+    out.row.resize(nnz);
+    out.col.resize(nnz);
+    out.edge_ids.resize(csr.edge_ids.size());
+    // Chunks of the nonzeros; each writes the rows of its range (found in row_ptr) and copies its
+    // part of the columns and edge ids.
+    parallel_chunks(nnz, host_threads(nnz), [&](size_t, size_t begin, size_t end) {
+        if (begin == end) return;
+        auto r = static_cast<int64_t>(std::upper_bound(csr.row_ptr.begin(), csr.row_ptr.end(), int64_t(begin)) -
+                                      csr.row_ptr.begin()) - 1;
+        for (size_t i = begin; i < end; r++) {
+            const size_t stop = std::min<size_t>(end, static_cast<size_t>(csr.row_ptr[r + 1]));
+            std::fill(out.row.begin() + std::ptrdiff_t(i), out.row.begin() + std::ptrdiff_t(stop), static_cast<index_t>(r));
+            i = stop;
+        }
+        std::copy(csr.col_idx.begin() + std::ptrdiff_t(begin), csr.col_idx.begin() + std::ptrdiff_t(end),
+                  out.col.begin() + std::ptrdiff_t(begin));
+        if (!csr.edge_ids.empty())
+            std::copy(csr.edge_ids.begin() + std::ptrdiff_t(begin), csr.edge_ids.begin() + std::ptrdiff_t(end),
+                      out.edge_ids.begin() + std::ptrdiff_t(begin));
+    });
     return out;
 }
 
@@ -114,23 +131,46 @@ COO group_by_source_tiles(const COO &by_dst, int64_t tile) {
     if (tile < 1) fail<GraphError>("source tile ", tile, " must be >= 1");
     if (by_dst.edge_ids.size() != by_dst.col.size())
         fail<GraphError>("group_by_source_tiles needs the edge id of every position");
-    // A counting sort over the tiles: stable, so each tile keeps the destination order.
-    const int64_t tiles = by_dst.num_cols / tile + 1;
-    std::vector<int64_t> start(static_cast<size_t>(tiles + 1), 0);
-    for (index_t c : by_dst.col) start[static_cast<size_t>(c / tile + 1)]++;
-    for (int64_t t = 0; t < tiles; t++) start[t + 1] += start[t];
+    // A counting sort over the tiles, stable (each tile keeps the destination order), in parallel:
+    // every chunk of the input counts its tiles, a chunk's slots in a tile follow those of the
+    // chunks before it, and each chunk scatters its edges into its own slots. Power-of-two tiles
+    // shift instead of dividing.
+    const size_t n = by_dst.col.size();
+    const auto tiles = static_cast<size_t>(by_dst.num_cols / tile + 1);
+    int shift = -1;
+    if ((tile & (tile - 1)) == 0) shift = static_cast<int>(std::log2(static_cast<double>(tile)) + 0.5);
+    auto tile_of = [&](index_t c) {
+        return shift >= 0 ? static_cast<size_t>(c) >> shift : static_cast<size_t>(c / tile);
+    };
+    // Per-chunk counters cost chunks x tiles: fewer chunks for many small tiles.
+    const size_t chunks = std::max<size_t>(1, std::min(host_threads(n), n / std::max<size_t>(1, 4 * tiles)));
+    std::vector<std::vector<int64_t>> slot(chunks, std::vector<int64_t>(tiles, 0));
+    parallel_chunks(n, chunks, [&](size_t k, size_t begin, size_t end) {
+        std::vector<int64_t> &count = slot[k];
+        for (size_t i = begin; i < end; i++) count[tile_of(by_dst.col[i])]++;
+    });
+    int64_t at = 0;
+    for (size_t t = 0; t < tiles; t++)
+        for (size_t k = 0; k < chunks; k++) {
+            const int64_t c = slot[k][t];
+            slot[k][t] = at;
+            at += c;
+        }
     COO out;
     out.num_rows = by_dst.num_rows;
     out.num_cols = by_dst.num_cols;
-    out.row.resize(by_dst.row.size());
-    out.col.resize(by_dst.col.size());
-    out.edge_ids.resize(by_dst.edge_ids.size());
-    for (size_t i = 0; i < by_dst.col.size(); i++) {
-        const auto at = static_cast<size_t>(start[static_cast<size_t>(by_dst.col[i] / tile)]++);
-        out.row[at] = by_dst.row[i];
-        out.col[at] = by_dst.col[i];
-        out.edge_ids[at] = by_dst.edge_ids[i];
-    }
+    out.row.resize(n);
+    out.col.resize(n);
+    out.edge_ids.resize(n);
+    parallel_chunks(n, chunks, [&](size_t k, size_t begin, size_t end) {
+        std::vector<int64_t> &next = slot[k];
+        for (size_t i = begin; i < end; i++) {
+            const auto q = static_cast<size_t>(next[tile_of(by_dst.col[i])]++);
+            out.row[q] = by_dst.row[i];
+            out.col[q] = by_dst.col[i];
+            out.edge_ids[q] = by_dst.edge_ids[i];
+        }
+    });
     return out;
 }
 

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "core/parallel.h"
 #include "graph/convert.h"
 #include "graph/io.h"
 #include "graph/validate.h"
@@ -143,7 +144,10 @@ const COO &Graph::coo_by_dst() const {
         COO coo = csr_to_coo(s_->csr);
         if (coo.edge_ids.empty()) {
             coo.edge_ids.resize(coo.row.size());
-            std::iota(coo.edge_ids.begin(), coo.edge_ids.end(), index_t{0});
+            parallel_chunks(coo.row.size(), host_threads(coo.row.size()), [&](size_t, size_t begin, size_t end) {
+                std::iota(coo.edge_ids.begin() + std::ptrdiff_t(begin), coo.edge_ids.begin() + std::ptrdiff_t(end),
+                          static_cast<index_t>(begin));
+            });
         }
         s_->coo_dst = std::move(coo);
     });

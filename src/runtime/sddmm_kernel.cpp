@@ -67,6 +67,10 @@ void SddmmKernel::run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tens
     else run_cpu(g, lhs, rhs, out);
 }
 
+void SddmmKernel::prepare(const Graph &g) const {
+    if (algo_.edges_grouped) g.coo_by_dst(algo_.src_tile);
+}
+
 void SddmmKernel::run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out) const {
     const COO &coo = algo_.edges_grouped ? g.coo_by_dst(algo_.src_tile) : g.coo();
     Halide::ParamMap params;

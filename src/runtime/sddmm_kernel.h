@@ -43,6 +43,11 @@ public:
     /// CUDA kernels take tensors holding device pointers and run on the launch's context and stream.
     void run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, const CudaLaunch &launch = {}) const;
 
+    /// Builds on the host the edge order the kernel runs in on g (the destination order and its
+    /// source tiles, kept by the graph), which a first run would otherwise build before its launch.
+    /// Thread-safe; the tuner calls it while other candidates are measured.
+    void prepare(const Graph &g) const;
+
     const SddmmKernelKey &key() const { return key_; }
     std::string lowered_stmt() const;
 

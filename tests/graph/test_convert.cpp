@@ -86,6 +86,50 @@ TEST(Convert, CooInEdgeOrder) {
     EXPECT_EQ(e.col, c.col);
 }
 
+TEST(Convert, LargeInputsConvertInParallelChunksAsInOnePass) {
+    // Over a million nonzeros the conversions split the work into chunks, one per hardware thread;
+    // the result is that of a sequential pass: rows expanded across chunk boundaries (empty rows
+    // and a row longer than a chunk included), a stable order by source tile.
+    CSR csr;
+    csr.num_rows = 200000;
+    csr.num_cols = 150001;
+    csr.row_ptr.assign(1, 0);
+    uint64_t state = 12345;
+    auto next = [&] { return state = state * 6364136223846793005ULL + 1442695040888963407ULL, state >> 33; };
+    for (int64_t r = 0; r < csr.num_rows; r++) {
+        int64_t len = r % 7 == 3 ? 0 : int64_t(next() % 20);
+        if (r == 120000) len = 1500000;  // longer than a chunk, across the middle
+        std::vector<index_t> cols(static_cast<size_t>(len));
+        for (auto &c : cols) c = static_cast<index_t>(next() % uint64_t(csr.num_cols));
+        std::sort(cols.begin(), cols.end());
+        csr.col_idx.insert(csr.col_idx.end(), cols.begin(), cols.end());
+        csr.row_ptr.push_back(static_cast<index_t>(csr.col_idx.size()));
+    }
+    csr.edge_ids.resize(csr.col_idx.size());
+    for (size_t i = 0; i < csr.edge_ids.size(); i++) csr.edge_ids[i] = static_cast<index_t>((i * 7919) % csr.edge_ids.size());
+    ASSERT_GT(csr.col_idx.size(), size_t(2) << 20);
+    const COO coo = csr_to_coo(csr);
+    ASSERT_EQ(coo.row.size(), csr.col_idx.size());
+    EXPECT_EQ(coo.col, csr.col_idx);
+    EXPECT_EQ(coo.edge_ids, csr.edge_ids);
+    size_t mismatched_rows = 0;
+    for (int64_t r = 0; r < csr.num_rows; r++)
+        for (int64_t i = csr.row_ptr[r]; i < csr.row_ptr[r + 1]; i++) mismatched_rows += coo.row[size_t(i)] != r;
+    EXPECT_EQ(mismatched_rows, 0u);
+
+    for (int64_t tile : {4096, 1000, 131072}) {
+        std::vector<size_t> order(coo.col.size());
+        std::iota(order.begin(), order.end(), size_t(0));
+        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return coo.col[a] / tile < coo.col[b] / tile; });
+        const COO t = group_by_source_tiles(coo, tile);
+        ASSERT_EQ(t.col.size(), order.size());
+        size_t wrong = 0;
+        for (size_t i = 0; i < order.size(); i++)
+            wrong += t.row[i] != coo.row[order[i]] || t.col[i] != coo.col[order[i]] || t.edge_ids[i] != coo.edge_ids[order[i]];
+        EXPECT_EQ(wrong, 0u) << "tile " << tile;
+    }
+}
+
 TEST(Convert, GroupBySourceTilesOrdersByTileThenDestination) {
     test::RandomGraphOptions opt;
     opt.num_nodes = 300;
