@@ -95,8 +95,9 @@ std::function<Measurement(const ScheduleParams &)> replayed_measurements(const s
     };
     for (const auto &c : j["candidates"]) add(c);
     if (j.contains("expert_default")) add(j["expert_default"]);
-    return [table](const ScheduleParams &q) {
-        auto it = table->find(q.str());
+    // Queries are completed the same way: the expert default lists only the knobs it sets.
+    return [table, space](const ScheduleParams &q) {
+        auto it = table->find(space.complete(q).str());
         if (it != table->end()) return it->second;
         Measurement m;
         m.schedule = q;

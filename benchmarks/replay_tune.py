@@ -4,7 +4,8 @@
   replay_tune.py EXHAUSTIVE_JSON... [--seeds 20] [--model PREFIX] [--tune BIN] [--data BIN] [--out-dir DIR]
 
 Each input is a gsparse-tune --json result of --mode exhaustive on a dataset twin (its graph name
-says which twin, scale and id order). For every seed, gsparse-tune --replay runs the genetic search
+says which twin, scale and id order), of g-SpMM or g-SDDMM (its op names the operator), plain or
+gzip-compressed (.json.gz). For every seed, gsparse-tune --replay runs the genetic search
 (with the cost model when --model is given, without one too) and random sampling with the same
 number of measured candidates over the sweep's recorded times: no kernel is compiled or timed, so
 the comparison isolates the search from measurement noise. Per twin the report gives how often each
@@ -15,6 +16,7 @@ replay.json into DIR (default: the first input's folder).
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import re
 import statistics
@@ -34,6 +36,32 @@ def twin_of(name: str):
     if not m:
         raise SystemExit(f"replay_tune.py: '{name}' is not a dataset twin's name")
     return m.groups()
+
+
+def op_args(op: str):
+    """gsparse-tune flags of a result's op: 'spmm copy_u_sum', 'spmm u_mul_e_max', 'sddmm u_dot_v'."""
+    targets = {"u": "u", "v": "v", "e": "e"}
+    m = re.fullmatch(r"sddmm (\w)_(\w+)_(\w)", op)
+    if m and m.group(1) in targets and m.group(3) in targets:
+        return ["--op", "sddmm", "--binary", m.group(2), "--lhs-target", m.group(1), "--rhs-target", m.group(3)]
+    m = re.fullmatch(r"spmm copy_(\w)_(\w+)", op)
+    if m:
+        return ["--op", "spmm", "--binary", "copy_lhs" if m.group(1) == "u" else "copy_rhs", "--reduce", m.group(2)]
+    m = re.fullmatch(r"spmm u_(\w+)_e_(\w+)", op)
+    if m:
+        return ["--op", "spmm", "--binary", m.group(1), "--reduce", m.group(2)]
+    raise SystemExit(f"replay_tune.py: cannot replay op '{op}'")
+
+
+def load_result(path: str, tmp: str):
+    """The result and a plain JSON file of it (gsparse-tune --replay reads plain JSON)."""
+    if not path.endswith(".gz"):
+        return json.load(open(path)), path
+    plain = str(Path(tmp) / Path(path).name[:-3])
+    with gzip.open(path, "rt") as f:
+        text = f.read()
+    Path(plain).write_text(text)
+    return json.loads(text), plain
 
 
 def tune(args, graph_file, feat, mode, seed, extra):
@@ -58,7 +86,7 @@ def main(argv=None) -> int:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for path in args.inputs:
-            run = json.load(open(path))
+            run, plain = load_result(path, tmp)
             if run.get("mode") != "exhaustive":
                 print(f"replay_tune.py: {path} is not an exhaustive tune; skipped", file=sys.stderr)
                 continue
@@ -68,18 +96,19 @@ def main(argv=None) -> int:
             if not Path(graph_file).exists():
                 subprocess.run([args.data, "gen", dataset, "--scale", scale, "--order", order, "-o", graph_file],
                                check=True, capture_output=True)
-            args.current = path
+            args.current = plain
             best = best_ms(run)
-            strategies = {"genetic, cost model": ["--model", args.model]} if args.model else {}
-            strategies["genetic, random seeds"] = []
-            row = {"graph": run["graph"]["name"], "feat": feat, "valid_points": run["valid_size"],
+            op = op_args(run.get("op", "spmm copy_u_sum"))
+            strategies = {"genetic, cost model": op + ["--model", args.model]} if args.model else {}
+            strategies["genetic, random seeds"] = op
+            row = {"graph": run["graph"]["name"], "op": run.get("op", ""), "feat": feat, "valid_points": run["valid_size"],
                    "exhaustive_best_ms": best, "seeds": args.seeds, "device": run.get("device", "")}
             for name, extra in strategies.items():
                 ratios, randoms, trials = [], [], []
                 for seed in range(1, args.seeds + 1):
                     g = tune(args, graph_file, feat, "genetic", seed, extra)
                     n = len(g["candidates"])
-                    r = tune(args, graph_file, feat, "random", seed, ["--budget", str(n)])
+                    r = tune(args, graph_file, feat, "random", seed, op + ["--budget", str(n)])
                     ratios.append(g["best"]["mean_ms"] / best)
                     randoms.append(r["best"]["mean_ms"] / best)
                     trials.append(n)
@@ -101,14 +130,14 @@ def main(argv=None) -> int:
              "--replay: nothing compiled or timed); random sampling measures as many candidates as the genetic "
              "search of the same seed. 'within 5%': share of seeds whose best is within 5% of the sweep's best; "
              "'mean' / 'worst': time over the sweep's best.", "",
-             "| graph | F | strategy | trials | within 5% | mean | worst | random: within 5% | mean | worst |",
-             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "| op | graph | F | strategy | trials | within 5% | mean | worst | random: within 5% | mean | worst |",
+             "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         for name in ("genetic, cost model", "genetic, random seeds"):
             if name not in r:
                 continue
             s = r[name]
-            lines.append(f"| {r['graph']} | {r['feat']} | {name} | {s['mean_trials']:.0f} | {100 * s['within_5pct']:.0f}% | "
+            lines.append(f"| {r['op']} | {r['graph']} | {r['feat']} | {name} | {s['mean_trials']:.0f} | {100 * s['within_5pct']:.0f}% | "
                          f"{s['mean_ratio']:.3f} | {s['worst_ratio']:.3f} | {100 * s['random_within_5pct']:.0f}% | "
                          f"{s['random_mean_ratio']:.3f} | {s['random_worst_ratio']:.3f} |")
     (out / "replay.md").write_text("\n".join(lines) + "\n")
