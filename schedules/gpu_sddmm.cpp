@@ -125,16 +125,19 @@ ScheduleParams default_params(const Problem &p) {
     while (p.layout.reduce_len > 0 && V < 4 && ext % (V * 2) == 0 && ext >= L * V * 2) V *= 2;
     s.values = {{"kMTile", 256 / L}, {"kLaneWidth", L}, {"kVecWidth", V}};
     // dot over rows of a multiple of 4 features from 8 on: 4-wide loads, lanes chosen so that one
-    // lane group loads up to a 128-byte line of a row at once (2 lanes at F = 8, 4 at 16, 8 from 32,
-    // 16 from 256), and several edges per thread below F = 128 so that each thread keeps as many
-    // loads in flight as a narrow group would (measured on an H200, 2026-11-22, reddit,
-    // ogbn-proteins and ogbn-products twins: at F = 16 and 32 these points were 1.3x to 1.9x faster
-    // than one edge per thread; at F >= 128 more edges per thread no longer paid).
+    // lane group loads up to a 128-byte line of a row at once (4 lanes at F = 16, 8 from 32, 16 from
+    // 256), and several edges per thread below F = 128 so that each thread keeps as many loads in
+    // flight as a narrow group would (measured on an H200, 2026-11-22, reddit, ogbn-proteins and
+    // ogbn-products twins: at F = 16 and 32 these points were 1.3x to 1.9x faster than one edge per
+    // thread; at F >= 128 more edges per thread no longer paid). From 8 to 15 features (a row is a
+    // sector or two) one lane per edge and 256 edges a block: the exhaustive sweeps of the three
+    // twins at F = 8 on an H100 (2026-11-22) put it 1.005-1.05x ahead of 2 lanes x 2 edges a thread
+    // and within 1.5% of the best point on reddit and ogbn-proteins.
     if (p.layout.reduce_len > 0 && ext >= 8 && ext % 4 == 0) {
         struct Band {
             int64_t from, lanes, edges_per_block, reg_tile;
         };
-        constexpr Band bands[] = {{8, 2, 64, 2}, {16, 4, 32, 4}, {32, 8, 16, 4}, {64, 8, 16, 2},
+        constexpr Band bands[] = {{8, 1, 256, 1}, {16, 4, 32, 4}, {32, 8, 16, 4}, {64, 8, 16, 2},
                                   {128, 8, 32, 1}, {256, 16, 8, 2}};
         for (const Band &b : bands)
             if (ext >= b.from)
@@ -162,6 +165,23 @@ ScheduleParams default_params(const Problem &p) {
         srcs * ext * 4 > kL2Budget && nnz * kTile >= kMinRun * dsts * srcs)
         s.values = {{"kMTile", 16}, {"kLaneWidth", 8}, {"kVecWidth", 4}, {"kMRegTile", 4}, {"groupByDst", 1},
                     {"kSrcTile", kTile}};
+    // Source rows of 8 to 127 features beyond about the L2 on a sparse graph (under a run of 4 edges
+    // per destination in a tile of 4096 sources): the band's point in the destination order, grouped
+    // by the smallest power-of-two tile in which a destination keeps runs of about 8 edges (measured
+    // on an H100, 2026-11-22, exhaustive sweeps of the ogbn-products twin: tiles of 524288 sources,
+    // 1.36x faster than edge-id order at F = 8 and 1.12x at F = 32; tiles of 131072, with runs of 2.6,
+    // were slower than no grouping; the dense twins, whose rows fit, lose with any tile at F <= 32).
+    constexpr double kRunPerTile = 8;
+    const double avg_row = dsts > 0 ? static_cast<double>(nnz) / static_cast<double>(dsts) : 0;
+    if (p.layout.reduce_len > 0 && ext >= 8 && ext < 128 && ext % 4 == 0 && srcs > 0 && avg_row > 0 &&
+        srcs * ext * 4 > kL2Budget && static_cast<double>(nnz) * kTile < kMinRun * static_cast<double>(dsts) * srcs) {
+        int64_t tile = 64;
+        while (tile < srcs && avg_row * static_cast<double>(tile) < kRunPerTile * static_cast<double>(srcs)) tile *= 2;
+        if (tile < srcs) {
+            s.values["groupByDst"] = 1;
+            s.values["kSrcTile"] = tile;
+        }
+    }
     return s;
 }
 

@@ -399,6 +399,33 @@ TEST(GpuSddmmIR, DefaultGroupsBySourceTilesWhenRowsExceedTheCacheOnDenseGraphs) 
     EXPECT_EQ(tile(512, 0, 0), 0);                   // no statistics (ahead of time)
 }
 
+TEST(GpuSddmmIR, DefaultGroupsSparseGraphsWithRowsBeyondTheCacheInTilesOfLongRuns) {
+    // F = 8..127 on a sparse graph whose source rows exceed the L2: tiles in which a destination
+    // keeps runs of about 8 edges (ogbn-products: 524288 of 2.4 million sources); the dense twins
+    // stay in edge-id order at these lengths.
+    const auto &def = sddmm_schedule("gpu_sddmm");
+    auto order = [&](int64_t F, int64_t nodes, int64_t edges) {
+        GraphStats stats;
+        stats.num_rows = stats.num_cols = nodes;
+        stats.nnz = edges;
+        Problem p{plan_features(BinaryOp::Dot, {F}, {F}), stats};
+        ScheduleParams d = def.default_params(p);
+        EXPECT_FALSE(def.invalid_reason(d, p).has_value()) << d.str();
+        EXPECT_EQ(d.get_or("groupByDst", 0), d.get_or("kSrcTile", 0) > 0 ? 1 : 0) << d.str();
+        return std::pair{d.get_or("kSrcTile", 0), d.get("kLaneWidth")};
+    };
+    EXPECT_EQ(order(8, 2449029, 123718280), std::pair(int64_t{524288}, int64_t{1}));   // ogbn-products
+    EXPECT_EQ(order(32, 2449029, 123718280), std::pair(int64_t{524288}, int64_t{8}));
+    EXPECT_EQ(order(64, 2449029, 123718280).first, 524288);
+    EXPECT_EQ(order(4, 2449029, 123718280).first, 0);      // 39 MB of rows: they fit
+    EXPECT_EQ(order(8, 232965, 114615892).first, 0);       // reddit: rows fit (and the graph is dense)
+    EXPECT_EQ(order(64, 232965, 114615892).first, 0);      // reddit at 60 MB: dense, no gain measured
+    EXPECT_EQ(order(32, 132534, 79122504).first, 0);       // ogbn-proteins
+    EXPECT_EQ(order(12, 2449029, 123718280).first, 524288);
+    // A graph too sparse for runs of 8 in any tile smaller than the whole graph keeps edge-id order.
+    EXPECT_EQ(order(32, 4000000, 8000000).first, 0);
+}
+
 TEST(GpuSddmmIR, DefaultLaneWidthGrowsWithFeatureLength) {
     const auto &def = sddmm_schedule("gpu_sddmm");
     auto lanes = [&](int64_t F) {
@@ -406,7 +433,7 @@ TEST(GpuSddmmIR, DefaultLaneWidthGrowsWithFeatureLength) {
         return def.default_params(p).get("kLaneWidth");
     };
     EXPECT_EQ(lanes(1), 1);
-    EXPECT_EQ(lanes(8), 2);
+    EXPECT_EQ(lanes(8), 1);
     EXPECT_EQ(lanes(38), 4);   // not a multiple of 4: lanes by the general rule
     EXPECT_EQ(lanes(37), 4);
     EXPECT_EQ(lanes(301), 32);
@@ -422,7 +449,7 @@ TEST(GpuSddmmIR, DefaultLoadsUpToALinePerLaneGroupAndTilesEdgesForShortRows) {
         EXPECT_FALSE(def.invalid_reason(s, p).has_value()) << s.str();
         return std::tuple{s.get("kLaneWidth"), s.get("kVecWidth"), s.get_or("kMRegTile", 1)};
     };
-    EXPECT_EQ(d(8), std::make_tuple(2, 4, 2));
+    EXPECT_EQ(d(8), std::make_tuple(1, 4, 1));
     EXPECT_EQ(d(16), std::make_tuple(4, 4, 4));
     EXPECT_EQ(d(32), std::make_tuple(8, 4, 4));
     EXPECT_EQ(d(64), std::make_tuple(8, 4, 2));
