@@ -2,10 +2,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "api/gsparse.h"
 #include "autotune/measure.h"
+#include "autotune/replay.h"
 #include "autotune/search_space.h"
 #include "autotune/tuner.h"
 #include "core/error.h"
@@ -189,6 +192,49 @@ TEST(Measurer, MeasuresTheKernelsTheOperatorApiRuns) {
     SpmmKernelKey skey = measured_spmm_key(q, build_search_space(q).valid.front());
     EXPECT_EQ(skey.spec.reduce, q.spmm.reduce);
     EXPECT_EQ(skey.identity_edge_ids, spmm_identity_edge_ids(q.spmm, q.graph));
+}
+
+TEST(Replay, LooksUpPointsThatListOnlySomeKnobs) {
+    // A GPU sweep records every knob of its points; the expert default lists only those it sets.
+    // The replay completes both sides, so the default finds its recorded time.
+    TuningProblem p;
+    p.kind = OpKind::Sddmm;
+    p.device = Device::CUDA;  // nothing runs: the lookup needs the layout and the graph's size
+    p.graph = test::random_graph(5);
+    p.sddmm = {BinaryOp::Dot, OperandTarget::Src, OperandTarget::Dst};
+    p.lhs_feat = p.rhs_feat = {32};
+    p.plan_layout();
+    const SddmmScheduleDef &def = default_sddmm_schedule(Device::CUDA);
+    const ScheduleParams partial = def.default_params(p.schedule_problem());
+    const ScheduleParams full = def.space(p.schedule_problem()).complete(partial);
+    ASSERT_LT(partial.values.size(), full.values.size()) << partial.str();
+    nlohmann::json cand = full.to_json();
+    cand["ok"] = true;
+    cand["mean_ms"] = 1.25;
+    cand["run_ms"] = {1.25};
+    const GraphStats st = p.graph.stats();
+    nlohmann::json result = {{"op", p.op_name()}, {"lhs_feat", p.lhs_feat},
+                             {"graph", {{"nodes", st.num_rows}, {"edges", st.nnz}}},
+                             {"candidates", nlohmann::json::array({cand})}};
+    const std::string path = ::testing::TempDir() + "/gsparse_replay_test.json";
+    std::ofstream(path) << result.dump();
+    auto lookup = replayed_measurements(path, p);
+    for (const ScheduleParams &q : {partial, full}) {
+        Measurement m = lookup(q);
+        EXPECT_TRUE(m.ok) << q.str() << ": " << m.error;
+        EXPECT_DOUBLE_EQ(m.mean_ms, 1.25);
+    }
+    ScheduleParams other = full;
+    other.values["kMTile"] = full.get("kMTile") * 2;
+    Measurement miss = lookup(other);
+    EXPECT_FALSE(miss.ok);
+    EXPECT_NE(miss.error.find("not measured"), std::string::npos) << miss.error;
+
+    // Another problem's sweep is refused.
+    TuningProblem q = p;
+    q.lhs_feat = q.rhs_feat = {16};
+    q.plan_layout();
+    EXPECT_THROW(replayed_measurements(path, q), Error);
 }
 
 TEST(Tuner, ModelSeedsSkipPointsTheModelCannotTellApart) {

@@ -1,0 +1,61 @@
+// Replayed measurements (see replay.h).
+#include "autotune/replay.h"
+
+#include <fstream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/tensor.h"
+#include "schedules/schedule.h"
+
+namespace gsparse::autotune {
+
+std::function<Measurement(const ScheduleParams &)> replayed_measurements(const std::string &path, const TuningProblem &p) {
+    std::ifstream in(path);
+    nlohmann::json j;
+    try {
+        in >> j;
+    } catch (const std::exception &e) {
+        fail<Error>("--replay ", path, ": not JSON (", e.what(), ")");
+    }
+    if (!j.is_object() || !j.contains("candidates") || !j.contains("op") || !j.contains("graph"))
+        fail<Error>("--replay ", path, ": not a gsparse-tune --json result");
+    const GraphStats st = p.graph.stats();
+    if (j["op"] != p.op_name() || j.value("lhs_feat", std::vector<int64_t>{}) != p.lhs_feat ||
+        j["graph"].value("nodes", int64_t{-1}) != st.num_rows || j["graph"].value("edges", int64_t{-1}) != st.nnz)
+        fail<Error>("--replay ", path, " records ", j["op"].dump(), " on a graph of ", j["graph"].value("nodes", -1),
+                    " nodes and ", j["graph"].value("edges", -1), " edges with lhs features ",
+                    j.value("lhs_feat", nlohmann::json::array()).dump(), ", not this problem (", p.op_name(), ", ",
+                    st.num_rows, " nodes, ", st.nnz, " edges, lhs features ", shape_str(p.lhs_feat), ")");
+    auto table = std::make_shared<std::map<std::string, Measurement>>();
+    // The search asks for points of the device's schedule; recorded points of it that predate a knob
+    // stand for the knob's absent_means value.
+    const ScheduleSpace space = p.kind == OpKind::Spmm ? default_spmm_schedule(p.device).space(p.schedule_problem())
+                                                       : default_sddmm_schedule(p.device).space(p.schedule_problem());
+    auto add = [&](const nlohmann::json &c) {
+        Measurement m;
+        m.schedule = space.complete(ScheduleParams::from_json(c));
+        m.ok = c.value("ok", false);
+        m.mean_ms = c.value("mean_ms", 0.0);
+        m.median_ms = c.value("median_ms", 0.0);
+        m.min_ms = c.value("min_ms", 0.0);
+        m.run_ms = c.value("run_ms", std::vector<double>{});
+        m.cut_off = c.value("cut_off", false);
+        (*table)[m.schedule.str()] = m;
+    };
+    for (const auto &c : j["candidates"]) add(c);
+    if (j.contains("expert_default")) add(j["expert_default"]);
+    // Queries are completed the same way: the expert default lists only the knobs it sets.
+    return [table, space](const ScheduleParams &q) {
+        auto it = table->find(space.complete(q).str());
+        if (it != table->end()) return it->second;
+        Measurement m;
+        m.schedule = q;
+        m.error = "not measured in the replayed tune";
+        return m;
+    };
+}
+
+}  // namespace gsparse::autotune

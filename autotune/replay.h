@@ -1,0 +1,21 @@
+// Replayed measurements: the tuner's search run over the recorded times of an earlier tune (its
+// gsparse-tune --json result) instead of compiling and timing candidates, to compare search
+// strategies without measurement noise (gsparse-tune --replay, benchmarks/replay_tune.py).
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "autotune/measure.h"
+#include "autotune/tuning_problem.h"
+
+namespace gsparse::autotune {
+
+/// The measurements of a recorded tune of problem p as a lookup by schedule point. Recorded points
+/// and queries are completed with the schedule space's absent-knob values first, so points that
+/// list only some knobs (an expert default, records older than a knob) match. A point the tune did
+/// not measure reads as failed ("not measured in the replayed tune"). Throws Error for a file that
+/// is not a gsparse-tune result or records another problem (op, feature shape, graph size).
+std::function<Measurement(const ScheduleParams &)> replayed_measurements(const std::string &path, const TuningProblem &p);
+
+}  // namespace gsparse::autotune
