@@ -456,19 +456,19 @@ CostModel CostModel::train(const std::vector<MeasurementRecord> &records, const 
     CostModel model;
     model.impl_ = impl;
 
-    auto evaluate = [&](const Set &s) {
-        if (s.x.empty()) return std::numeric_limits<double>::quiet_NaN();
+    // Predictions of a set, centred per problem (the targets are).
+    auto centred_predictions = [&](const Set &s) {
         std::vector<std::vector<float>> rows;
         rows.reserve(s.x.size());
         for (const auto *r : s.x) rows.push_back(*r);
-        return pearson(center_by_group(model.predict(rows), s.group), s.y);
+        return center_by_group(model.predict(rows), s.group);
     };
-    rep.pearson_train = evaluate(train_set);
-    rep.pearson_holdout = evaluate(hold_set);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    rep.pearson_train = train_set.x.empty() ? nan : pearson(centred_predictions(train_set), train_set.y);
+    rep.pearson_holdout = nan;
     if (!hold_set.x.empty()) {
-        std::vector<std::vector<float>> rows;
-        for (const auto *r : hold_set.x) rows.push_back(*r);
-        const std::vector<double> pred = center_by_group(model.predict(rows), hold_set.group);
+        const std::vector<double> pred = centred_predictions(hold_set);
+        rep.pearson_holdout = pearson(pred, hold_set.y);
         std::vector<std::string> key_of(n_groups);
         for (const auto &[key, id] : group_ids) key_of[id] = key;
         std::map<size_t, std::pair<std::vector<double>, std::vector<double>>> by_group;

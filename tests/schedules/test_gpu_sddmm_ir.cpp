@@ -359,16 +359,21 @@ TEST(GpuSddmmIR, InvalidPointsAreRejectedWithAReason) {
     }
 }
 
-TEST(GpuSddmmIR, DefaultChunksLongRowsWhenTheChunkSliceFitsTheCache) {
+/// The expert default of dot over F features on a graph of this shape (rows = sources = nodes),
+/// checked to be a valid point.
+ScheduleParams dot_default(int64_t F, int64_t nodes, int64_t edges) {
+    GraphStats stats;
+    stats.num_rows = stats.num_cols = nodes;
+    stats.nnz = edges;
+    Problem p{plan_features(BinaryOp::Dot, {F}, {F}), stats};
     const auto &def = sddmm_schedule("gpu_sddmm");
-    auto chunk = [&](int64_t F, int64_t nodes) {
-        GraphStats stats;
-        stats.num_rows = stats.num_cols = nodes;
-        Problem p{plan_features(BinaryOp::Dot, {F}, {F}), stats};
-        ScheduleParams d = def.default_params(p);
-        EXPECT_FALSE(def.invalid_reason(d, p).has_value()) << d.str();
-        return d.get_or("kFeatChunk", 0);
-    };
+    ScheduleParams d = def.default_params(p);
+    EXPECT_FALSE(def.invalid_reason(d, p).has_value()) << d.str();
+    return d;
+}
+
+TEST(GpuSddmmIR, DefaultChunksLongRowsWhenTheChunkSliceFitsTheCache) {
+    auto chunk = [&](int64_t F, int64_t nodes) { return dot_default(F, nodes, 0).get_or("kFeatChunk", 0); };
     EXPECT_EQ(chunk(512, 232965), 64);    // reddit: 60 MB slices
     EXPECT_EQ(chunk(256, 132534), 64);    // ogbn-proteins
     EXPECT_EQ(chunk(1024, 132534), 64);
@@ -379,14 +384,8 @@ TEST(GpuSddmmIR, DefaultChunksLongRowsWhenTheChunkSliceFitsTheCache) {
 }
 
 TEST(GpuSddmmIR, DefaultGroupsBySourceTilesWhenRowsExceedTheCacheOnDenseGraphs) {
-    const auto &def = sddmm_schedule("gpu_sddmm");
     auto tile = [&](int64_t F, int64_t nodes, int64_t edges) {
-        GraphStats stats;
-        stats.num_rows = stats.num_cols = nodes;
-        stats.nnz = edges;
-        Problem p{plan_features(BinaryOp::Dot, {F}, {F}), stats};
-        ScheduleParams d = def.default_params(p);
-        EXPECT_FALSE(def.invalid_reason(d, p).has_value()) << d.str();
+        ScheduleParams d = dot_default(F, nodes, edges);
         EXPECT_EQ(d.get_or("groupByDst", 0), d.get_or("kSrcTile", 0) > 0 ? 1 : 0) << d.str();
         return d.get_or("kSrcTile", 0);
     };
@@ -403,14 +402,8 @@ TEST(GpuSddmmIR, DefaultGroupsSparseGraphsWithRowsBeyondTheCacheInTilesOfLongRun
     // F = 8..127 on a sparse graph whose source rows exceed the L2: tiles in which a destination
     // keeps runs of about 8 edges (ogbn-products: 524288 of 2.4 million sources); the dense twins
     // stay in edge-id order at these lengths.
-    const auto &def = sddmm_schedule("gpu_sddmm");
     auto order = [&](int64_t F, int64_t nodes, int64_t edges) {
-        GraphStats stats;
-        stats.num_rows = stats.num_cols = nodes;
-        stats.nnz = edges;
-        Problem p{plan_features(BinaryOp::Dot, {F}, {F}), stats};
-        ScheduleParams d = def.default_params(p);
-        EXPECT_FALSE(def.invalid_reason(d, p).has_value()) << d.str();
+        ScheduleParams d = dot_default(F, nodes, edges);
         EXPECT_EQ(d.get_or("groupByDst", 0), d.get_or("kSrcTile", 0) > 0 ? 1 : 0) << d.str();
         return std::pair{d.get_or("kSrcTile", 0), d.get("kLaneWidth")};
     };
