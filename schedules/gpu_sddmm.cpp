@@ -165,19 +165,27 @@ ScheduleParams default_params(const Problem &p) {
         srcs * ext * 4 > kL2Budget && nnz * kTile >= kMinRun * dsts * srcs)
         s.values = {{"kMTile", 16}, {"kLaneWidth", 8}, {"kVecWidth", 4}, {"kMRegTile", 4}, {"groupByDst", 1},
                     {"kSrcTile", kTile}};
-    // Source rows of 8 to 127 features beyond about the L2 on a sparse graph (under a run of 4 edges
+    // Source rows of 8 features or more beyond about the L2 on a sparse graph (under a run of 4 edges
     // per destination in a tile of 4096 sources): the band's point in the destination order, grouped
-    // by the smallest power-of-two tile in which a destination keeps runs of about 8 edges (measured
-    // on an H100, 2026-11-22, exhaustive sweeps of the ogbn-products twin: tiles of 524288 sources,
-    // 1.36x faster than edge-id order at F = 8 and 1.12x at F = 32; tiles of 131072, with runs of 2.6,
-    // were slower than no grouping; the dense twins, whose rows fit, lose with any tile at F <= 32).
-    constexpr double kRunPerTile = 8;
+    // by source tiles. The tile is the smallest power of two in which a destination keeps runs of
+    // about 8 edges, and at most 64 MiB of source rows; a tile in which a destination's runs fall
+    // under one edge keeps edge-id order. Measured on an H100, 2026-11-22, ogbn-products twin
+    // (2.4 million sources, 50.5 edges a destination): exhaustive sweeps at F = 8 and 32 put tiles of
+    // 524288 (runs of 10.8) 1.36x and 1.12x ahead of edge-id order, tiles of 131072 behind it; at
+    // F = 64 / 128 / 256 the 64 MiB tiles (262144 / 131072 / 65536) took 7.72 / 16.21 / 38.56 ms where
+    // 524288 took 7.97 / 18.15 / 40.10 and edge-id order 20.36 ms at F = 128 and 41.53 at 256
+    // (benchmarks/results/2026-11-22-*-sddmm-source-tiles); at F = 512 every tile (runs of 1.4 or
+    // more) was slower than edge-id order, as the rule's tile of 32768 would have runs of 0.7. The
+    // dense twins, whose rows fit or which take the tiles of 4096 above, lose with any tile at F <= 32.
+    constexpr double kRunPerTile = 8, kMinRunPerTile = 1;
+    constexpr int64_t kTileBytes = int64_t{64} << 20;
     const double avg_row = dsts > 0 ? static_cast<double>(nnz) / static_cast<double>(dsts) : 0;
-    if (p.layout.reduce_len > 0 && ext >= 8 && ext < 128 && ext % 4 == 0 && srcs > 0 && avg_row > 0 &&
+    auto run_in = [&](int64_t tile) { return avg_row * static_cast<double>(tile) / static_cast<double>(srcs); };
+    if (p.layout.reduce_len > 0 && ext >= 8 && ext % 4 == 0 && srcs > 0 && avg_row > 0 && feat_chunk(s) == 0 &&
         srcs * ext * 4 > kL2Budget && static_cast<double>(nnz) * kTile < kMinRun * static_cast<double>(dsts) * srcs) {
         int64_t tile = 64;
-        while (tile < srcs && avg_row * static_cast<double>(tile) < kRunPerTile * static_cast<double>(srcs)) tile *= 2;
-        if (tile < srcs) {
+        while (tile < srcs && run_in(tile) < kRunPerTile && tile * 2 * ext * 4 <= kTileBytes) tile *= 2;
+        if (tile < srcs && run_in(tile) >= kMinRunPerTile) {
             s.values["groupByDst"] = 1;
             s.values["kSrcTile"] = tile;
         }

@@ -169,8 +169,27 @@ ScheduleParams band_default(const Problem &p, bool lanes) {
     // the earlier one thread per feature and row with many rows per block); from 32 features a warp
     // per row with 64-nonzero shared tiles; from 64 features two rows per block and two outputs per
     // thread. Rows far longer than the average are split.
-    int64_t M, T, R = 1, KT = 64, split = 0, L = 1, smem = 1;
-    if (f0 < 32) {
+    int64_t M, T, R = 1, KT = 64, split = 0, L = 1, smem = 1, V = 1, balance = 0;
+    // Rows of widely varying length on a graph that needs no splitting (row-length COV >= 1):
+    // blocks take rows longest first (rowBalance), so that a block's rows end together and the
+    // longest rows do not start last; neighbour ids staged in 16- or 32-nonzero shared tiles, 2-wide
+    // loads from 32 features. On the H100 (2026-11-22, benchmarks/results/2026-11-22-*-spmm-row-balance),
+    // ogbn-products twin (COV 1.88), F = 16 / 32 / 64: 3.16 / 4.04 / 8.81 ms where the defaults before
+    // took 3.41 / 6.01 / 10.50 (cuSPARSE CSR_ALG3: 4.56 / 5.42 / 10.87); in row-id order the same F = 32
+    // point took 7.52 ms. On the skewed reddit and ogbn-proteins twins balancing was 1.1-4.6x slower
+    // than their split defaults. An odd F takes scalar loads over twice the threads.
+    const bool balance_rows = !skewed && p.stats.nnz > 0 && p.stats.row_length_cov >= 1.0 && f0 >= 16 && f0 < 128;
+    if (balance_rows) {
+        balance = 1, smem = 1;
+        if (f0 < 32) {
+            M = 8, T = 16, KT = 16;
+        } else {
+            M = 4, KT = 32;
+            V = f0 % 2 == 0 ? 2 : 1;
+            T = f0 < 64 && V == 2 ? 16 : 32;  // 32 features a warp row: T * V = 32
+            if (f0 >= 64 && V == 1) R = 2;     // 64 features a warp row, as T = 32 x V = 2
+        }
+    } else if (f0 < 32) {
         T = 1;
         while (T * 2 <= f0) T *= 2;
         KT = 32;
@@ -218,8 +237,8 @@ ScheduleParams band_default(const Problem &p, bool lanes) {
         split = 0;
     }
     s.values = {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", R}, {"kNnzTile", KT},
-                {"smemColIdx", smem}, {"kRowSplit", split}, {"rowBalance", 0}, {"kNnzLanes", L},
-                {"kVecWidth", 1}, {"kNnzUnroll", 1}, {"kSrcTile", tile}};
+                {"smemColIdx", smem}, {"kRowSplit", split}, {"rowBalance", balance}, {"kNnzLanes", L},
+                {"kVecWidth", V}, {"kNnzUnroll", 1}, {"kSrcTile", tile}};
     return s;
 }
 

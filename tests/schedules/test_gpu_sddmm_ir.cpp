@@ -399,9 +399,9 @@ TEST(GpuSddmmIR, DefaultGroupsBySourceTilesWhenRowsExceedTheCacheOnDenseGraphs) 
 }
 
 TEST(GpuSddmmIR, DefaultGroupsSparseGraphsWithRowsBeyondTheCacheInTilesOfLongRuns) {
-    // F = 8..127 on a sparse graph whose source rows exceed the L2: tiles in which a destination
-    // keeps runs of about 8 edges (ogbn-products: 524288 of 2.4 million sources); the dense twins
-    // stay in edge-id order at these lengths.
+    // F >= 8 on a sparse graph whose source rows exceed the L2: tiles in which a destination keeps
+    // runs of about 8 edges (ogbn-products: 524288 of 2.4 million sources) within 64 MiB of rows;
+    // the dense twins stay in edge-id order at F < 128.
     auto order = [&](int64_t F, int64_t nodes, int64_t edges) {
         ScheduleParams d = dot_default(F, nodes, edges);
         EXPECT_EQ(d.get_or("groupByDst", 0), d.get_or("kSrcTile", 0) > 0 ? 1 : 0) << d.str();
@@ -409,7 +409,12 @@ TEST(GpuSddmmIR, DefaultGroupsSparseGraphsWithRowsBeyondTheCacheInTilesOfLongRun
     };
     EXPECT_EQ(order(8, 2449029, 123718280), std::pair(int64_t{524288}, int64_t{1}));   // ogbn-products
     EXPECT_EQ(order(32, 2449029, 123718280), std::pair(int64_t{524288}, int64_t{8}));
-    EXPECT_EQ(order(64, 2449029, 123718280).first, 524288);
+    // Longer rows: at most 64 MiB of source rows a tile, while runs stay at one edge or more.
+    EXPECT_EQ(order(64, 2449029, 123718280).first, 262144);
+    EXPECT_EQ(order(128, 2449029, 123718280), std::pair(int64_t{131072}, int64_t{8}));
+    EXPECT_EQ(order(256, 2449029, 123718280), std::pair(int64_t{65536}, int64_t{16}));
+    EXPECT_EQ(order(512, 2449029, 123718280).first, 0);    // tiles of 32768: runs of 0.7
+    EXPECT_EQ(order(16, 2449029, 123718280).first, 524288);
     EXPECT_EQ(order(4, 2449029, 123718280).first, 0);      // 39 MB of rows: they fit
     EXPECT_EQ(order(8, 232965, 114615892).first, 0);       // reddit: rows fit (and the graph is dense)
     EXPECT_EQ(order(64, 232965, 114615892).first, 0);      // reddit at 60 MB: dense, no gain measured

@@ -450,6 +450,51 @@ TEST(GpuSpmmIR, DefaultsFollowTheGraphsShape) {
             EXPECT_FALSE(def.invalid_reason(def.default_params(p), p).has_value()) << F;
 }
 
+TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
+    const auto &def = spmm_schedule("gpu_spmm");
+    auto problem = [](int64_t F, int64_t rows, int64_t nnz, int64_t longest, double cov) {
+        Problem p{plan_features(BinaryOp::CopyLhs, {F}, {F}), {}};
+        p.stats.num_rows = p.stats.num_cols = rows;
+        p.stats.nnz = nnz;
+        p.stats.max_row_length = longest;
+        p.stats.avg_row_length = static_cast<double>(nnz) / static_cast<double>(rows);
+        p.stats.row_length_cov = cov;
+        return p;
+    };
+    // The ogbn-products twin (unsplit, COV 1.88): longest rows first with staged ids at F = 16..127.
+    auto products = [&](int64_t F) { return problem(F, 2449029, 123718280, 12047, 1.88); };
+    struct Want {
+        int64_t F, M, T, V, R, KT;
+    };
+    for (const Want &w : {Want{16, 8, 16, 1, 1, 16}, Want{31, 8, 16, 1, 1, 16}, Want{32, 4, 16, 2, 1, 32},
+                          Want{33, 4, 32, 1, 1, 32}, Want{64, 4, 32, 2, 1, 32}, Want{65, 4, 32, 1, 2, 32},
+                          Want{126, 4, 32, 2, 1, 32}}) {
+        const Problem p = products(w.F);
+        const ScheduleParams d = def.default_params(p);
+        EXPECT_FALSE(def.invalid_reason(d, p).has_value()) << w.F << ": " << d.str();
+        EXPECT_EQ(d.get("rowBalance"), 1) << w.F;
+        EXPECT_EQ(d.get("smemColIdx"), 1) << w.F;
+        EXPECT_EQ(d.get("kRowSplit"), 0) << w.F;
+        EXPECT_EQ(d.get("kNnzLanes"), 1) << w.F;
+        EXPECT_EQ(std::vector<int64_t>({d.get("kMTile"), d.get("kNTile"), d.get("kVecWidth"), d.get("kNRegTile"),
+                                        d.get("kNnzTile")}),
+                  std::vector<int64_t>({w.M, w.T, w.V, w.R, w.KT}))
+            << w.F << ": " << d.str();
+    }
+    // Outside 16..127 features, on skewed (split) graphs, on rows of similar length and without
+    // statistics the rows stay in id order.
+    for (const Problem &p : {products(8), products(128), problem(32, 232965, 114615892, 48535, 1.9),
+                             problem(32, 2449029, 123718280, 120, 0.5),
+                             Problem{plan_features(BinaryOp::CopyLhs, {32}, {32}), {}}})
+        EXPECT_EQ(def.default_params(p).get("rowBalance"), 0) << def.default_params(p).str();
+    // The balanced defaults lower to kernels that remap rows through balancedIdx, and compile to PTX.
+    for (int64_t F : {16, 32, 65}) {
+        Lowered l = lower(SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Sum}, F, def.default_params(products(F)));
+        EXPECT_FALSE(ext::find_loads(l.stmt, "row_order").empty()) << F;
+        EXPECT_NE(ptx_of(l).find(".entry"), std::string::npos) << F;
+    }
+}
+
 ScheduleParams with_src_tile(ScheduleParams p, int64_t tile) {
     p.values["kSrcTile"] = tile;
     return p;
