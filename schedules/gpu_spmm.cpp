@@ -172,22 +172,30 @@ ScheduleParams band_default(const Problem &p, bool lanes) {
     int64_t M, T, R = 1, KT = 64, split = 0, L = 1, smem = 1, V = 1, balance = 0;
     // Rows of widely varying length on a graph that needs no splitting (row-length COV >= 1):
     // blocks take rows longest first (rowBalance), so that a block's rows end together and the
-    // longest rows do not start last; neighbour ids staged in 16- or 32-nonzero shared tiles, 2-wide
-    // loads from 32 features. On the H100 (2026-11-22, benchmarks/results/2026-11-22-*-spmm-row-balance),
-    // ogbn-products twin (COV 1.88), F = 16 / 32 / 64: 3.16 / 4.04 / 8.81 ms where the defaults before
-    // took 3.41 / 6.01 / 10.50 (cuSPARSE CSR_ALG3: 4.56 / 5.42 / 10.87); in row-id order the same F = 32
-    // point took 7.52 ms. On the skewed reddit and ogbn-proteins twins balancing was 1.1-4.6x slower
-    // than their split defaults. An odd F takes scalar loads over twice the threads.
-    const bool balance_rows = !skewed && p.stats.nnz > 0 && p.stats.row_length_cov >= 1.0 && f0 >= 16 && f0 < 128;
+    // longest rows do not start last. On the H100 (2026-11-22, ogbn-products twin, COV 1.88,
+    // benchmarks/results/2026-11-22-*-spmm-row-balance), against the defaults before and the best
+    // cached cuSPARSE algorithm:
+    //   F = 8..15: 8 rows x 8 feature threads x 2 nonzero lanes (F = 8: 2.49 ms; 2.65; 3.72);
+    //   F = 16..31: 8 rows x 16 threads, ids staged in 16-nonzero tiles (F = 16: 3.17; 3.41; 4.56);
+    //   F = 32..63: 4 rows x 16 threads of 2-wide loads, 32-nonzero tiles (F = 32: 4.06; 6.01; 5.42;
+    //     7.52 ms in row-id order);
+    //   F >= 64: 8 rows x 32 threads of 2-wide loads, blocks over 64-feature slices (F = 64 / 128 /
+    //     256 / 512: 8.81 / 17.74 / 35.53 / 70.97; 10.50 / 20.47 / 40.42 / 80.35; 10.87 / 21.79 /
+    //     43.71 / 87.48).
+    // Balancing lost below 8 features, and on the skewed reddit and ogbn-proteins twins it was
+    // 1.1-4.6x slower than their split defaults. An odd F takes scalar loads over twice the threads.
+    const bool balance_rows = !skewed && p.stats.nnz > 0 && p.stats.row_length_cov >= 1.0 && f0 >= (lanes ? 8 : 16);
     if (balance_rows) {
-        balance = 1, smem = 1;
-        if (f0 < 32) {
+        balance = 1, smem = 1, KT = 32;
+        if (f0 < 16) {
+            M = 8, T = 8, L = 2, smem = 0;
+        } else if (f0 < 32) {
             M = 8, T = 16, KT = 16;
         } else {
-            M = 4, KT = 32;
             V = f0 % 2 == 0 ? 2 : 1;
-            T = f0 < 64 && V == 2 ? 16 : 32;  // 32 features a warp row: T * V = 32
-            if (f0 >= 64 && V == 1) R = 2;     // 64 features a warp row, as T = 32 x V = 2
+            M = f0 < 64 ? 4 : 8;
+            T = f0 < 64 && V == 2 ? 16 : 32;  // 32 features a warp row below 64, then 64
+            if (f0 >= 64 && V == 1) R = 2;
         }
     } else if (f0 < 32) {
         T = 1;

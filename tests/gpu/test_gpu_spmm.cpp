@@ -108,6 +108,28 @@ TEST_F(GpuSpmm, RowBalanceAndRowSplitKeepResultsInRowOrder) {
         }
 }
 
+TEST_F(GpuSpmm, BalancedDefaultsOnUnsplitGraphsOfVaryingRowLength) {
+    // Rows of widely varying length (60% empty) and no row long enough to be split: the defaults
+    // take rows longest first from F = 8 (lanes below 16, shared tiles above, 2-wide loads for even F).
+    test::RandomGraphOptions opt;
+    opt.num_nodes = 3000;
+    opt.avg_degree = 12;
+    opt.empty_row_share = 0.6;
+    opt.long_row = 30;  // under 8x the average row (4.8): COV 1.3, unsplit
+    Graph g = test::random_graph(310, opt);
+    const auto &def = spmm_schedule("gpu_spmm");
+    for (int64_t F : {8, 16, 32, 33, 64, 130}) {
+        const ScheduleParams d = def.default_params(spmm_problem(SpmmSpec{}, plan_features(BinaryOp::Mul, {F}, {F}), g.stats()));
+        ASSERT_EQ(d.get("rowBalance"), 1) << "F=" << F << ": " << d.str() << " (COV " << g.stats().row_length_cov << ")";
+        for (BinaryOp op : {BinaryOp::Mul, BinaryOp::CopyLhs})
+            for (ReduceOp r : kReduces) {
+                Tensor x = features(g.num_src(), {F}, 13);
+                Tensor w = features(g.num_edges(), {F}, 14);
+                EXPECT_TRUE(check(g, SpmmSpec{op, r}, x, w, nullptr)) << SpmmSpec{op, r}.name() << " F=" << F;
+            }
+    }
+}
+
 TEST_F(GpuSpmm, SourceTilesEveryOpSumAndMean) {
     // Rows reduced in runs over tiles of 1024 source ids (5 tiles), alone, cut at 256 nonzeros,
     // with unrolled lanes, with the register tile and with the shared tile; every op with sum and

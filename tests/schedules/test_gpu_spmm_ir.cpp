@@ -461,34 +461,33 @@ TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
         p.stats.row_length_cov = cov;
         return p;
     };
-    // The ogbn-products twin (unsplit, COV 1.88): longest rows first with staged ids at F = 16..127.
+    // The ogbn-products twin (unsplit, COV 1.88): longest rows first from F = 8.
     auto products = [&](int64_t F) { return problem(F, 2449029, 123718280, 12047, 1.88); };
     struct Want {
-        int64_t F, M, T, V, R, KT;
+        int64_t F, M, T, V, R, KT, L;
     };
-    for (const Want &w : {Want{16, 8, 16, 1, 1, 16}, Want{31, 8, 16, 1, 1, 16}, Want{32, 4, 16, 2, 1, 32},
-                          Want{33, 4, 32, 1, 1, 32}, Want{64, 4, 32, 2, 1, 32}, Want{65, 4, 32, 1, 2, 32},
-                          Want{126, 4, 32, 2, 1, 32}}) {
+    for (const Want &w : {Want{8, 8, 8, 1, 1, 32, 2}, Want{15, 8, 8, 1, 1, 32, 2}, Want{16, 8, 16, 1, 1, 16, 1},
+                          Want{31, 8, 16, 1, 1, 16, 1}, Want{32, 4, 16, 2, 1, 32, 1}, Want{33, 4, 32, 1, 1, 32, 1},
+                          Want{64, 8, 32, 2, 1, 32, 1}, Want{65, 8, 32, 1, 2, 32, 1}, Want{512, 8, 32, 2, 1, 32, 1}}) {
         const Problem p = products(w.F);
         const ScheduleParams d = def.default_params(p);
         EXPECT_FALSE(def.invalid_reason(d, p).has_value()) << w.F << ": " << d.str();
         EXPECT_EQ(d.get("rowBalance"), 1) << w.F;
-        EXPECT_EQ(d.get("smemColIdx"), 1) << w.F;
+        EXPECT_EQ(d.get("smemColIdx"), w.L == 1 ? 1 : 0) << w.F;  // lanes read ids directly
         EXPECT_EQ(d.get("kRowSplit"), 0) << w.F;
-        EXPECT_EQ(d.get("kNnzLanes"), 1) << w.F;
         EXPECT_EQ(std::vector<int64_t>({d.get("kMTile"), d.get("kNTile"), d.get("kVecWidth"), d.get("kNRegTile"),
-                                        d.get("kNnzTile")}),
-                  std::vector<int64_t>({w.M, w.T, w.V, w.R, w.KT}))
+                                        d.get("kNnzTile"), d.get("kNnzLanes")}),
+                  std::vector<int64_t>({w.M, w.T, w.V, w.R, w.KT, w.L}))
             << w.F << ": " << d.str();
     }
-    // Outside 16..127 features, on skewed (split) graphs, on rows of similar length and without
-    // statistics the rows stay in id order.
-    for (const Problem &p : {products(8), products(128), problem(32, 232965, 114615892, 48535, 1.9),
+    // Below 8 features, on skewed (split) graphs, on rows of similar length and without statistics
+    // the rows stay in id order.
+    for (const Problem &p : {products(4), products(1), problem(32, 232965, 114615892, 48535, 1.9),
                              problem(32, 2449029, 123718280, 120, 0.5),
                              Problem{plan_features(BinaryOp::CopyLhs, {32}, {32}), {}}})
         EXPECT_EQ(def.default_params(p).get("rowBalance"), 0) << def.default_params(p).str();
     // The balanced defaults lower to kernels that remap rows through balancedIdx, and compile to PTX.
-    for (int64_t F : {16, 32, 65}) {
+    for (int64_t F : {8, 16, 32, 65, 128}) {
         Lowered l = lower(SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Sum}, F, def.default_params(products(F)));
         EXPECT_FALSE(ext::find_loads(l.stmt, "row_order").empty()) << F;
         EXPECT_NE(ptx_of(l).find(".entry"), std::string::npos) << F;
