@@ -244,9 +244,14 @@ ScheduleParams band_default(const Problem &p, bool lanes) {
         M = 8;
         split = 0;
     }
+    // Untiled nonzero lanes at F = 2..4 keep two nonzeros in flight per lane (on the ogbn-products
+    // twin, H100, 2026-11-22, benchmarks/results/2026-11-22-*-spmm-products-small-f-unroll: F = 2 / 4
+    // 1.13 / 1.65 ms where one took 1.20 / 1.82; no change at F = 1). Graphs whose lanes run over
+    // source tiles are limited by the cache lines the gathers touch, where unrolling did not pay.
+    const int64_t unroll = L > 1 && tile == 0 && f0 >= 2 && f0 <= 4 && p.stats.nnz > 0 ? 2 : 1;
     s.values = {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", R}, {"kNnzTile", KT},
                 {"smemColIdx", smem}, {"kRowSplit", split}, {"rowBalance", balance}, {"kNnzLanes", L},
-                {"kVecWidth", V}, {"kNnzUnroll", 1}, {"kSrcTile", tile}};
+                {"kVecWidth", V}, {"kNnzUnroll", unroll}, {"kSrcTile", tile}};
     return s;
 }
 

@@ -444,7 +444,17 @@ TEST(GpuSpmmIR, DefaultsFollowTheGraphsShape) {
     const ScheduleParams d = def.default_params(huge);
     EXPECT_FALSE(def.invalid_reason(d, huge).has_value()) << d.str();
     EXPECT_EQ(d.get("kNnzLanes"), 1);
-    for (int64_t F : {1, 8, 31, 32, 48, 64, 512})
+    // Untiled lanes at F = 2..4 (ogbn-products) unroll two nonzeros; tiled lanes (reddit), F = 1 and
+    // kernels without statistics do not.
+    auto unroll = [&](const Problem &p) { return def.default_params(p).get("kNnzUnroll"); };
+    EXPECT_EQ(unroll(problem(2, 2449029, 123718280, 12047)), 2);
+    EXPECT_EQ(unroll(problem(4, 2449029, 123718280, 12047)), 2);
+    EXPECT_EQ(unroll(problem(1, 2449029, 123718280, 12047)), 1);
+    EXPECT_EQ(unroll(problem(8, 2449029, 123718280, 12047)), 1);
+    EXPECT_EQ(def.default_params(problem(2, 232965, 114615892, 48535)).get_or("kSrcTile", 0), 32768);
+    EXPECT_EQ(unroll(problem(2, 232965, 114615892, 48535)), 1);
+    EXPECT_EQ(unroll(Problem{plan_features(BinaryOp::CopyLhs, {2}, {2}), {}}), 1);
+    for (int64_t F : {1, 2, 4, 8, 31, 32, 48, 64, 512})
         for (const Problem &p : {problem(F, 232965, 114615892, 48535), problem(F, 2449029, 123718280, 12047),
                                  problem(F, 2708, 10556, 168)})
             EXPECT_FALSE(def.invalid_reason(def.default_params(p), p).has_value()) << F;
