@@ -11,6 +11,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <filesystem>
 #include <optional>
 #include <regex>
 #include <thread>
@@ -19,6 +20,7 @@
 #include "autotune/features.h"
 #include "autotune/records.h"
 #include "autotune/replay.h"
+#include "autotune/search_space.h"
 #include "autotune/tuner.h"
 #include "runtime/aot.h"
 #include "core/error.h"
@@ -39,6 +41,7 @@ struct Args {
     std::string mode = "genetic", target = "cpu", json_out, cache_file, model_prefix, records_file, emit_dir, replay,
                 emit_name = "gsparse_kernel";
     bool no_cache = false;
+    bool resume = false;
     size_t budget = 0;
     int runs = 10, threads = 0;
     double cutoff = 1.5;
@@ -75,13 +78,19 @@ void print_summary(const TuneResult &r) {
     std::printf("search        %s over %zu valid of %zu points on %s (%u hardware threads), %.1f s\n",
                 r.mode.c_str(), r.valid_size, r.space_size, r.device.c_str(), std::thread::hardware_concurrency(),
                 r.wall_s);
-    std::printf("measured      %zu candidates\n", r.candidates.size() + 1);
+    size_t reused = r.expert_default.recorded ? 1 : 0;
+    for (const auto &c : r.candidates) reused += c.recorded && !(c.schedule == r.expert_default.schedule);
+    if (reused) std::printf("measured      %zu candidates, %zu of them from earlier records (--resume)\n", r.candidates.size() + 1, reused);
+    else std::printf("measured      %zu candidates\n", r.candidates.size() + 1);
     std::printf("time          %.1f s enumerating the space, %.1f s ranking it, %.1f s waiting for compiles, "
                 "%.1f s warming up, %.1f s timed runs\n",
                 r.phases.space_s, r.phases.rank_s, r.phases.compile_wait_s, r.phases.warmup_s, r.phases.timed_s);
     std::printf("expert        %-50s %9.3f ms\n", r.expert_default.schedule.str().c_str(), r.expert_default.mean_ms);
-    std::printf("best schedule %-50s %9.3f ms (mean of %zu runs)\n", r.best.schedule.str().c_str(),
-                r.best.mean_ms, r.best.run_ms.size());
+    if (r.best.recorded)
+        std::printf("best schedule %-50s %9.3f ms (recorded earlier)\n", r.best.schedule.str().c_str(), r.best.mean_ms);
+    else
+        std::printf("best schedule %-50s %9.3f ms (mean of %zu runs)\n", r.best.schedule.str().c_str(),
+                    r.best.mean_ms, r.best.run_ms.size());
     std::printf("speedup over the expert default: %.2fx\n", r.speedup_over_default());
 }
 
@@ -117,13 +126,18 @@ int main(int argc, char **argv) {
     app.add_flag("--no-cache", a.no_cache, "tune afresh even when the cache has this problem (the result is stored)");
     app.add_option("--model", a.model_prefix, "cost model (PREFIX.pt + PREFIX.json from gsparse-train-cost-model) "
                                               "that ranks the space for the genetic search");
-    auto *records_opt = app.add_option("--records", a.records_file, "append every measurement to this JSON Lines file (training data "
-                                                "for gsparse-train-cost-model)");
+    auto *records_opt = app.add_option("--records", a.records_file, "append every measurement to this JSON Lines file as it is "
+                                                "taken (training data for gsparse-train-cost-model)");
+    auto *resume_opt = app.add_flag("--resume", a.resume, "reuse the times that --records already holds for this problem "
+                                                          "(device, operator, graph, F) instead of measuring those points "
+                                                          "again: an interrupted exhaustive sweep continues where it stopped")
+                           ->needs(records_opt);
     app.add_option("--replay", a.replay, "search the measurements of a recorded exhaustive tune of the "
                                                             "same problem (its --json) instead of compiling and timing "
                                                             "candidates: evaluates search strategies; uses no cache")
                            ->check(CLI::ExistingFile)
-                           ->excludes(records_opt);
+                           ->excludes(records_opt)
+                           ->excludes(resume_opt);
     app.add_option("--runs", a.runs, "timed runs per candidate (after one warm-up)")->check(CLI::Range(1, 10000));
     app.add_option("--cutoff", a.cutoff, "time a candidate once only when its first run is slower than CUTOFF x the "
                                          "fastest so far (0: time every candidate fully)")
@@ -194,10 +208,20 @@ int main(int argc, char **argv) {
                 return model->predict(features);
             };
         }
-        std::vector<MeasurementRecord> records;
+        std::optional<RecordAppender> records;
+        size_t resumed = 0;
         if (!a.records_file.empty()) {
+            if (a.resume && std::filesystem::exists(a.records_file)) {
+                const auto earlier = read_records(a.records_file);
+                auto lookup = recorded_measurements(earlier, p);
+                opt.recorded = lookup;
+                for (const auto &q : build_search_space(p).valid) resumed += lookup(q).has_value();
+                std::printf("resume        %zu of this problem's points have times in %s\n", resumed,
+                            a.records_file.c_str());
+            }
+            records.emplace(a.records_file);
             opt.on_measurement = [&](const Measurement &m) {
-                if (!m.ok || !has_features(m.schedule.schedule)) return;
+                if (!m.ok || m.recorded || !has_features(m.schedule.schedule)) return;
                 MeasurementRecord rec;
                 rec.features = candidate_features(p, m.schedule);
                 rec.schedule = m.schedule;
@@ -206,15 +230,14 @@ int main(int argc, char **argv) {
                 rec.graph = p.graph_name;
                 rec.graph_fingerprint = p.graph.fingerprint();
                 // The feature length of the problem: g-SDDMM dot reduces F features to one per edge.
-                rec.feat = p.layout.out_len() * std::max<int64_t>(p.layout.reduce_len, 1);
+                rec.feat = record_feature_length(p);
                 rec.time_ms = m.mean_ms;
-                records.push_back(rec);
+                records->append(rec);
             };
         }
         if (!a.emit_dir.empty() && !std::regex_match(a.emit_name, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
             fail<Error>("--emit-name '", a.emit_name, "' is not a C identifier");
         TuneResult r = tune(p, opt);
-        if (!records.empty()) append_records(a.records_file, records);
         print_summary(r);
         if (!a.emit_dir.empty()) {
             EmittedKernel k;

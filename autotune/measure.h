@@ -27,6 +27,7 @@ struct Measurement {
     std::vector<double> run_ms;  ///< every timed run
     double median_ms = 0, mean_ms = 0, min_ms = 0;
     bool cut_off = false;  ///< timed once only: slower than the cutoff allows
+    bool recorded = false;  ///< taken from earlier measurement records (TuneOptions::recorded), not timed now
 };
 
 /// The kernel keys a candidate is measured with: the kernels the operator API runs for the

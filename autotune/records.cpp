@@ -105,6 +105,16 @@ void append_records(const std::string &path, const std::vector<MeasurementRecord
     if (!out) fail<Error>("cannot write records file '", path, "'");
 }
 
+RecordAppender::RecordAppender(const std::string &path) : path_(path), out_(path, std::ios::app) {
+    if (!out_) fail<Error>("cannot open records file '", path, "' for appending");
+}
+
+void RecordAppender::append(const MeasurementRecord &record) {
+    out_ << record_to_json(record).dump() << '\n';
+    out_.flush();
+    if (!out_) fail<Error>("cannot write records file '", path_, "'");
+}
+
 std::vector<MeasurementRecord> read_records(const std::string &path) {
     std::ifstream in(path);
     if (!in) fail<Error>("cannot open records file '", path, "'");

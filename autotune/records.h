@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,19 @@ MeasurementRecord record_from_json(const nlohmann::json &j);
 
 /// Appends records to a JSON Lines file (created if missing). Throws gsparse::Error on I/O errors.
 void append_records(const std::string &path, const std::vector<MeasurementRecord> &records);
+/// Appends records one at a time, each written and flushed as it comes, so that an interrupted tune
+/// keeps what it measured (gsparse-tune --records). The file is opened (created if missing) by the
+/// constructor, before anything is measured; both throw gsparse::Error naming the file on I/O errors.
+class RecordAppender {
+public:
+    explicit RecordAppender(const std::string &path);
+    void append(const MeasurementRecord &record);
+
+private:
+    std::string path_;
+    std::ofstream out_;
+};
+
 /// Reads a JSON Lines file; throws gsparse::Error naming the line for malformed records.
 std::vector<MeasurementRecord> read_records(const std::string &path);
 

@@ -1,6 +1,7 @@
 // Replayed measurements (see replay.h).
 #include "autotune/replay.h"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -43,6 +44,7 @@ std::function<Measurement(const ScheduleParams &)> replayed_measurements(const s
         m.min_ms = c.value("min_ms", 0.0);
         m.run_ms = c.value("run_ms", std::vector<double>{});
         m.cut_off = c.value("cut_off", false);
+        m.recorded = c.value("recorded", false);
         (*table)[m.schedule.str()] = m;
     };
     for (const auto &c : j["candidates"]) add(c);
@@ -55,6 +57,36 @@ std::function<Measurement(const ScheduleParams &)> replayed_measurements(const s
         m.schedule = q;
         m.error = "not measured in the replayed tune";
         return m;
+    };
+}
+
+int64_t record_feature_length(const TuningProblem &p) {
+    return p.layout.out_len() * std::max<int64_t>(p.layout.reduce_len, 1);
+}
+
+std::function<std::optional<Measurement>(const ScheduleParams &)> recorded_measurements(
+    const std::vector<MeasurementRecord> &records, const TuningProblem &p) {
+    const ScheduleSpace space = p.kind == OpKind::Spmm ? default_spmm_schedule(p.device).space(p.schedule_problem())
+                                                       : default_sddmm_schedule(p.device).space(p.schedule_problem());
+    auto table = std::make_shared<std::map<std::string, Measurement>>();
+    const std::string device = p.device_label(), op = p.op_name();
+    const uint64_t fingerprint = p.graph.fingerprint();
+    const int64_t feat = record_feature_length(p);
+    for (const auto &r : records) {
+        if (r.device != device || r.op != op || r.graph_fingerprint != fingerprint || r.feat != feat ||
+            r.schedule.schedule != space.schedule)
+            continue;
+        Measurement m;
+        m.schedule = space.complete(r.schedule);
+        m.ok = true;
+        m.recorded = true;
+        m.mean_ms = m.median_ms = m.min_ms = r.time_ms;
+        (*table)[m.schedule.str()] = m;
+    }
+    return [table, space](const ScheduleParams &q) -> std::optional<Measurement> {
+        auto it = table->find(space.complete(q).str());
+        if (it == table->end()) return std::nullopt;
+        return it->second;
     };
 }
 

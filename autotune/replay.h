@@ -4,9 +4,12 @@
 #pragma once
 
 #include <functional>
+#include <optional>
+#include <vector>
 #include <string>
 
 #include "autotune/measure.h"
+#include "autotune/records.h"
 #include "autotune/tuning_problem.h"
 
 namespace gsparse::autotune {
@@ -17,5 +20,15 @@ namespace gsparse::autotune {
 /// not measure reads as failed ("not measured in the replayed tune"). Throws Error for a file that
 /// is not a gsparse-tune result or records another problem (op, feature shape, graph size).
 std::function<Measurement(const ScheduleParams &)> replayed_measurements(const std::string &path, const TuningProblem &p);
+
+/// The feature length a measurement record of problem p carries (g-SDDMM dot: the reduced length).
+int64_t record_feature_length(const TuningProblem &p);
+
+/// The earlier measurements of problem p among `records` (gsparse-tune --resume): records of the same
+/// device, operator, graph fingerprint and feature length, looked up by the completed point (as in
+/// replayed_measurements); the latest record of a point wins. A point without a record returns
+/// nothing. The Measurements have `recorded` set and the recorded time as mean, median and minimum.
+std::function<std::optional<Measurement>(const ScheduleParams &)> recorded_measurements(
+    const std::vector<MeasurementRecord> &records, const TuningProblem &p);
 
 }  // namespace gsparse::autotune

@@ -45,6 +45,7 @@ static nlohmann::json measurement_json(const Measurement &m) {
     j["min_ms"] = m.min_ms;
     j["run_ms"] = m.run_ms;
     if (m.cut_off) j["cut_off"] = true;
+    if (m.recorded) j["recorded"] = true;
     return j;
 }
 
@@ -157,11 +158,19 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
 
     Measurer measurer(problem, options.runs, options.warmup);
     measurer.set_cutoff(options.cutoff);
-    auto measure = [&](const ScheduleParams &p) { return options.measure ? options.measure(p) : measurer.measure(p); };
+    auto measure = [&](const ScheduleParams &p) {
+        if (options.recorded)
+            if (auto m = options.recorded(p)) return *m;
+        return options.measure ? options.measure(p) : measurer.measure(p);
+    };
     // On the GPU the kernels compile in the background while the candidates before them are timed.
     const bool background = problem.device == Device::CUDA;
     auto precompile = [&](const std::vector<ScheduleParams> &points, int n) {
-        if (!options.measure) measurer.precompile(points, n, background);
+        if (options.measure) return;
+        std::vector<ScheduleParams> fresh;
+        for (const auto &p : points)
+            if (!options.recorded || !options.recorded(p)) fresh.push_back(p);
+        if (!fresh.empty()) measurer.precompile(fresh, n, background);
     };
     const int threads = options.compile_threads > 0 ? options.compile_threads
                                                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

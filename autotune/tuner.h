@@ -8,6 +8,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -47,6 +48,9 @@ struct TuneOptions {
     /// Replaces compiling and timing (a replay of recorded measurements, see gsparse-tune --replay):
     /// the measurement of a point. Empty: candidates are compiled and timed on the problem's device.
     std::function<Measurement(const ScheduleParams &)> measure;
+    /// Measurements taken earlier (gsparse-tune --resume, see recorded_measurements): a point found
+    /// here is neither compiled nor timed again; its Measurement has `recorded` set. Empty: none.
+    std::function<std::optional<Measurement>(const ScheduleParams &)> recorded;
 };
 
 struct TuneResult {

@@ -7,7 +7,8 @@
 #               slower than 3x the best so far cannot be within 5% of the best);
 # then report_tune.py writes tune_eval.md, tune_eval.json and tune_eval.png into
 # ${OUT:-benchmarks/results}/<date>-<device-slug>-tune/. Every measurement is also appended to
-# records.jsonl there (training data for gsparse-train-cost-model).
+# records.jsonl there (training data for gsparse-train-cost-model). An exhaustive sweep keeps its own
+# records in WORK and resumes from them, so a sweep cut short continues when run again with that WORK.
 #
 # Settings (environment variables, defaults in brackets):
 #   GRAPHS [reddit,ogbn-proteins,ogbn-products]   FEATS [8,16,32,64,128,256,512]   SCALE [1.0]
@@ -48,8 +49,8 @@ case "$OP" in
   sddmm) op_args=(--op sddmm --binary dot) ;;
   *) echo "run_tune_eval.sh: OP must be spmm or sddmm, got '$OP'" >&2; exit 1 ;;
 esac
-common=(--target cuda --scale "$SCALE" --order "$ORDER" --no-cache --quiet --cache "$work/cache.json"
-        --records "$work/records.jsonl" "${op_args[@]}")
+base_args=(--target cuda --scale "$SCALE" --order "$ORDER" --no-cache --quiet --cache "$work/cache.json" "${op_args[@]}")
+common=("${base_args[@]}" --records "$work/records.jsonl")
 IFS=, read -ra graphs <<< "$GRAPHS"
 IFS=, read -ra feats <<< "$FEATS"
 for g in "${graphs[@]}"; do
@@ -62,9 +63,13 @@ for g in "${graphs[@]}"; do
     "$tune" "${common[@]}" --dataset "$g" --feat "$f" --mode random --budget "$n" --runs "$RUNS" \
       --json "$base-random.json" || echo "random tune failed"
     if [ "${SKIP_EXHAUSTIVE:-0}" != 1 ]; then
-      "$tune" "${common[@]}" --dataset "$g" --feat "$f" --mode exhaustive --runs "$EX_RUNS" \
-        --json "$base-exhaustive.json" || echo "exhaustive tune failed"
+      # Its own records file, resumed: a sweep cut short (a time limit) continues where it stopped
+      # when run again with the same WORK, and reuses none of the other searches' times.
+      "$tune" "${base_args[@]}" --records "$base-exhaustive.records.jsonl" --resume --dataset "$g" --feat "$f" \
+        --mode exhaustive --runs "$EX_RUNS" --json "$base-exhaustive.json" || echo "exhaustive tune failed"
     fi
   done
 done
-"$PYTHON" benchmarks/report_tune.py "$work"/*.json --records "$work/records.jsonl" --results-root "$OUT"
+# Training data: the searches' records and the exhaustive sweeps' records in one file.
+cat "$work/records.jsonl" "$work"/*-exhaustive.records.jsonl > "$work/all-records.jsonl" 2>/dev/null
+"$PYTHON" benchmarks/report_tune.py "$work"/*.json --records "$work/all-records.jsonl" --results-root "$OUT"

@@ -237,6 +237,68 @@ TEST(Replay, LooksUpPointsThatListOnlySomeKnobs) {
     EXPECT_THROW(replayed_measurements(path, q), Error);
 }
 
+TEST(Resume, RecordedPointsAreNotMeasuredAgain) {
+    // Records of this problem (same device, operator, graph and feature length) give their points'
+    // times; records of another device, graph or feature length do not; the latest record of a
+    // point wins. An exhaustive tune measures only the other points.
+    TuningProblem p = small_problem(OpKind::Spmm, 8);
+    const SearchSpace space = build_search_space(p);
+    ASSERT_GE(space.valid.size(), 4u);
+    auto record = [&](const ScheduleParams &q, double ms) {
+        MeasurementRecord r;
+        r.schedule = q;
+        r.device = p.device_label();
+        r.op = p.op_name();
+        r.graph_fingerprint = p.graph.fingerprint();
+        r.feat = record_feature_length(p);
+        r.time_ms = ms;
+        return r;
+    };
+    std::vector<MeasurementRecord> records;
+    std::set<std::string> recorded;
+    for (size_t i = 0; i < space.valid.size(); i += 2) {
+        records.push_back(record(space.valid[i], 50.0));
+        records.push_back(record(space.valid[i], 100.0 + static_cast<double>(i)));  // the latest wins
+        recorded.insert(space.valid[i].str());
+    }
+    MeasurementRecord other_device = record(space.valid[1], 1.0), other_graph = other_device, other_feat = other_device;
+    other_device.device = "another device";
+    other_graph.graph_fingerprint ^= 1;
+    other_feat.feat += 1;
+    records.insert(records.end(), {other_device, other_graph, other_feat});
+
+    auto lookup = recorded_measurements(records, p);
+    EXPECT_FALSE(lookup(space.valid[1]).has_value());
+    ASSERT_TRUE(lookup(space.valid[0]).has_value());
+    EXPECT_TRUE(lookup(space.valid[0])->recorded);
+    EXPECT_DOUBLE_EQ(lookup(space.valid[0])->mean_ms, 100.0);
+
+    TuneOptions opt;
+    opt.mode = SearchMode::Exhaustive;
+    opt.runs = 2;
+    opt.progress = false;
+    opt.recorded = lookup;
+    TuneResult r = tune(p, opt);
+    std::vector<Measurement> all = r.candidates;
+    all.push_back(r.expert_default);
+    size_t reused = 0, timed = 0;
+    for (const Measurement &m : all) {
+        if (recorded.count(m.schedule.str())) {
+            EXPECT_TRUE(m.recorded) << m.schedule.str();
+            EXPECT_TRUE(m.run_ms.empty()) << m.schedule.str();
+            EXPECT_GE(m.mean_ms, 100.0) << m.schedule.str();
+            reused++;
+        } else {
+            EXPECT_FALSE(m.recorded) << m.schedule.str();
+            if (m.ok) EXPECT_EQ(m.run_ms.size(), 2u) << m.schedule.str();
+            timed++;
+        }
+    }
+    EXPECT_GE(reused, recorded.size());
+    EXPECT_GE(timed, space.valid.size() - recorded.size());
+    EXPECT_EQ(r.to_json()["candidates"][0].value("recorded", false), r.candidates[0].recorded);
+}
+
 TEST(Tuner, ModelSeedsSkipPointsTheModelCannotTellApart) {
     // A model that sees only the vector width ranks every rows_per_task alike: the seeds (the first
     // measured candidates) cover the distinct vector widths before any tie.
