@@ -187,7 +187,9 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
         if (!(m.schedule == r.expert_default.schedule)) account(m);  // the default is measured once, first
         if (m.ok && (!r.best.ok || m.mean_ms < r.best.mean_ms)) r.best = m;
         r.candidates.push_back(m);
-        if (options.on_measurement) options.on_measurement(m);
+        // The default was reported when it was measured, first; a search that picks it again reuses
+        // that measurement and does not report it twice.
+        if (options.on_measurement && !(m.schedule == r.expert_default.schedule)) options.on_measurement(m);
         if (options.progress) {
             char status[96];
             std::snprintf(status, sizeof status, "best %.3f ms", r.best.mean_ms);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -92,6 +93,22 @@ TEST(Tuner, RandomModeMeasuresTheBudgetDeterministically) {
     EXPECT_TRUE(differs);
     Tensor out = gsddmm(p.graph, p.sddmm, p.lhs, p.rhs, OpOptions{a.best.schedule, nullptr, {}});
     EXPECT_TRUE(test::matches_reference(out, reference_sddmm(p.graph, p.sddmm, p.lhs, p.rhs), 1e-5));
+}
+
+TEST(Tuner, EveryMeasuredPointIsReportedOnce) {
+    // An exhaustive tune picks the expert default again: it reuses the default's measurement, which
+    // was reported (and so recorded) once, when it was taken.
+    TuningProblem p = small_problem(OpKind::Spmm, 8);
+    TuneOptions o;
+    o.mode = SearchMode::Exhaustive;
+    o.runs = 1;
+    o.progress = false;
+    std::map<std::string, int> reported;
+    o.on_measurement = [&](const Measurement &m) { reported[m.schedule.str()]++; };
+    TuneResult r = tune(p, o);
+    EXPECT_EQ(reported[r.expert_default.schedule.str()], 1);
+    for (const auto &[point, n] : reported) EXPECT_EQ(n, 1) << point;
+    EXPECT_EQ(reported.size(), build_search_space(p).valid.size());
 }
 
 TEST(Tuner, GeneticModeSeededByARankingMeasuresTheTopPoints) {
@@ -276,6 +293,7 @@ TEST(Resume, RecordedPointsAreNotMeasuredAgain) {
     TuneOptions opt;
     opt.mode = SearchMode::Exhaustive;
     opt.runs = 2;
+    opt.cutoff = 0;  // every measured point timed fully
     opt.progress = false;
     opt.recorded = lookup;
     TuneResult r = tune(p, opt);
