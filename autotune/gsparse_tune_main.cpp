@@ -20,7 +20,6 @@
 #include "autotune/features.h"
 #include "autotune/records.h"
 #include "autotune/replay.h"
-#include "autotune/search_space.h"
 #include "autotune/tuner.h"
 #include "runtime/aot.h"
 #include "core/error.h"
@@ -209,14 +208,12 @@ int main(int argc, char **argv) {
             };
         }
         std::optional<RecordAppender> records;
-        size_t resumed = 0;
         if (!a.records_file.empty()) {
             if (a.resume && std::filesystem::exists(a.records_file)) {
                 const auto earlier = read_records(a.records_file);
-                auto lookup = recorded_measurements(earlier, p);
+                const RecordedMeasurements lookup = recorded_measurements(earlier, p);
                 opt.recorded = lookup;
-                for (const auto &q : build_search_space(p).valid) resumed += lookup(q).has_value();
-                std::printf("resume        %zu of this problem's points have times in %s\n", resumed,
+                std::printf("resume        %zu of this problem's points have times in %s\n", lookup.size(),
                             a.records_file.c_str());
             }
             records.emplace(a.records_file);

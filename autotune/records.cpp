@@ -98,11 +98,8 @@ MeasurementRecord record_from_json(const nlohmann::json &j) {
 }
 
 void append_records(const std::string &path, const std::vector<MeasurementRecord> &records) {
-    std::ofstream out(path, std::ios::app);
-    if (!out) fail<Error>("cannot open records file '", path, "' for appending");
-    for (const auto &r : records) out << record_to_json(r).dump() << '\n';
-    out.flush();
-    if (!out) fail<Error>("cannot write records file '", path, "'");
+    RecordAppender out(path);
+    for (const auto &r : records) out.append(r);
 }
 
 RecordAppender::RecordAppender(const std::string &path) : path_(path), out_(path, std::ios::app) {

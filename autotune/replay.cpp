@@ -6,7 +6,9 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <utility>
 
+#include "autotune/search_space.h"
 #include "core/error.h"
 #include "core/tensor.h"
 #include "schedules/schedule.h"
@@ -33,8 +35,7 @@ std::function<Measurement(const ScheduleParams &)> replayed_measurements(const s
     auto table = std::make_shared<std::map<std::string, Measurement>>();
     // The search asks for points of the device's schedule; recorded points of it that predate a knob
     // stand for the knob's absent_means value.
-    const ScheduleSpace space = p.kind == OpKind::Spmm ? default_spmm_schedule(p.device).space(p.schedule_problem())
-                                                       : default_sddmm_schedule(p.device).space(p.schedule_problem());
+    const ScheduleSpace space = schedule_space(p);
     auto add = [&](const nlohmann::json &c) {
         Measurement m;
         m.schedule = space.complete(ScheduleParams::from_json(c));
@@ -64,10 +65,14 @@ int64_t record_feature_length(const TuningProblem &p) {
     return p.layout.out_len() * std::max<int64_t>(p.layout.reduce_len, 1);
 }
 
-std::function<std::optional<Measurement>(const ScheduleParams &)> recorded_measurements(
-    const std::vector<MeasurementRecord> &records, const TuningProblem &p) {
-    const ScheduleSpace space = p.kind == OpKind::Spmm ? default_spmm_schedule(p.device).space(p.schedule_problem())
-                                                       : default_sddmm_schedule(p.device).space(p.schedule_problem());
+std::optional<Measurement> RecordedMeasurements::operator()(const ScheduleParams &q) const {
+    auto it = table_->find(space_.complete(q).str());
+    if (it == table_->end()) return std::nullopt;
+    return it->second;
+}
+
+RecordedMeasurements recorded_measurements(const std::vector<MeasurementRecord> &records, const TuningProblem &p) {
+    const ScheduleSpace space = schedule_space(p);
     auto table = std::make_shared<std::map<std::string, Measurement>>();
     const std::string device = p.device_label(), op = p.op_name();
     const uint64_t fingerprint = p.graph.fingerprint();
@@ -83,11 +88,7 @@ std::function<std::optional<Measurement>(const ScheduleParams &)> recorded_measu
         m.mean_ms = m.median_ms = m.min_ms = r.time_ms;
         (*table)[m.schedule.str()] = m;
     }
-    return [table, space](const ScheduleParams &q) -> std::optional<Measurement> {
-        auto it = table->find(space.complete(q).str());
-        if (it == table->end()) return std::nullopt;
-        return it->second;
-    };
+    return RecordedMeasurements(std::move(table), space);
 }
 
 }  // namespace gsparse::autotune

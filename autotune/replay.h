@@ -4,6 +4,8 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <vector>
 #include <string>
@@ -24,11 +26,23 @@ std::function<Measurement(const ScheduleParams &)> replayed_measurements(const s
 /// The feature length a measurement record of problem p carries (g-SDDMM dot: the reduced length).
 int64_t record_feature_length(const TuningProblem &p);
 
+/// The earlier measurements of one problem, looked up by the completed point (as in
+/// replayed_measurements): a point without a record returns nothing. The Measurements have
+/// `recorded` set and the recorded time as mean, median and minimum. Copies share the table.
+class RecordedMeasurements {
+public:
+    RecordedMeasurements(std::shared_ptr<const std::map<std::string, Measurement>> table, ScheduleSpace space)
+        : table_(std::move(table)), space_(std::move(space)) {}
+    std::optional<Measurement> operator()(const ScheduleParams &q) const;
+    size_t size() const { return table_->size(); }  ///< distinct points with a record
+
+private:
+    std::shared_ptr<const std::map<std::string, Measurement>> table_;
+    ScheduleSpace space_;
+};
+
 /// The earlier measurements of problem p among `records` (gsparse-tune --resume): records of the same
-/// device, operator, graph fingerprint and feature length, looked up by the completed point (as in
-/// replayed_measurements); the latest record of a point wins. A point without a record returns
-/// nothing. The Measurements have `recorded` set and the recorded time as mean, median and minimum.
-std::function<std::optional<Measurement>(const ScheduleParams &)> recorded_measurements(
-    const std::vector<MeasurementRecord> &records, const TuningProblem &p);
+/// device, operator, graph fingerprint and feature length; the latest record of a point wins.
+RecordedMeasurements recorded_measurements(const std::vector<MeasurementRecord> &records, const TuningProblem &p);
 
 }  // namespace gsparse::autotune

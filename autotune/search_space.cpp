@@ -22,4 +22,10 @@ SearchSpace build_search_space(const TuningProblem &problem) {
     return enumerate(default_sddmm_schedule(problem.device), p);
 }
 
+ScheduleSpace schedule_space(const TuningProblem &problem) {
+    Problem p = problem.schedule_problem();
+    if (problem.kind == OpKind::Spmm) return default_spmm_schedule(problem.device).space(p);
+    return default_sddmm_schedule(problem.device).space(p);
+}
+
 }  // namespace gsparse::autotune

@@ -21,5 +21,7 @@ struct SearchSpace {
 
 /// Throws ScheduleError when the device has no schedule for the operator.
 SearchSpace build_search_space(const TuningProblem &problem);
+/// The knob space of the device's schedule for the problem, without enumerating or checking points.
+ScheduleSpace schedule_space(const TuningProblem &problem);
 
 }  // namespace gsparse::autotune
