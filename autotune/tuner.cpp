@@ -185,7 +185,9 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
     };
     auto record = [&](const Measurement &m) {
         if (!(m.schedule == r.expert_default.schedule)) account(m);  // the default is measured once, first
-        if (m.ok && (!r.best.ok || m.mean_ms < r.best.mean_ms)) r.best = m;
+        // A cut-off candidate ran once, slower than the fastest median so far: it is never the best,
+        // even where an outlier run raised the fastest candidate's mean above that single run.
+        if (m.ok && !m.cut_off && (!r.best.ok || m.mean_ms < r.best.mean_ms)) r.best = m;
         r.candidates.push_back(m);
         // The default was reported when it was measured, first; a search that picks it again reuses
         // that measurement and does not report it twice.
