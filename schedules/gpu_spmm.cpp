@@ -169,7 +169,7 @@ ScheduleParams band_default(const Problem &p, bool lanes) {
     // the earlier one thread per feature and row with many rows per block); from 32 features a warp
     // per row with 64-nonzero shared tiles; from 64 features two rows per block and two outputs per
     // thread. Rows far longer than the average are split.
-    int64_t M, T, R = 1, KT = 64, split = 0, L = 1, smem = 1, V = 1, balance = 0;
+    int64_t M, T, R = 1, KT = 64, split = 0, L = 1, smem = 1, V = 1;
     // Rows of widely varying length on a graph that needs no splitting (row-length COV >= 1):
     // blocks take rows longest first (rowBalance), so that a block's rows end together and the
     // longest rows do not start last. On the H100 (2026-11-22, ogbn-products twin, COV 1.88,
@@ -186,7 +186,7 @@ ScheduleParams band_default(const Problem &p, bool lanes) {
     // 1.1-4.6x slower than their split defaults. An odd F takes scalar loads over twice the threads.
     const bool balance_rows = !skewed && p.stats.nnz > 0 && p.stats.row_length_cov >= 1.0 && f0 >= (lanes ? 8 : 16);
     if (balance_rows) {
-        balance = 1, smem = 1, KT = 32;
+        smem = 1, KT = 32;
         if (f0 < 16) {
             M = 8, T = 8, L = 2, smem = 0;
         } else if (f0 < 32) {
@@ -250,7 +250,7 @@ ScheduleParams band_default(const Problem &p, bool lanes) {
     // source tiles are limited by the cache lines the gathers touch, where unrolling did not pay.
     const int64_t unroll = L > 1 && tile == 0 && f0 >= 2 && f0 <= 4 && p.stats.nnz > 0 ? 2 : 1;
     s.values = {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", R}, {"kNnzTile", KT},
-                {"smemColIdx", smem}, {"kRowSplit", split}, {"rowBalance", balance}, {"kNnzLanes", L},
+                {"smemColIdx", smem}, {"kRowSplit", split}, {"rowBalance", balance_rows ? 1 : 0}, {"kNnzLanes", L},
                 {"kVecWidth", V}, {"kNnzUnroll", unroll}, {"kSrcTile", tile}};
     return s;
 }
