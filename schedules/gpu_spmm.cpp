@@ -60,7 +60,7 @@ ScheduleSpace space(const Problem &p) {
              {"kNnzTile", {16, 32, 64, 128}, "nonzeros of a row staged per step"},
              {"smemColIdx", {0, 1}, "stage neighbour ids in shared memory"},
              {"kRowSplit", {0, 256, 1024, 4096}, "split rows into segments of at most this many nonzeros (0: whole rows)"},
-             {"rowBalance", {0, 1}, "blocks take rows in balancedIdx order, longest first (bind_buffer)"},
+             {"rowBalance", {0, 1, 2}, "blocks take rows in another order (bind_buffer): 1 balancedIdx (longest first), 2 the locality order (rows grouped by the sources they read, longest first within a group)"},
              {"kNnzLanes", {1, 2, 4, 8, 16, 32}, "warp lanes that split a row's nonzeros (combined by shuffles)"},
              {"kVecWidth", upto({1, 2, 4}), "consecutive features a thread owns and loads with one vector load"},
              {"kNnzUnroll", {1, 2}, "nonzeros a lane has in flight at once (kNnzLanes > 1: its reduction loop unrolled; 4 also valid)", 1},
@@ -88,7 +88,7 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
         return "kRowSplit must be 0 or a power of two, got " + std::to_string(split);
     if (split > 0 && split < KT) return "kRowSplit must be at least kNnzTile";
     const int64_t balance = s.get("rowBalance");
-    if (balance != 0 && balance != 1) return "rowBalance must be 0 or 1, got " + std::to_string(balance);
+    if (balance < 0 || balance > 2) return "rowBalance must be 0, 1 or 2, got " + std::to_string(balance);
     if (balance && split) return "rowBalance orders whole rows; it cannot be combined with kRowSplit";
     const int64_t tile = src_tile(s);
     if (tile != 0 && (!pow2(tile) || tile < 1024 || tile > (int64_t(1) << 30)))
@@ -184,7 +184,24 @@ ScheduleParams band_default(const Problem &p, bool lanes) {
     //     43.71 / 87.48).
     // Balancing lost below 8 features, and on the skewed reddit and ogbn-proteins twins it was
     // 1.1-4.6x slower than their split defaults. An odd F takes scalar loads over twice the threads.
-    const bool balance_rows = !skewed && p.stats.nnz > 0 && p.stats.row_length_cov >= 1.0 && f0 >= (lanes ? 8 : 16);
+    //
+    // On graphs whose rows and columns are the same nodes, balanced rows take the locality order
+    // (rowBalance = 2, graph/locality_order.h: rows grouped by the sources they read, longest first
+    // within a group), except at F = 16..31. On the H100 (2026-11-22, ogbn-products twin, shuffled
+    // ids, benchmarks/results/2026-11-22-*-spmm-locality-order), locality against balanced order:
+    // F = 8: 2.35 / 2.50 ms; 16: 3.37 / 3.16; 32: 3.27 / 4.05; 64: 5.77 / 8.85; 128: 10.68 / 17.71;
+    // 256: 20.55 / 35.49; 512: 40.29 / 71.01 (cuSPARSE 3.68 / 4.55 / 5.42 / 10.86 / 21.78 / 43.64 /
+    // 87.41). The concurrently running rows then gather from one community's sources, which stay
+    // in L2 where the whole feature matrix (0.6-5 GB) does not.
+    // The same point also beats the split defaults of the skewed twins from F = 256 on, where the
+    // feature matrix outgrows L2 (reddit F = 256 / 512: 15.04 / 25.92 ms against 16.46 / 32.81;
+    // ogbn-proteins 8.83 / 15.91 against 10.67 / 21.23), but not below (ogbn-proteins F = 128:
+    // 5.30 against 5.35, F = 64: 3.58 against 2.67).
+    const bool square = p.stats.num_rows == p.stats.num_cols;
+    const bool locality_wide = skewed && square && p.stats.nnz > 0 && f0 >= 256 && f0 % 2 == 0;
+    const bool balance_rows =
+        locality_wide || (!skewed && p.stats.nnz > 0 && p.stats.row_length_cov >= 1.0 && f0 >= (lanes ? 8 : 16));
+    const int64_t row_order = !balance_rows ? 0 : square && (f0 < 16 || f0 >= 32) ? 2 : 1;
     if (balance_rows) {
         smem = 1, KT = 32;
         if (f0 < 16) {
@@ -250,7 +267,7 @@ ScheduleParams band_default(const Problem &p, bool lanes) {
     // source tiles are limited by the cache lines the gathers touch, where unrolling did not pay.
     const int64_t unroll = L > 1 && tile == 0 && f0 >= 2 && f0 <= 4 && p.stats.nnz > 0 ? 2 : 1;
     s.values = {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", R}, {"kNnzTile", KT},
-                {"smemColIdx", smem}, {"kRowSplit", split}, {"rowBalance", balance_rows ? 1 : 0}, {"kNnzLanes", L},
+                {"smemColIdx", smem}, {"kRowSplit", split}, {"rowBalance", row_order}, {"kNnzLanes", L},
                 {"kVecWidth", V}, {"kNnzUnroll", unroll}, {"kSrcTile", tile}};
     return s;
 }
@@ -292,9 +309,11 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
     Func rows = segmented ? a.partial : a.out;
     Expr row_of_block = Internal::Variable::make(Int(32), rows.name() + ".s0.v.vo.__block_id_x") * M;
     if (balance) {
-        // bind_buffer: position v computes row balancedIdx(v); the row structure is read for that
+        // bind_buffer: position v computes row row_order(v) (balancedIdx, or the locality order with
+        // rowBalance = 2: graph/locality_order.h); the row structure is read for that
         // row, and the output stores are remapped by the BindBufferStores pass.
         a.rows_bound = true;
+        a.locality_rows = s.get("rowBalance") == 2;
         a.row_order = ImageParam(Int(32), 1, "row_order");
         a.row_order.dim(0).set_min(0);
         Expr row = unsafe_promise_clamped(a.row_order(a.v), 0, a.row_ptr.dim(0).extent() - 2);

@@ -9,6 +9,7 @@
 #include "core/parallel.h"
 #include "graph/convert.h"
 #include "graph/io.h"
+#include "graph/locality_order.h"
 #include "graph/validate.h"
 
 namespace gsparse {
@@ -174,6 +175,15 @@ const RowSegments &Graph::source_tile_segments(int64_t src_tile, int64_t segment
 const std::vector<index_t> &Graph::balanced_idx() const {
     std::call_once(s_->bal_once, [this] { s_->balanced = balanced_index(s_->csr); });
     return *s_->balanced;
+}
+
+const std::vector<index_t> &Graph::locality_idx() const {
+    auto order = attachment("row_order/locality", [this] {
+        const CSR &c = s_->csr;
+        return std::static_pointer_cast<void>(std::make_shared<std::vector<index_t>>(
+            gsparse_locality::locality_order<index_t>(c.num_rows, c.num_cols, c.row_ptr.data(), c.col_idx.data())));
+    });
+    return *std::static_pointer_cast<std::vector<index_t>>(order);
 }
 
 const GraphStats &Graph::stats() const {

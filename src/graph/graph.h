@@ -1,6 +1,7 @@
 // Graph: the object applications build once and pass to every operator. It owns the validated CSR
 // by destination and derives the other layouts on first use (CSC / transpose for backward passes,
-// COO in edge-id order for g-SDDMM, balancedIdx for row balancing, statistics for the tuner).
+// COO in edge-id order for g-SDDMM, balancedIdx and the locality order for row balancing, statistics
+// for the tuner).
 // Derived layouts are computed once, thread-safely, and cached.
 #pragma once
 
@@ -59,6 +60,9 @@ public:
     /// (src_tile, segment_len).
     const RowSegments &source_tile_segments(int64_t src_tile, int64_t segment_len) const;
     const std::vector<index_t> &balanced_idx() const;
+    /// The locality order of the rows (graph/locality_order.h): rows grouped by label-propagation
+    /// clusters of their columns, longest first within a group, empty rows last; computed once.
+    const std::vector<index_t> &locality_idx() const;
     const GraphStats &stats() const;
     /// Maximum row length (in-degree).
     int64_t max_row_length() const { return stats().max_row_length; }

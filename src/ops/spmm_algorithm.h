@@ -63,8 +63,9 @@ struct SpmmAlgorithm {
     Halide::RDom j;
 
     /// Row binding (bind_buffer): when bound, position v of the row-owning stage computes row
-    /// row_order(v) (a permutation of the rows, e.g. balancedIdx) and its stores are remapped.
-    bool rows_bound = false;
+    /// row_order(v) (a permutation of the rows: balancedIdx, or the locality order when
+    /// locality_rows) and its stores are remapped.
+    bool rows_bound = false, locality_rows = false;
     Halide::ImageParam row_order;
 
     /// Set by schedules: lowering passes of the extension to run on this pipeline, and the row tile

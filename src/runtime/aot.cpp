@@ -204,6 +204,7 @@ EmittedKernel finish_kernel(Device device, const std::string &wrapper, const std
     write_shared_file(dir + "/gsparse_dispatch.h", kDispatchHeader);
     if (device == Device::CUDA) {
         write_shared_file(dir + "/gsparse_cuda.h", kCudaSupportHeader);
+        write_shared_file(dir + "/gsparse_locality_order.h", kLocalityOrderHeader);
         k.runtime = emit_cuda_runtime(jit_target(Device::CUDA).with_feature(Halide::Target::UserContext), dir);
     }
     return k;

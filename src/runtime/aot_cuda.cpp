@@ -69,7 +69,8 @@ std::string cuda_wrapper_source(const SpmmKernelKey &key, const SpmmAlgorithm &a
     h << "    if (graph.num_dst() == 0) return kOk;\n"
       << "    CudaGraph::Rows *rows = nullptr;\n"
       << "    if (int rc = graph.rows(launch, " << a.row_tile << ", " << a.segment_len << ", "
-      << (a.rows_bound ? "true" : "false") << ", &rows)) return rc;\n"
+      << (a.rows_bound ? (a.locality_rows ? "CudaGraph::kLocalityOrder" : "CudaGraph::kBalancedOrder") : "CudaGraph::kRowIdOrder")
+      << ", &rows)) return rc;\n"
       << "    const int32_t src_rows = std::max(graph.num_src(), 1), edge_rows = std::max(graph.nnz(), 1);\n";
     std::vector<std::pair<std::string, std::string>> views;  // (variable, what)
     if (a.uses_lhs()) {

@@ -1,6 +1,7 @@
 // The CUDA parts of ahead-of-time emission (runtime/aot.cpp): the typed entry point of a g-SpMM
 // kernel compiled for the CUDA target, the shared Halide runtime library of CUDA kernels, and the
-// support header they include (src/runtime/emitted/gsparse_cuda.h, embedded at build time).
+// support headers they include (src/runtime/emitted/gsparse_cuda.h and src/graph/locality_order.h,
+// embedded at build time).
 #pragma once
 
 #include <string>
@@ -12,6 +13,9 @@ namespace gsparse {
 
 /// The text of gsparse_cuda.h, written next to emitted CUDA kernels.
 extern const char *const kCudaSupportHeader;
+/// The text of src/graph/locality_order.h, written next to emitted CUDA kernels as
+/// gsparse_locality_order.h (gsparse_cuda.h includes it for rowBalance = 2).
+extern const char *const kLocalityOrderHeader;
 
 /// The wrapper header of a CUDA kernel: gsparse_kernels::<name>(CudaLaunch &, CudaGraph &,
 /// features...) calling <name>_halide with the launch as user_context.

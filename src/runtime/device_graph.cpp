@@ -69,6 +69,25 @@ std::shared_ptr<DeviceCsr> DeviceCsr::get(const Graph &g, int row_tile, const Cu
     }));
 }
 
+DeviceRowOrder::DeviceRowOrder(const Graph &g, int row_tile, const CudaLaunch &launch, const Halide::Target &target)
+    : launch_(launch) {
+    const int64_t rows = g.num_dst();
+    const int64_t padded = (rows + row_tile - 1) / row_tile * row_tile;
+    host_ = g.locality_idx();
+    validate_permutation(host_, rows, "the locality order");
+    host_.resize(static_cast<size_t>(std::max<int64_t>(padded, 1)), static_cast<index_t>(rows));
+    order = upload(host_, launch, target, "row_order");
+}
+
+DeviceRowOrder::~DeviceRowOrder() { release(order, launch_); }
+
+std::shared_ptr<DeviceRowOrder> DeviceRowOrder::get(const Graph &g, int row_tile, const CudaLaunch &launch,
+                                                    const Halide::Target &target) {
+    return std::static_pointer_cast<DeviceRowOrder>(g.attachment(key_of("cuda_locality_order", launch.context, row_tile), [&] {
+        return std::static_pointer_cast<void>(std::make_shared<DeviceRowOrder>(g, row_tile, launch, target));
+    }));
+}
+
 DeviceSegments::DeviceSegments(const Graph &g, int segment_len, int64_t src_tile, int row_tile,
                                const CudaLaunch &launch, const Halide::Target &target)
     : launch_(launch) {

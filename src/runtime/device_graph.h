@@ -36,6 +36,26 @@ private:
     Halide::Target target_;
 };
 
+/// The locality order of a graph's rows (Graph::locality_idx, rowBalance = 2) on the device, padded to
+/// the row tile with the empty row num_rows like DeviceCsr::balanced. Kept apart from DeviceCsr so that
+/// the clustering runs only for schedules that use it.
+class DeviceRowOrder {
+public:
+    DeviceRowOrder(const Graph &g, int row_tile, const CudaLaunch &launch, const Halide::Target &target);
+    ~DeviceRowOrder();
+    DeviceRowOrder(const DeviceRowOrder &) = delete;
+    DeviceRowOrder &operator=(const DeviceRowOrder &) = delete;
+
+    Halide::Buffer<> order;
+
+    static std::shared_ptr<DeviceRowOrder> get(const Graph &g, int row_tile, const CudaLaunch &launch,
+                                               const Halide::Target &target);
+
+private:
+    std::vector<index_t> host_;
+    CudaLaunch launch_;
+};
+
 /// Row segments of a graph for row-split g-SpMM (graph/segments.h), on the device: every row cut
 /// into segments of at most segment_len nonzeros, or (src_tile > 0) the runs of one row within one
 /// tile of source ids, tile by tile, cut after segment_len nonzeros when segment_len > 0. seg_ptr

@@ -161,7 +161,10 @@ void SpmmKernel::run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs, 
             params.set(algo_.row_ptr, dev->row_ptr);
             params.set(algo_.max_degree, static_cast<int32_t>(g.max_row_length()));
         }
-        if (algo_.rows_bound) params.set(algo_.row_order, dev->balanced);
+        if (algo_.rows_bound)
+            params.set(algo_.row_order, algo_.locality_rows
+                                            ? DeviceRowOrder::get(g, algo_.row_tile, launch, target_)->order
+                                            : dev->balanced);
     }
     auto wrap = [&](const Tensor &t, const std::vector<int64_t> &extents, const char *name) {
         return wrap_device_buffer(halide_type(t.dtype()), t.data(), halide_sizes(extents, t.size(0)), target_, name);

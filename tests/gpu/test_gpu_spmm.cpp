@@ -99,6 +99,10 @@ TEST_F(GpuSpmm, RowBalanceAndRowSplitKeepResultsInRowOrder) {
         ScheduleParams::parse("gpu_spmm{kMTile=4, kNRegTile=2, kNTile=32, kNnzTile=32, kRowSplit=0, rowBalance=1, smemColIdx=1, kNnzLanes=1, kVecWidth=1}"),
         ScheduleParams::parse("gpu_spmm{kMTile=8, kNRegTile=1, kNTile=16, kNnzTile=32, kRowSplit=0, rowBalance=1, smemColIdx=0, kNnzLanes=1, kVecWidth=1}"),
         ScheduleParams::parse("gpu_spmm{kMTile=4, kNRegTile=2, kNTile=32, kNnzTile=32, kRowSplit=256, rowBalance=0, smemColIdx=1, kNnzLanes=1, kVecWidth=1}"),
+        // The locality order (rowBalance = 2) with shared tiles, direct ids and 2-wide loads.
+        ScheduleParams::parse("gpu_spmm{kMTile=4, kNRegTile=2, kNTile=32, kNnzTile=32, kRowSplit=0, rowBalance=2, smemColIdx=1, kNnzLanes=1, kVecWidth=1}"),
+        ScheduleParams::parse("gpu_spmm{kMTile=8, kNRegTile=1, kNTile=16, kNnzTile=32, kRowSplit=0, rowBalance=2, smemColIdx=0, kNnzLanes=1, kVecWidth=1}"),
+        ScheduleParams::parse("gpu_spmm{kMTile=8, kNRegTile=1, kNTile=16, kNnzTile=32, kRowSplit=0, rowBalance=2, smemColIdx=1, kNnzLanes=1, kVecWidth=2}"),
     };
     for (const ScheduleParams &p : points)
         for (ReduceOp r : kReduces) {
@@ -110,7 +114,8 @@ TEST_F(GpuSpmm, RowBalanceAndRowSplitKeepResultsInRowOrder) {
 
 TEST_F(GpuSpmm, BalancedDefaultsOnUnsplitGraphsOfVaryingRowLength) {
     // Rows of widely varying length (60% empty) and no row long enough to be split: the defaults
-    // take rows longest first from F = 8 (lanes below 16, shared tiles above, 2-wide loads for even F).
+    // take rows longest first from F = 8 (lanes below 16, shared tiles above, 2-wide loads for even F),
+    // in the locality order except at F = 16..31.
     test::RandomGraphOptions opt;
     opt.num_nodes = 3000;
     opt.avg_degree = 12;
@@ -120,7 +125,7 @@ TEST_F(GpuSpmm, BalancedDefaultsOnUnsplitGraphsOfVaryingRowLength) {
     const auto &def = spmm_schedule("gpu_spmm");
     for (int64_t F : {8, 16, 32, 33, 64, 130}) {
         const ScheduleParams d = def.default_params(spmm_problem(SpmmSpec{}, plan_features(BinaryOp::Mul, {F}, {F}), g.stats()));
-        ASSERT_EQ(d.get("rowBalance"), 1) << "F=" << F << ": " << d.str() << " (COV " << g.stats().row_length_cov << ")";
+        ASSERT_EQ(d.get("rowBalance"), F == 16 ? 1 : 2) << "F=" << F << ": " << d.str() << " (COV " << g.stats().row_length_cov << ")";
         for (BinaryOp op : {BinaryOp::Mul, BinaryOp::CopyLhs})
             for (ReduceOp r : kReduces) {
                 Tensor x = features(g.num_src(), {F}, 13);
@@ -181,7 +186,7 @@ std::vector<ScheduleParams> nnz_lane_points(int64_t F, int64_t unroll = 1) {
                                {"kRowSplit", split}, {"rowBalance", balance}, {"kNnzLanes", L}, {"kVecWidth", 1},
                                {"kNnzUnroll", unroll}}};
     };
-    return {p(4, warp, 0, 0), p(4, warp, 0, 1), p(4, warp, 256, 0), p(32 / std::min<int64_t>(T * 2, 32), 2, 0, 0)};
+    return {p(4, warp, 0, 0), p(4, warp, 0, 1), p(4, warp, 0, 2), p(4, warp, 256, 0), p(32 / std::min<int64_t>(T * 2, 32), 2, 0, 0)};
 }
 
 TEST_F(GpuSpmm, NnzLanesEveryReduce) {
@@ -216,7 +221,7 @@ TEST_F(GpuSpmm, NnzUnrollEveryOpAndReduce) {
             Tensor w = features(g.num_edges(), {F}, 32);
             Problem problem{plan_features(BinaryOp::Mul, {F}, {F}), g.stats()};
             const std::vector<ScheduleParams> points = nnz_lane_points(F, U);
-            for (size_t i = 0; i < 3; i++) {  // a warp per row alone, with bind_buffer, with row splitting
+            for (size_t i = 0; i < 4; i++) {  // a warp per row alone, with each bind_buffer order, with row splitting
                 const ScheduleParams &p = points[i];
                 ASSERT_FALSE(def.invalid_reason(p, problem).has_value()) << p.str();
                 auto run = [&](BinaryOp op, ReduceOp r) {

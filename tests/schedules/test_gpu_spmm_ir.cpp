@@ -471,7 +471,8 @@ TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
         p.stats.row_length_cov = cov;
         return p;
     };
-    // The ogbn-products twin (unsplit, COV 1.88): longest rows first from F = 8.
+    // The ogbn-products twin (unsplit, COV 1.88): longest rows first from F = 8, in the locality
+    // order except at F = 16..31.
     auto products = [&](int64_t F) { return problem(F, 2449029, 123718280, 12047, 1.88); };
     struct Want {
         int64_t F, M, T, V, R, KT, L;
@@ -482,7 +483,7 @@ TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
         const Problem p = products(w.F);
         const ScheduleParams d = def.default_params(p);
         EXPECT_FALSE(def.invalid_reason(d, p).has_value()) << w.F << ": " << d.str();
-        EXPECT_EQ(d.get("rowBalance"), 1) << w.F;
+        EXPECT_EQ(d.get("rowBalance"), w.F >= 16 && w.F < 32 ? 1 : 2) << w.F;
         EXPECT_EQ(d.get("smemColIdx"), w.L == 1 ? 1 : 0) << w.F;  // lanes read ids directly
         EXPECT_EQ(d.get("kRowSplit"), 0) << w.F;
         EXPECT_EQ(std::vector<int64_t>({d.get("kMTile"), d.get("kNTile"), d.get("kVecWidth"), d.get("kNRegTile"),
@@ -490,13 +491,28 @@ TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
                   std::vector<int64_t>({w.M, w.T, w.V, w.R, w.KT, w.L}))
             << w.F << ": " << d.str();
     }
+    // A graph whose sources are other nodes than its rows (bipartite) keeps balancedIdx.
+    Problem bipartite = products(64);
+    bipartite.stats.num_cols = 1000000;
+    EXPECT_EQ(def.default_params(bipartite).get("rowBalance"), 1);
+    // Skewed graphs keep their split defaults below 256 features, then take the unsplit locality
+    // point (even F only).
+    auto reddit = [&](int64_t F) { return problem(F, 232965, 114615892, 48535, 1.63); };
+    for (int64_t F : {256, 512}) {
+        const ScheduleParams d = def.default_params(reddit(F));
+        EXPECT_EQ(d.get("rowBalance"), 2) << d.str();
+        EXPECT_EQ(d.get("kRowSplit"), 0) << d.str();
+        EXPECT_EQ(d.get("kVecWidth"), 2) << d.str();
+    }
+    for (int64_t F : {128, 255, 257})
+        EXPECT_GT(def.default_params(reddit(F)).get("kRowSplit"), 0) << def.default_params(reddit(F)).str();
     // Below 8 features, on skewed (split) graphs, on rows of similar length and without statistics
     // the rows stay in id order.
     for (const Problem &p : {products(4), products(1), problem(32, 232965, 114615892, 48535, 1.9),
                              problem(32, 2449029, 123718280, 120, 0.5),
                              Problem{plan_features(BinaryOp::CopyLhs, {32}, {32}), {}}})
         EXPECT_EQ(def.default_params(p).get("rowBalance"), 0) << def.default_params(p).str();
-    // The balanced defaults lower to kernels that remap rows through balancedIdx, and compile to PTX.
+    // The balanced defaults lower to kernels that remap rows through row_order, and compile to PTX.
     for (int64_t F : {8, 16, 32, 65, 128}) {
         Lowered l = lower(SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Sum}, F, def.default_params(products(F)));
         EXPECT_FALSE(ext::find_loads(l.stmt, "row_order").empty()) << F;

@@ -19,7 +19,7 @@
 // Feature tensors are used in place (device pointers wrapped with halide_cuda_wrap_device_ptr).
 // The graph's index arrays are validated on the host and copied once by CudaGraph::prepare; each
 // kernel schedule's row layout (row offsets padded to its row tile, row segments, or the rows in
-// balanced order) is built from them the first time the kernel runs on the graph (copies that
+// balanced or locality order) is built from them the first time the kernel runs on the graph (copies that
 // wait for the stream: run a kernel once before capturing its stream into a CUDA graph) and kept
 // with the graph.
 #pragma once
@@ -34,6 +34,8 @@
 #include <numeric>
 #include <string>
 #include <vector>
+
+#include "gsparse_locality_order.h"
 
 namespace gsparse_kernels {
 
@@ -152,11 +154,14 @@ inline void free_array(void *context, DeviceArray &a) {
 class CudaGraph {
 public:
     /// The device arrays of one kernel schedule's row layout (used by the kernels).
+    /// The order blocks take rows in: by id, balancedIdx (longest first), or the locality order
+    /// (gsparse_locality_order.h: rows grouped by the sources they read, longest first in a group).
+    enum RowOrder : int { kRowIdOrder = 0, kBalancedOrder = 1, kLocalityOrder = 2 };
     struct Rows {
         int row_tile = 1, segment_len = 0;
-        bool balance = false;
+        int order = kRowIdOrder;
         detail::DeviceArray row_ptr;    ///< row offsets padded to the row tile, or segment offsets
-        detail::DeviceArray row_order;  ///< rows by length, longest first (balance)
+        detail::DeviceArray row_order;  ///< the rows in `order` (kBalancedOrder, kLocalityOrder)
         detail::DeviceArray row_segs;   ///< first segment of each row (segment_len > 0)
         int32_t max_len = 0, num_segs = 1, max_segments = 0;
     };
@@ -241,17 +246,17 @@ public:
     halide_buffer_t *edge_ids_buffer() { return edge_ids_.raw_buffer(); }
 
     /// The row layout for a schedule with row_tile rows per block, rows cut into segments of at
-    /// most segment_len nonzeros (0: whole rows), rows in balanced order (balance); built and
+    /// most segment_len nonzeros (0: whole rows), rows taken in `order` (a RowOrder); built and
     /// copied to the device on first use.
-    int rows(CudaLaunch &launch, int row_tile, int segment_len, bool balance, Rows **out) {
+    int rows(CudaLaunch &launch, int row_tile, int segment_len, int order, Rows **out) {
         std::lock_guard<std::mutex> lock(mu_);
         for (const auto &r : rows_)
-            if (r->row_tile == row_tile && r->segment_len == segment_len && r->balance == balance) {
+            if (r->row_tile == row_tile && r->segment_len == segment_len && r->order == order) {
                 *out = r.get();
                 return kOk;
             }
         auto r = std::make_unique<Rows>();
-        r->row_tile = row_tile, r->segment_len = segment_len, r->balance = balance;
+        r->row_tile = row_tile, r->segment_len = segment_len, r->order = order;
         const int64_t tile = row_tile;
         int rc = kOk;
         if (segment_len == 0) {
@@ -262,14 +267,29 @@ public:
             offsets.resize(static_cast<size_t>(padded + 2), nnz_);
             rc = detail::upload(launch, offsets.data(), offsets.size(), r->row_ptr, "row offsets");
             r->max_len = max_degree_;
-            if (!rc && balance) {
-                std::vector<int32_t> order(static_cast<size_t>(num_dst_));
-                std::iota(order.begin(), order.end(), 0);
-                std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-                    return row_ptr_[a + 1] - row_ptr_[a] > row_ptr_[b + 1] - row_ptr_[b];
-                });
-                order.resize(static_cast<size_t>(std::max<int64_t>(padded, 1)), num_dst_);
-                rc = detail::upload(launch, order.data(), order.size(), r->row_order, "row order");
+            if (!rc && order != kRowIdOrder) {
+                std::vector<int32_t> rows_in_order;
+                if (order == kLocalityOrder) {
+                    // The clustering reads the column ids: copied back from the device (prepare
+                    // keeps no host copy).
+                    std::vector<int32_t> cols(static_cast<size_t>(std::max(nnz_, 1)));
+                    halide_buffer_t *b = col_idx_.raw_buffer();
+                    b->host = reinterpret_cast<uint8_t *>(cols.data());
+                    b->set_device_dirty(true);
+                    rc = halide_copy_to_host(&launch, b);
+                    b->host = nullptr;
+                    b->set_device_dirty(false);
+                    if (rc) rc = detail::fail(launch, rc, "copying col_idx back for the locality order failed: " + launch.error);
+                    else rows_in_order = gsparse_locality::locality_order<int32_t>(num_dst_, num_src_, row_ptr_.data(), cols.data());
+                } else {
+                    rows_in_order.resize(static_cast<size_t>(num_dst_));
+                    std::iota(rows_in_order.begin(), rows_in_order.end(), 0);
+                    std::stable_sort(rows_in_order.begin(), rows_in_order.end(), [&](int32_t a, int32_t b) {
+                        return row_ptr_[a + 1] - row_ptr_[a] > row_ptr_[b + 1] - row_ptr_[b];
+                    });
+                }
+                rows_in_order.resize(static_cast<size_t>(std::max<int64_t>(padded, 1)), num_dst_);
+                if (!rc) rc = detail::upload(launch, rows_in_order.data(), rows_in_order.size(), r->row_order, "row order");
             }
         } else {
             // Every row cut into segments of at most segment_len nonzeros; segment offsets padded
