@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "agg_local.h"
 #include "agg_max.h"
 #include "agg_mean.h"
 #include "agg_sum.h"
@@ -118,6 +119,7 @@ int main() {
                              w1 = random(nnz), w64 = random(static_cast<size_t>(nnz) * 64);
     const CUdeviceptr d_x32 = upload(x32), d_x16 = upload(x16), d_x8 = upload(x8), d_x64 = upload(x64),
                       d_w1 = upload(w1), d_w64 = upload(w64);
+    const CUdeviceptr d_zl = upload(std::vector<float>(n * 32));
     const CUdeviceptr d_z32 = upload(std::vector<float>(n * 32)), d_z16 = upload(std::vector<float>(n * 16)),
                       d_z8 = upload(std::vector<float>(n * 8)), d_z64 = upload(std::vector<float>(n * 64)),
                       d_au = upload(std::vector<int32_t>(n * 8)), d_ae = upload(std::vector<int32_t>(n * 8));
@@ -147,6 +149,9 @@ int main() {
     // u_mul_e_mean at F = 64 with 64 weights per edge, rows in balanced order.
     expect_rc("agg_mean (balanced rows)",
               agg_mean(launch, by_position, ptr<float>(d_x64), ptr<float>(d_w64), ptr<float>(d_z64)), kOk, launch);
+    // copy_u_sum at F = 32 with rows in the locality order (clustered from the device's col_idx).
+    expect_rc("agg_local (locality order)", agg_local(launch, by_position, ptr<float>(d_x32), nullptr, ptr<float>(d_zl)),
+              kOk, launch);
     check(cuStreamSynchronize(stream), "cuStreamSynchronize");
 
     auto reference_sum = [&](const std::vector<float> &x, int f) {
@@ -159,6 +164,7 @@ int main() {
     const std::vector<double> z32_ref = reference_sum(x32, 32);
     expect("agg_sum matches the reference", close(download<float>(d_z32, n * 32), z32_ref));
     expect("agg_sum16 matches the reference", close(download<float>(d_z16, n * 16), reference_sum(x16, 16)));
+    expect("agg_local matches the reference", close(download<float>(d_zl, n * 32), z32_ref));
     {
         const auto z = download<float>(d_z8, n * 8);
         const auto au = download<int32_t>(d_au, n * 8), ae = download<int32_t>(d_ae, n * 8);
