@@ -42,9 +42,18 @@ const char *kName = "gpu_spmm";
 ScheduleSpace space(const Problem &p) {
     // Source tiles are searched only where some tile can be valid (small feature lengths, sum and
     // mean): elsewhere they would triple the points to enumerate and reject.
+    // With graph statistics, only tiles whose runs keep at least 8 nonzeros of a row on average
+    // (average row length x tile / sources): shorter runs cost more in partial results than their
+    // gathers gain in L1 (benchmarks/results/2026-11-22-*-spmm-proteins-l1-tiles), and each tile
+    // size costs the tuner a regrouping of the edges (seconds on the ogbn-products twin, whose
+    // 32768- and 65536-wide tiles hold under 2 nonzeros of a row).
     std::vector<int64_t> tiles = {0};
     const int64_t f0 = p.layout.extents[0];
-    if (!p.order_sensitive && f0 * 32768 * 4 <= (int64_t(1) << 20)) tiles = {0, 32768, 65536};
+    if (!p.order_sensitive && f0 * 32768 * 4 <= (int64_t(1) << 20))
+        for (int64_t tile : {32768, 65536})
+            if (p.stats.nnz == 0 || p.stats.avg_row_length * static_cast<double>(tile) >=
+                                        8.0 * static_cast<double>(std::max<int64_t>(p.stats.num_cols, 1)))
+                tiles.push_back(tile);
     // kNTile, kNRegTile and kVecWidth above the innermost feature extent are never valid (their
     // product must not exceed it): small feature lengths list only the values that can be.
     auto upto = [f0](std::vector<int64_t> values) {

@@ -520,6 +520,27 @@ TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
     }
 }
 
+TEST(GpuSpmmIR, SearchSpaceListsSourceTilesOnlyWhereRunsStayLong) {
+    const auto &def = spmm_schedule("gpu_spmm");
+    auto tiles = [&](int64_t F, int64_t rows, int64_t nnz) {
+        Problem p{plan_features(BinaryOp::CopyLhs, {F}, {F}), {}};
+        if (rows > 0) {
+            p.stats.num_rows = p.stats.num_cols = rows;
+            p.stats.nnz = nnz;
+            p.stats.avg_row_length = static_cast<double>(nnz) / static_cast<double>(rows);
+        }
+        return def.space(p).knob("kSrcTile").choices;
+    };
+    // reddit (492 nonzeros a row over 232965 sources): runs of 69 / 138 nonzeros.
+    EXPECT_EQ(tiles(4, 232965, 114615892), (std::vector<int64_t>{0, 32768, 65536}));
+    // ogbn-products (51 over 2449029): 0.7 / 1.4, so none; 150 a row over 1M sources: only 65536.
+    EXPECT_EQ(tiles(8, 2449029, 123718280), (std::vector<int64_t>{0}));
+    EXPECT_EQ(tiles(1, 1000000, 150000000), (std::vector<int64_t>{0, 65536}));
+    // Without statistics both; from F = 16 none.
+    EXPECT_EQ(tiles(8, 0, 0), (std::vector<int64_t>{0, 32768, 65536}));
+    EXPECT_EQ(tiles(16, 232965, 114615892), (std::vector<int64_t>{0}));
+}
+
 ScheduleParams with_src_tile(ScheduleParams p, int64_t tile) {
     p.values["kSrcTile"] = tile;
     return p;
