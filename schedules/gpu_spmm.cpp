@@ -217,6 +217,12 @@ ScheduleParams band_default(const Problem &p, bool lanes) {
             M = 8, T = 8, L = 2, smem = 0;
         } else if (f0 < 32) {
             M = 8, T = 16, KT = 16;
+        } else if (f0 >= 64 && f0 % 4 == 0 && row_order == 2 && !skewed) {
+            // 2 rows x 16 threads of 4-wide loads (64-feature slices): on the ogbn-products twin
+            // (H100, 2026-11-22, benchmarks/results/2026-11-22-*-spmm-locality-vec4) F = 64 / 128 /
+            // 256 / 512 took 5.22 / 9.63 / 18.47 / 36.02 ms, where 8 rows x 32 threads of 2-wide
+            // loads took 5.76 / 10.68 / 20.59 / 40.34 (cuSPARSE 10.87 / 21.80 / 43.72 / 87.52).
+            V = 4, M = 2, T = 16;
         } else {
             V = f0 % 2 == 0 ? 2 : 1;
             M = f0 < 64 ? 4 : 8;

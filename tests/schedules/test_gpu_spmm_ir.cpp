@@ -479,7 +479,8 @@ TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
     };
     for (const Want &w : {Want{8, 8, 8, 1, 1, 32, 2}, Want{15, 8, 8, 1, 1, 32, 2}, Want{16, 8, 16, 1, 1, 16, 1},
                           Want{31, 8, 16, 1, 1, 16, 1}, Want{32, 4, 16, 2, 1, 32, 1}, Want{33, 4, 32, 1, 1, 32, 1},
-                          Want{64, 8, 32, 2, 1, 32, 1}, Want{65, 8, 32, 1, 2, 32, 1}, Want{512, 8, 32, 2, 1, 32, 1}}) {
+                          Want{64, 2, 16, 4, 1, 32, 1}, Want{65, 8, 32, 1, 2, 32, 1}, Want{66, 8, 32, 2, 1, 32, 1},
+                          Want{512, 2, 16, 4, 1, 32, 1}}) {
         const Problem p = products(w.F);
         const ScheduleParams d = def.default_params(p);
         EXPECT_FALSE(def.invalid_reason(d, p).has_value()) << w.F << ": " << d.str();
