@@ -206,17 +206,30 @@ ScheduleParams band_default(const Problem &p, bool lanes) {
     // feature matrix outgrows L2 (reddit F = 256 / 512: 15.04 / 25.92 ms against 16.46 / 32.81;
     // ogbn-proteins 8.83 / 15.91 against 10.67 / 21.23), but not below (ogbn-proteins F = 128:
     // 5.30 against 5.35, F = 64: 3.58 against 2.67).
+    //
+    // Between 128 and 255 features (a multiple of 4), a skewed graph whose longest row is still short
+    // against the work (longest row x 400000 <= nnz x F: the warp that walks it alone finishes within
+    // the kernel) keeps its rows whole, longest first, with a warp of 4-wide loads over 128 features
+    // and 64-nonzero shared tiles: ogbn-proteins F = 128 (longest row 19166 of 79 M) 4.96 ms against
+    // 5.40 split and 5.23 for cuSPARSE; on reddit (48535 of 115 M) the same point took 10.21 against
+    // 8.28 split (benchmarks/results/2026-11-22-*-spmm-wide-rows-skewed). At 256 and more features the
+    // locality point above wins on both.
     const bool square = p.stats.num_rows == p.stats.num_cols;
     const bool locality_wide = skewed && square && p.stats.nnz > 0 && f0 >= 256 && f0 % 2 == 0;
-    const bool balance_rows =
-        locality_wide || (!skewed && p.stats.nnz > 0 && p.stats.row_length_cov >= 1.0 && f0 >= (lanes ? 8 : 16));
-    const int64_t row_order = !balance_rows ? 0 : square && (f0 < 16 || f0 >= 32) ? 2 : 1;
+    const bool whole_wide = skewed && p.stats.nnz > 0 && f0 >= 128 && f0 < 256 && f0 % 4 == 0 &&
+                            static_cast<double>(p.stats.max_row_length) * 400000.0 <=
+                                static_cast<double>(p.stats.nnz) * static_cast<double>(f0);
+    const bool balance_rows = locality_wide || whole_wide ||
+                              (!skewed && p.stats.nnz > 0 && p.stats.row_length_cov >= 1.0 && f0 >= (lanes ? 8 : 16));
+    const int64_t row_order = !balance_rows ? 0 : whole_wide ? 1 : square && (f0 < 16 || f0 >= 32) ? 2 : 1;
     if (balance_rows) {
         smem = 1, KT = 32;
         if (f0 < 16) {
             M = 8, T = 8, L = 2, smem = 0;
         } else if (f0 < 32) {
             M = 8, T = 16, KT = 16;
+        } else if (whole_wide) {
+            V = 4, M = 8, T = 32, KT = 64;
         } else if (f0 >= 64 && f0 % 4 == 0 && row_order == 2 && !skewed) {
             // 2 rows x 16 threads of 4-wide loads (64-feature slices): on the ogbn-products twin
             // (H100, 2026-11-22, benchmarks/results/2026-11-22-*-spmm-locality-vec4) F = 64 / 128 /

@@ -507,6 +507,20 @@ TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
     }
     for (int64_t F : {128, 255, 257})
         EXPECT_GT(def.default_params(reddit(F)).get("kRowSplit"), 0) << def.default_params(reddit(F)).str();
+    // A skewed graph whose longest row is short against the work (ogbn-proteins) keeps whole rows,
+    // longest first, at F = 128..255 (multiples of 4): a warp of 4-wide loads, 64-nonzero tiles.
+    auto proteins = [&](int64_t F) { return problem(F, 132534, 79122504, 19166, 1.04); };
+    for (int64_t F : {128, 252}) {
+        const ScheduleParams d = def.default_params(proteins(F));
+        EXPECT_FALSE(def.invalid_reason(d, proteins(F)).has_value()) << d.str();
+        EXPECT_EQ(std::vector<int64_t>({d.get("rowBalance"), d.get("kRowSplit"), d.get("kMTile"), d.get("kNTile"),
+                                        d.get("kVecWidth"), d.get("kNnzTile"), d.get("smemColIdx")}),
+                  std::vector<int64_t>({1, 0, 8, 32, 4, 64, 1}))
+            << d.str();
+    }
+    for (int64_t F : {64, 126, 130})
+        EXPECT_GT(def.default_params(proteins(F)).get("kRowSplit"), 0) << def.default_params(proteins(F)).str();
+    EXPECT_EQ(def.default_params(proteins(256)).get("rowBalance"), 2);
     // Below 8 features, on skewed (split) graphs, on rows of similar length and without statistics
     // the rows stay in id order.
     for (const Problem &p : {products(4), products(1), problem(32, 232965, 114615892, 48535, 1.9),
