@@ -7,11 +7,11 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
-#include <filesystem>
 #include <optional>
 #include <regex>
 #include <thread>

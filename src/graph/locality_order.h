@@ -75,14 +75,14 @@ public:
     template <class Score>
     Index best(Index own, const Score &score) const {
         Index best = -1;
-        double best_score = 0;
+        double best_score = 0, own_score = 0;
+        bool has_own = false;
         for (size_t s : used_) {
             const double x = score(keys_[s], counts_[s]);
+            if (keys_[s] == own) has_own = true, own_score = x;
             if (best < 0 || x > best_score || (x == best_score && keys_[s] < best)) best = keys_[s], best_score = x;
         }
-        for (size_t s : used_)
-            if (keys_[s] == own && score(own, counts_[s]) == best_score) return own;
-        return best;
+        return has_own && own_score == best_score ? own : best;
     }
 
 private:
