@@ -221,8 +221,9 @@ void gpu_spmm_metrics(const Shape &s, const ScheduleParams &p, Writer &w) {
     w("gpu_split_ratio", split > 0 ? s.max_row / split : 0);
     w("gpu_segments_per_row", units / rows);
     // The row order (rowBalance): 0 row ids, 1 balancedIdx, 2 the locality order (also longest first,
-    // within groups). One feature rather than a new one, so that stored records keep their layout.
-    w("gpu_row_balance", static_cast<double>(std::clamp<int64_t>(p.get("rowBalance"), 0, 2)));
+    // within groups), 3 the same order over the relabeled graph. One feature rather than a new one, so
+    // that stored records keep their layout.
+    w("gpu_row_balance", static_cast<double>(std::clamp<int64_t>(p.get("rowBalance"), 0, 3)));
     w("gpu_longest_unit", longest);
     // The longest work unit against the average one: the tail the last blocks run alone.
     w("gpu_block_imbalance", std::max(1.0, longest / avg_unit));

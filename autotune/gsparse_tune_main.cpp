@@ -268,6 +268,12 @@ int main(int argc, char **argv) {
                     std::printf("note          emitting %s: emitted kernels read rows in CSR order (kSrcTile = 0)\n",
                                 key.schedule.str().c_str());
                 }
+                // A point on the relabeled graph is emitted in the same row order without the relabeling.
+                if (key.schedule.schedule == "gpu_spmm" && key.schedule.get_or("rowBalance", 0) == 3) {
+                    key.schedule.values["rowBalance"] = 2;
+                    std::printf("note          emitting %s: emitted kernels take the graph's own CSR (rowBalance = 2, "
+                                "not relabeled)\n", key.schedule.str().c_str());
+                }
                 k = emit_spmm_library(key, a.emit_dir, a.emit_name);
             }
             std::printf("emitted       %s, %s (gsparse_kernels::%s)\n", k.library.c_str(), k.wrapper_header.c_str(),

@@ -39,6 +39,16 @@ namespace {
 
 const char *kName = "gpu_spmm";
 
+/// Whether a problem can run on its graph relabeled in the locality order (rowBalance = 3): rows
+/// and sources are renumbered together (square graphs, as far as the statistics tell) and the
+/// rows' neighbours are re-sorted by new id (sum and mean only).
+bool relabel_possible(const Problem &p) { return !p.order_sensitive && p.stats.num_rows == p.stats.num_cols; }
+
+std::vector<int64_t> rb_choices(const Problem &p) {
+    if (relabel_possible(p)) return {0, 1, 2, 3};
+    return {0, 1, 2};
+}
+
 ScheduleSpace space(const Problem &p) {
     // Source tiles are searched only where some tile can be valid (small feature lengths, sum and
     // mean): elsewhere they would triple the points to enumerate and reject.
@@ -69,7 +79,7 @@ ScheduleSpace space(const Problem &p) {
              {"kNnzTile", {16, 32, 64, 128}, "nonzeros of a row staged per step"},
              {"smemColIdx", {0, 1}, "stage neighbour ids in shared memory"},
              {"kRowSplit", {0, 256, 1024, 4096}, "split rows into segments of at most this many nonzeros (0: whole rows)"},
-             {"rowBalance", {0, 1, 2}, "blocks take rows in another order (bind_buffer): 1 balancedIdx (longest first), 2 the locality order (rows grouped by the sources they read, longest first within a group)"},
+             {"rowBalance", rb_choices(p), "blocks take rows in another order (bind_buffer): 1 balancedIdx (longest first), 2 the locality order (rows grouped by the sources they read, longest first within a group), 3 the locality order over the graph relabeled in it (sources renumbered too; square graphs, sum and mean)"},
              {"kNnzLanes", {1, 2, 4, 8, 16, 32}, "warp lanes that split a row's nonzeros (combined by shuffles)"},
              {"kVecWidth", upto({1, 2, 4}), "consecutive features a thread owns and loads with one vector load"},
              {"kNnzUnroll", {1, 2}, "nonzeros a lane has in flight at once (kNnzLanes > 1: its reduction loop unrolled; 4 also valid)", 1},
@@ -97,7 +107,13 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
         return "kRowSplit must be 0 or a power of two, got " + std::to_string(split);
     if (split > 0 && split < KT) return "kRowSplit must be at least kNnzTile";
     const int64_t balance = s.get("rowBalance");
-    if (balance < 0 || balance > 2) return "rowBalance must be 0, 1 or 2, got " + std::to_string(balance);
+    if (balance < 0 || balance > 3) return "rowBalance must be 0, 1, 2 or 3, got " + std::to_string(balance);
+    if (balance == 3 && p.order_sensitive)
+        return "rowBalance 3 re-sorts the rows' neighbours by new id: max/min ties and arg ids need the original "
+               "order (use sum or mean)";
+    if (balance == 3 && p.stats.num_rows != p.stats.num_cols)
+        return "rowBalance 3 renumbers rows and sources together; the graph has " + std::to_string(p.stats.num_rows) +
+               " rows and " + std::to_string(p.stats.num_cols) + " sources";
     if (balance && split) return "rowBalance orders whole rows; it cannot be combined with kRowSplit";
     const int64_t tile = src_tile(s);
     if (tile != 0 && (!pow2(tile) || tile < 1024 || tile > (int64_t(1) << 30)))
@@ -313,7 +329,8 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
     const bool smem = s.get("smemColIdx") != 0;
     const int split = static_cast<int>(s.get("kRowSplit"));
     const int rank = a.layout.rank();
-    const bool balance = s.get("rowBalance") != 0;
+    const bool balance = s.get("rowBalance") == 1 || s.get("rowBalance") == 2;
+    const bool relabel = s.get("rowBalance") == 3;
     const int64_t tile = src_tile(s);
     const int L = static_cast<int>(nnz_lanes(s));
     const int V = static_cast<int>(vec_width(s));
@@ -328,6 +345,8 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
         for (int d = 0; d < a.layout.rank(); d++)
             a.out.output_buffers()[0].dim(d).set_extent(static_cast<int>(a.layout.extents[static_cast<size_t>(d)]));
     }
+    // Relabeled sources before everything else: the other forms take their gather from a.acc.
+    if (relabel) relabel_sources(a);
     // The lane form first: split_rows and bind_rows build on a.acc (which max/min replace).
     NnzLanes lanes;
     if (L > 1) lanes = split_nnz_lanes(a, L);
@@ -353,6 +372,32 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
         // The warp-shuffle lowering of lane kernels let-binds store indices.
         if (L > 1) a.lowering_passes.push_back(std::make_shared<ext::StoreIndexLets>(names));
         a.lowering_passes.push_back(std::make_shared<ext::BindBufferStores>(names, rank, a.row_order.parameter()));
+    }
+    if (relabel) {
+        // Row v of the relabeled graph is row src_order(v): only the output stores are remapped (the
+        // row structure bound at run time is already the relabeled graph's).
+        std::vector<std::string> names;
+        for (const auto &buf : a.out.output_buffers()) names.push_back(buf.name());
+        if (L > 1) a.lowering_passes.push_back(std::make_shared<ext::StoreIndexLets>(names));
+        a.lowering_passes.push_back(std::make_shared<ext::BindBufferStores>(names, rank, a.src_order.parameter()));
+        if (a.uses_lhs()) {
+            // The source features in the new order: one pass over them, a thread per element,
+            // consecutive threads along the rows (coalesced loads and stores). The feature extents are
+            // known, so the stage's rows keep the operand's layout and vector loads stay aligned.
+            Func &x = a.lhs_relabeled;
+            std::vector<Var> args = x.args();
+            const std::vector<int64_t> extents = a.layout.lhs_extents();
+            for (int d = 0; d < rank; d++)
+                x.bound(args[static_cast<size_t>(d)], 0, static_cast<int>(extents[static_cast<size_t>(d)]));
+            Var fused = args[0];
+            for (size_t d = 1; d < args.size(); d++) {
+                Var next("fused" + std::to_string(d));
+                x.fuse(fused, args[d], next);
+                fused = next;
+            }
+            Var xo("xo"), xi("xi");
+            x.compute_root().gpu_tile(fused, xo, xi, 256, TailStrategy::GuardWithIf);
+        }
     }
 
     // Buffers start at 0, so block ids map to rows without offsets. (Further outputs of a Tuple

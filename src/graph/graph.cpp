@@ -10,6 +10,7 @@
 #include "graph/convert.h"
 #include "graph/io.h"
 #include "graph/locality_order.h"
+#include "graph/relabel.h"
 #include "graph/validate.h"
 
 namespace gsparse {
@@ -184,6 +185,16 @@ const std::vector<index_t> &Graph::locality_idx() const {
             gsparse_locality::locality_order<index_t>(c.num_rows, c.num_cols, c.row_ptr.data(), c.col_idx.data())));
     });
     return *std::static_pointer_cast<std::vector<index_t>>(order);
+}
+
+const Graph &Graph::relabeled() const {
+    auto relabeled = attachment("relabeled/locality", [this] {
+        auto g = std::make_shared<Graph>();
+        g->s_->csr = relabel_csr(s_->csr, locality_idx());
+        g->s_->values = s_->values;
+        return std::static_pointer_cast<void>(g);
+    });
+    return *std::static_pointer_cast<Graph>(relabeled);
 }
 
 const GraphStats &Graph::stats() const {

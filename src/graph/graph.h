@@ -63,6 +63,10 @@ public:
     /// The locality order of the rows (graph/locality_order.h): rows grouped by label-propagation
     /// clusters of their columns, longest first within a group, empty rows last; computed once.
     const std::vector<index_t> &locality_idx() const;
+    /// This graph renumbered in its locality order (relabel_csr with locality_idx(): node
+    /// locality_idx()[i] becomes node i; edge ids name this graph's edges, values are shared); square
+    /// graphs only (GraphError otherwise); computed once.
+    const Graph &relabeled() const;
     const GraphStats &stats() const;
     /// Maximum row length (in-degree).
     int64_t max_row_length() const { return stats().max_row_length; }

@@ -28,6 +28,7 @@ std::vector<Argument> SpmmAlgorithm::arguments() const {
     args.push_back(num_edges);
     args.push_back(num_src);
     if (rows_bound) args.push_back(row_order);
+    if (relabeled) args.push_back(src_order);
     if (rows_split(*this)) {
         args.push_back(row_segs);
         args.push_back(num_segs);

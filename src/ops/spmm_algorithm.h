@@ -68,6 +68,15 @@ struct SpmmAlgorithm {
     bool rows_bound = false, locality_rows = false;
     Halide::ImageParam row_order;
 
+    /// Relabeled sources (relabel_sources): the kernel runs on the graph renumbered in its locality
+    /// order (Graph::relabeled), so its gathered ids are new ids. src_order(i) is the old id of new
+    /// node i; lhs_relabeled(f, i) = lhs(f, src_order(i)) is the source features in the new order
+    /// (a stage of its own, computed before the rows), and the output stores of row i go to row
+    /// src_order(i).
+    bool relabeled = false;
+    Halide::ImageParam src_order;
+    Halide::Func lhs_relabeled{"spmm_lhs_relabeled"};
+
     /// Set by schedules: lowering passes of the extension to run on this pipeline, and the row tile
     /// (rows per block) that the device copy of row_ptr must be padded to (padded rows are empty).
     std::vector<std::shared_ptr<Halide::Internal::IRMutator>> lowering_passes;
@@ -98,6 +107,14 @@ SpmmAlgorithm build_spmm_algorithm(const SpmmSpec &spec, const FeatureLayout &la
 /// sum and mean accept them (ScheduleError otherwise), and the edge ids are always read from
 /// edge_ids (the positions are no longer the CSR's).
 bool rows_split(const SpmmAlgorithm &a);
+
+/// Turns a built algorithm into its relabeled form (see SpmmAlgorithm::relabeled): the gathers of
+/// lhs read lhs_relabeled instead. Applied before the other transformations (split_nnz_lanes,
+/// split_rows, bind_rows), which take the gather from acc. The row structure and edge ids bound at
+/// run time must be the relabeled graph's, so the algorithm must read edge ids when ⊕ reads an edge
+/// operand (ScheduleError otherwise); max/min are rejected: the relabeled rows list their
+/// neighbours by new id, so ties and arg_u would follow the new numbering.
+void relabel_sources(SpmmAlgorithm &a);
 void split_rows(SpmmAlgorithm &a, int segment_len, int64_t src_tile = 0);
 
 }  // namespace gsparse

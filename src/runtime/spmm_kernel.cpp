@@ -27,8 +27,10 @@ SpmmKernel::SpmmKernel(const SpmmKernelKey &key) : key_(key) {
     Problem problem = spmm_problem(key.spec, key.layout);
     check_schedule(def, key.schedule, problem);
     // Source-tiled rows reorder the edges, so edge ids are always read (never the position).
+    // Relabeled graphs (rowBalance = 3) list their edges in the new row order with explicit ids too.
     const bool source_tiled = key.schedule.get_or("kSrcTile", 0) > 0;
-    algo_ = build_spmm_algorithm(key.spec, key.layout, key.dtype, key.identity_edge_ids && !source_tiled);
+    const bool relabeled = key.schedule.schedule == "gpu_spmm" && key.schedule.get_or("rowBalance", 0) == 3;
+    algo_ = build_spmm_algorithm(key.spec, key.layout, key.dtype, key.identity_edge_ids && !source_tiled && !relabeled);
     def.apply(algo_, key.schedule);
     pipeline_ = Halide::Pipeline(algo_.out);
     for (const auto &pass : algo_.lowering_passes) pipeline_.add_custom_lowering_pass(pass.get(), nullptr);
@@ -60,7 +62,8 @@ std::string SpmmKernel::lowered_stmt() const { return lowered_stmt_text(pipeline
 void SpmmKernel::run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u, Tensor *arg_e,
                      const CudaLaunch &launch) const {
     const CSR &csr = g.csr();
-    if (reads_edge_ids(key_.spec) && algo_.src_tile == 0 && csr.identity_edge_ids() != key_.identity_edge_ids)
+    if (reads_edge_ids(key_.spec) && algo_.src_tile == 0 && !algo_.relabeled &&
+        csr.identity_edge_ids() != key_.identity_edge_ids)
         fail<KernelError>("kernel compiled for ", key_.identity_edge_ids ? "identity" : "mapped",
                           " edge ids called on a graph with the other kind");
     const bool args = has_arg_outputs(key_.spec.reduce);
@@ -131,8 +134,11 @@ void SpmmKernel::run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, T
     }
 }
 
-void SpmmKernel::run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u,
+void SpmmKernel::run_cuda(const Graph &graph, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u,
                           Tensor *arg_e, const CudaLaunch &launch) const {
+    // A relabeled kernel runs on the graph renumbered in its locality order; its source features are
+    // gathered into that order by the pipeline and its rows stored back through the same order.
+    const Graph &g = algo_.relabeled ? graph.relabeled() : graph;
     const CSR &csr = g.csr();
     Halide::ParamMap params;
     // The segments' offsets, counts and longest segment (row-split and source-tiled kernels).
@@ -161,6 +167,7 @@ void SpmmKernel::run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs, 
             params.set(algo_.row_ptr, dev->row_ptr);
             params.set(algo_.max_degree, static_cast<int32_t>(g.max_row_length()));
         }
+        if (algo_.relabeled) params.set(algo_.src_order, DeviceRowOrder::get(graph, 1, launch, target_)->order);
         if (algo_.rows_bound)
             params.set(algo_.row_order, algo_.locality_rows
                                             ? DeviceRowOrder::get(g, algo_.row_tile, launch, target_)->order

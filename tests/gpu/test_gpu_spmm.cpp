@@ -174,6 +174,51 @@ TEST_F(GpuSpmm, SourceTilesEveryOpSumAndMean) {
     }
 }
 
+TEST_F(GpuSpmm, RelabeledGraphEveryOpSumAndMean) {
+    // rowBalance = 3: the kernel runs on the graph renumbered in its locality order, gathers its
+    // source features into that order and stores rows back. Lanes (unrolled too), whole-row threads,
+    // the shared tile, the register tile and vector loads; every op with sum and mean; shuffled and
+    // identity edge ids (the relabeled graph always lists its edges with explicit ids); empty rows, a
+    // very long row, duplicates and self-loops; F = 1, odd F, and broadcast heads.
+    for (bool shuffled : {true, false}) {
+        test::RandomGraphOptions opt;
+        opt.num_nodes = 2000;
+        opt.shuffle_edge_ids = shuffled;
+        Graph g = test::random_graph(shuffled ? 610 : 611, opt);
+        auto p = [](int64_t M, int64_t T, int64_t R, int64_t L, int64_t smem, int64_t V, int64_t unroll) {
+            return ScheduleParams{"gpu_spmm",
+                                  {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", R}, {"kNnzTile", 32},
+                                   {"smemColIdx", smem}, {"kRowSplit", 0}, {"rowBalance", 3}, {"kNnzLanes", L},
+                                   {"kVecWidth", V}, {"kNnzUnroll", unroll}, {"kSrcTile", 0}}};
+        };
+        struct Case {
+            std::vector<int64_t> lhs, rhs;
+            std::vector<ScheduleParams> points;
+        };
+        const Case cases[] = {
+            {{1}, {1}, {p(4, 1, 1, 32, 0, 1, 1), p(8, 1, 1, 16, 0, 1, 2)}},
+            {{3}, {3}, {p(4, 2, 1, 16, 0, 1, 2), p(16, 2, 1, 1, 0, 1, 1)}},
+            {{8}, {8}, {p(8, 8, 1, 2, 0, 1, 1), p(8, 8, 1, 1, 1, 1, 1), p(8, 2, 1, 1, 1, 4, 1)}},
+            {{64}, {64}, {p(2, 16, 1, 1, 1, 4, 1), p(4, 32, 2, 1, 1, 1, 1), p(4, 16, 1, 1, 0, 2, 1)}},
+            {{4, 16}, {4, 1}, {p(4, 16, 1, 1, 1, 1, 1), p(4, 4, 1, 8, 0, 1, 1)}},
+        };
+        for (const Case &c : cases)
+            for (const ScheduleParams &pt : c.points)
+                for (BinaryOp op : kOps)
+                    for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Mean}) {
+                        Tensor x = features(g.num_src(), c.lhs, 31);
+                        Tensor w = features(g.num_edges(), c.rhs, 32, op == BinaryOp::Div);
+                        const std::string what = pt.str() + " " + SpmmSpec{op, r}.name() + " F=" +
+                                                 std::to_string(c.lhs.back()) + (shuffled ? " shuffled" : "");
+                        try {
+                            EXPECT_TRUE(check(g, SpmmSpec{op, r}, x, w, &pt)) << what;
+                        } catch (const std::exception &e) {
+                            FAIL() << what << ": " << e.what();
+                        }
+                    }
+    }
+}
+
 /// The nonzero-lane points of a feature length: a warp per row (kNTile x kNnzLanes = 32) alone, with
 /// bind_buffer and with row splitting, and fewer lanes with more rows per block.
 std::vector<ScheduleParams> nnz_lane_points(int64_t F, int64_t unroll = 1) {

@@ -716,3 +716,94 @@ TEST(GpuSpmmIR, NnzUnrollIssuesItsStepsLoadsWithoutBranches) {
 
 }  // namespace
 }  // namespace gsparse
+
+namespace gsparse {
+namespace {
+
+/// Whether any enclosing loop of an access belongs to a stage whose name contains `stage`.
+bool inside_stage(const ext::AccessInfo &a, const std::string &stage) {
+    for (const auto &loop : a.enclosing_loops)
+        if (loop.find(stage) != std::string::npos) return true;
+    return false;
+}
+
+TEST(GpuSpmmIR, RelabeledGraphGathersRelabeledSourcesAndStoresThroughTheOrder) {
+    struct Case {
+        SpmmSpec spec;
+        int64_t F;
+        ScheduleParams p;
+    };
+    ScheduleParams wide = point(2, 16, 1, 32, 1, 0, 3);
+    wide.values["kVecWidth"] = 4;
+    const Case cases[] = {
+        {{BinaryOp::CopyLhs, ReduceOp::Sum}, 1, lanes_point(4, 1, 32, 0, 3)},
+        {{BinaryOp::Mul, ReduceOp::Mean}, 8, lanes_point(8, 8, 2, 0, 3)},
+        {{BinaryOp::CopyLhs, ReduceOp::Sum}, 64, wide},
+        {{BinaryOp::Add, ReduceOp::Mean}, 47, point(4, 32, 1, 32, 1, 0, 3)},
+    };
+    for (const Case &c : cases) {
+        SCOPED_TRACE(c.p.str() + " F=" + std::to_string(c.F) + " " + c.spec.name());
+        Lowered l = lower(c.spec, c.F, c.p, false);
+        ASSERT_TRUE(l.algo.relabeled);
+        LetValues lets;
+        l.stmt.accept(&lets);
+        // The source features are read only by the stage that gathers them into the new order ...
+        auto lhs_loads = ext::find_loads(l.stmt, "lhs");
+        ASSERT_FALSE(lhs_loads.empty());
+        for (const auto &ld : lhs_loads) EXPECT_TRUE(inside_stage(ld, "spmm_lhs_relabeled")) << ld.index;
+        // ... which indexes them through src_order, while the rows gather from its result.
+        EXPECT_FALSE(ext::find_loads(l.stmt, "src_order").empty());
+        EXPECT_FALSE(ext::find_loads(l.stmt, "spmm_lhs_relabeled*").empty());
+        // Rows read their own structure (the relabeled graph's) and store through src_order.
+        for (const auto &ld : ext::find_loads(l.stmt, "row_ptr")) {
+            auto through = ext::find_loads(Halide::Internal::Evaluate::make(lets.expand(ld.index)), "src_order");
+            EXPECT_TRUE(through.empty()) << "row_ptr read through src_order: " << ld.index;
+        }
+        EXPECT_TRUE(ext::find_loads(l.stmt, "row_order").empty());
+        auto stores = ext::find_stores(l.stmt, "spmm_out*");
+        ASSERT_FALSE(stores.empty());
+        for (const auto &s : stores) {
+            auto inner = ext::find_loads(Halide::Internal::Evaluate::make(lets.expand(s.index)), "src_order");
+            EXPECT_EQ(inner.size(), 1u) << "store index does not remap the row through src_order: " << s.index;
+        }
+        EXPECT_NE(ptx_of(l).find(".entry"), std::string::npos);
+    }
+}
+
+TEST(GpuSpmmIR, RelabeledGraphValidity) {
+    const auto &def = spmm_schedule("gpu_spmm");
+    GraphStats square;
+    square.num_rows = square.num_cols = 1000;
+    square.nnz = 20000;
+    GraphStats bipartite = square;
+    bipartite.num_cols = 2000;
+    const FeatureLayout layout = plan_features(BinaryOp::CopyLhs, {8}, {8});
+    const ScheduleParams p = lanes_point(8, 8, 4, 0, 3);
+    EXPECT_FALSE(def.invalid_reason(p, Problem{layout, square}).has_value());
+    auto bip = def.invalid_reason(p, Problem{layout, bipartite});
+    ASSERT_TRUE(bip.has_value());
+    EXPECT_NE(bip->find("renumbers rows and sources together"), std::string::npos) << *bip;
+    auto maxed = def.invalid_reason(p, Problem{layout, square, true});
+    ASSERT_TRUE(maxed.has_value());
+    EXPECT_NE(maxed->find("max/min"), std::string::npos) << *maxed;
+    auto split = def.invalid_reason(lanes_point(8, 8, 4, 256, 3), Problem{layout, square});
+    ASSERT_TRUE(split.has_value());
+    EXPECT_NE(split->find("kRowSplit"), std::string::npos) << *split;
+    auto four = def.invalid_reason(lanes_point(8, 8, 4, 0, 4), Problem{layout, square});
+    ASSERT_TRUE(four.has_value());
+    EXPECT_NE(four->find("0, 1, 2 or 3"), std::string::npos) << *four;
+    // The space lists 3 only where it can be valid.
+    auto choices = [&](const Problem &pr) { return def.space(pr).knob("rowBalance").choices; };
+    EXPECT_EQ(choices(Problem{layout, square}), (std::vector<int64_t>{0, 1, 2, 3}));
+    EXPECT_EQ(choices(Problem{layout, bipartite}), (std::vector<int64_t>{0, 1, 2}));
+    EXPECT_EQ(choices(Problem{layout, square, true}), (std::vector<int64_t>{0, 1, 2}));
+    // The algorithm itself refuses max/min and identity edge ids when ⊕ reads edges.
+    SpmmAlgorithm maxa = build_spmm_algorithm(SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Max}, layout, DType::F32, false);
+    EXPECT_THROW(relabel_sources(maxa), ScheduleError);
+    SpmmAlgorithm ida = build_spmm_algorithm(SpmmSpec{BinaryOp::Mul, ReduceOp::Sum},
+                                             plan_features(BinaryOp::Mul, {8}, {8}), DType::F32, true);
+    EXPECT_THROW(relabel_sources(ida), ScheduleError);
+}
+
+}  // namespace
+}  // namespace gsparse
