@@ -42,7 +42,9 @@ const char *kName = "gpu_spmm";
 /// Whether a problem can run on its graph relabeled in the locality order (rowBalance = 3): rows
 /// and sources are renumbered together (square graphs, as far as the statistics tell) and the
 /// rows' neighbours are re-sorted by new id (sum and mean only).
-bool relabel_possible(const Problem &p) { return !p.order_sensitive && p.stats.num_rows == p.stats.num_cols; }
+bool relabel_possible(const Problem &p) {
+    return p.source_operand && !p.order_sensitive && p.stats.num_rows == p.stats.num_cols;
+}
 
 std::vector<int64_t> rb_choices(const Problem &p) {
     if (relabel_possible(p)) return {0, 1, 2, 3};
@@ -114,7 +116,10 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
     if (balance == 3 && p.stats.num_rows != p.stats.num_cols)
         return "rowBalance 3 renumbers rows and sources together; the graph has " + std::to_string(p.stats.num_rows) +
                " rows and " + std::to_string(p.stats.num_cols) + " sources";
-    if (balance && split) return "rowBalance orders whole rows; it cannot be combined with kRowSplit";
+    if (balance == 3 && !p.source_operand)
+        return "rowBalance 3 relabels the gathered source features; this operator gathers none (copy_rhs)";
+    if ((balance == 1 || balance == 2) && split)
+        return "rowBalance 1 and 2 order whole rows; they cannot be combined with kRowSplit";
     const int64_t tile = src_tile(s);
     if (tile != 0 && (!pow2(tile) || tile < 1024 || tile > (int64_t(1) << 30)))
         return "kSrcTile must be 0 or a power of two in [1024, 2^30], got " + std::to_string(tile);
@@ -176,6 +181,55 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
 /// The small-feature defaults before kNnzLanes: one thread per feature walks a whole row.
 constexpr bool kSmallFeatureOneThreadPerRow = false;
 
+/// The defaults on the graph relabeled in its locality order (rowBalance = 3), where they were
+/// measured to win; nullopt elsewhere. Measured on the H100 (2026-11-22, shuffled ids, copy_lhs + sum,
+/// benchmarks/results/2026-11-22-*-spmm-relabel), in ms against the defaults before and the best
+/// cached cuSPARSE algorithm; the source features' gather into the new order is included:
+///   ogbn-products twin (unsplit, COV 1.88), F = 1: 16 rows x 8 lanes, 0.79 (1.08; 1.05);
+///     F = 2: 8 rows x 2 threads x 8 lanes, 2 nonzeros in flight, 1.09 (1.13; 1.78);
+///     F = 4: 4 rows x 4 threads x 8 lanes, 2 in flight, 1.41 (1.65; 2.38);
+///     F = 8: 4 rows x 8 threads x 4 lanes, 1.81 (2.35; 3.70);
+///     F = 16: 8 rows x 4 threads of 4-wide loads, ids staged, 2.53 (3.16; 4.56);
+///     F = 32: 4 rows x 8 threads of 4-wide loads, ids staged, 2.99 (3.26; 5.42);
+///     from F = 64 the locality order without relabeling stays ahead (5.22 against 5.52 relabeled).
+///   skewed twins at F = 1 (where source tiles were the default): a warp of lanes per row, 4 rows
+///     per block: reddit 0.34 (0.38; 0.90), ogbn-proteins 0.17 (0.22; 0.60);
+///   skewed twins at F = 128: 2 rows x 16 threads of 4-wide loads, ids staged: reddit 8.00 (8.25;
+///     9.45), ogbn-proteins 4.61 (4.92; 5.19).
+/// An edge operand would be read through the relabeled graph's edge ids, scattered; those operators
+/// keep the other defaults, as do graphs below 8 features on skewed twins and F = 16..127 there,
+/// where the relabeled whole rows lost to split ones.
+std::optional<ScheduleParams> relabeled_default(const Problem &p, bool skewed) {
+    if (!relabel_possible(p) || p.edge_operand || p.stats.nnz == 0) return std::nullopt;
+    const int64_t f0 = p.layout.extents[0];
+    auto make = [](int64_t M, int64_t T, int64_t smem, int64_t L, int64_t V, int64_t U) {
+        ScheduleParams s;
+        s.schedule = kName;
+        s.values = {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", 1}, {"kNnzTile", 32}, {"smemColIdx", smem},
+                    {"kRowSplit", 0}, {"rowBalance", 3}, {"kNnzLanes", L}, {"kVecWidth", V}, {"kNnzUnroll", U},
+                    {"kSrcTile", 0}};
+        return s;
+    };
+    if (!skewed && p.stats.row_length_cov >= 1.0) {
+        if (f0 == 1) return make(16, 1, 0, 8, 1, 1);
+        if (f0 < 4) return make(8, 2, 0, 8, 1, 2);
+        if (f0 < 8) return make(4, 4, 0, 8, 1, 2);
+        if (f0 < 16) return make(4, 8, 0, 4, 1, 1);
+        if (f0 < 32 && f0 % 4 == 0) return make(8, 4, 1, 1, 4, 1);
+        if (f0 < 32 && f0 % 2 == 0) return make(8, 8, 1, 1, 2, 1);
+        if (f0 < 64 && f0 % 4 == 0) return make(4, 8, 1, 1, 4, 1);
+        return std::nullopt;
+    }
+    if (skewed) {
+        // Where source tiles of 32768 ids were the default at F = 1 (long runs, several tiles).
+        constexpr double kTile = 32768;
+        const double cols = static_cast<double>(p.stats.num_cols);
+        if (f0 == 1 && cols >= 4 * kTile && p.stats.avg_row_length * kTile >= 32.0 * cols) return make(4, 1, 0, 32, 1, 1);
+        if (f0 >= 128 && f0 < 256 && f0 % 4 == 0) return make(2, 16, 1, 1, 4, 1);
+    }
+    return std::nullopt;
+}
+
 /// The expert default of a problem; with `lanes` false, without nonzero lanes (the forms used before
 /// them, which index with 64 bits).
 ScheduleParams band_default(const Problem &p, bool lanes) {
@@ -186,6 +240,8 @@ ScheduleParams band_default(const Problem &p, bool lanes) {
     // ogbn-proteins twins (48535 of 115 M, 19166 of 79 M) were up to 1.8x slower without it.
     const bool skewed = p.stats.max_row_length > 8 * std::max(1.0, p.stats.avg_row_length) &&
                         static_cast<double>(p.stats.max_row_length) > static_cast<double>(p.stats.nnz) / 6600;
+    if (lanes)
+        if (auto relabeled = relabeled_default(p, skewed)) return *relabeled;
     ScheduleParams s;
     s.schedule = kName;
     // Expert defaults per feature-length band, from H100 measurements on the reddit twin
@@ -378,7 +434,8 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
         // row structure bound at run time is already the relabeled graph's).
         std::vector<std::string> names;
         for (const auto &buf : a.out.output_buffers()) names.push_back(buf.name());
-        if (L > 1) a.lowering_passes.push_back(std::make_shared<ext::StoreIndexLets>(names));
+        // (With segments, the output is a stage of its own, outside the lanes' shuffles.)
+        if (L > 1 && !segmented) a.lowering_passes.push_back(std::make_shared<ext::StoreIndexLets>(names));
         a.lowering_passes.push_back(std::make_shared<ext::BindBufferStores>(names, rank, a.src_order.parameter()));
         if (a.uses_lhs()) {
             // The source features in the new order: one pass over them, a thread per element,

@@ -28,13 +28,15 @@ struct Problem {
     /// The operator reads a per-edge operand (g-SpMM's rhs), stored in edge-id order: schedules that
     /// visit edges in another order read it scattered.
     bool edge_operand = false;
+    /// The operator gathers source-node features (g-SpMM's lhs: every ⊕ but copy_rhs).
+    bool source_operand = true;
 };
 
 /// The problem of a g-SpMM operator on a graph with these statistics (empty for ahead-of-time
 /// kernels): the layout plus the operator's order sensitivity (max/min) and edge operand (⊕ reads
 /// rhs). Every caller that picks or checks a g-SpMM schedule builds its Problem here.
 inline Problem spmm_problem(const SpmmSpec &spec, const FeatureLayout &layout, const GraphStats &stats = {}) {
-    return {layout, stats, has_arg_outputs(spec.reduce), uses_rhs(spec.op)};
+    return {layout, stats, has_arg_outputs(spec.reduce), uses_rhs(spec.op), uses_lhs(spec.op)};
 }
 
 template <typename Algorithm>

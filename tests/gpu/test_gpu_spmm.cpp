@@ -115,7 +115,7 @@ TEST_F(GpuSpmm, RowBalanceAndRowSplitKeepResultsInRowOrder) {
 TEST_F(GpuSpmm, BalancedDefaultsOnUnsplitGraphsOfVaryingRowLength) {
     // Rows of widely varying length (60% empty) and no row long enough to be split: the defaults
     // take rows longest first from F = 8 (lanes below 16, shared tiles above, 2-wide loads for even F),
-    // in the locality order except at F = 16..31.
+    // in the locality order except at F = 16..31, or run on the graph relabeled in that order.
     test::RandomGraphOptions opt;
     opt.num_nodes = 3000;
     opt.avg_degree = 12;
@@ -125,7 +125,9 @@ TEST_F(GpuSpmm, BalancedDefaultsOnUnsplitGraphsOfVaryingRowLength) {
     const auto &def = spmm_schedule("gpu_spmm");
     for (int64_t F : {8, 16, 32, 33, 64, 130}) {
         const ScheduleParams d = def.default_params(spmm_problem(SpmmSpec{}, plan_features(BinaryOp::Mul, {F}, {F}), g.stats()));
-        ASSERT_EQ(d.get("rowBalance"), F == 16 ? 1 : 2) << "F=" << F << ": " << d.str() << " (COV " << g.stats().row_length_cov << ")";
+        // Up to 63 features (F % 4 == 0 from 16) copy_lhs runs on the relabeled graph (rowBalance 3).
+        const int64_t want = F == 8 || F == 16 || F == 32 ? 3 : 2;
+        ASSERT_EQ(d.get("rowBalance"), want) << "F=" << F << ": " << d.str() << " (COV " << g.stats().row_length_cov << ")";
         for (BinaryOp op : {BinaryOp::Mul, BinaryOp::CopyLhs})
             for (ReduceOp r : kReduces) {
                 Tensor x = features(g.num_src(), {F}, 13);
@@ -178,17 +180,19 @@ TEST_F(GpuSpmm, RelabeledGraphEveryOpSumAndMean) {
     // rowBalance = 3: the kernel runs on the graph renumbered in its locality order, gathers its
     // source features into that order and stores rows back. Lanes (unrolled too), whole-row threads,
     // the shared tile, the register tile and vector loads; every op with sum and mean; shuffled and
-    // identity edge ids (the relabeled graph always lists its edges with explicit ids); empty rows, a
-    // very long row, duplicates and self-loops; F = 1, odd F, and broadcast heads.
+    // identity edge ids (the relabeled graph always lists its edges with explicit ids); segments of the
+    // relabeled rows; empty rows, a very long row, duplicates and self-loops; F = 1, odd F, and
+    // broadcast heads. Every op but copy_rhs (which gathers no source features).
     for (bool shuffled : {true, false}) {
         test::RandomGraphOptions opt;
         opt.num_nodes = 2000;
         opt.shuffle_edge_ids = shuffled;
         Graph g = test::random_graph(shuffled ? 610 : 611, opt);
-        auto p = [](int64_t M, int64_t T, int64_t R, int64_t L, int64_t smem, int64_t V, int64_t unroll) {
+        auto p = [](int64_t M, int64_t T, int64_t R, int64_t L, int64_t smem, int64_t V, int64_t unroll,
+                    int64_t split = 0) {
             return ScheduleParams{"gpu_spmm",
                                   {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", R}, {"kNnzTile", 32},
-                                   {"smemColIdx", smem}, {"kRowSplit", 0}, {"rowBalance", 3}, {"kNnzLanes", L},
+                                   {"smemColIdx", smem}, {"kRowSplit", split}, {"rowBalance", 3}, {"kNnzLanes", L},
                                    {"kVecWidth", V}, {"kNnzUnroll", unroll}, {"kSrcTile", 0}}};
         };
         struct Case {
@@ -196,16 +200,17 @@ TEST_F(GpuSpmm, RelabeledGraphEveryOpSumAndMean) {
             std::vector<ScheduleParams> points;
         };
         const Case cases[] = {
-            {{1}, {1}, {p(4, 1, 1, 32, 0, 1, 1), p(8, 1, 1, 16, 0, 1, 2)}},
+            {{1}, {1}, {p(4, 1, 1, 32, 0, 1, 1), p(8, 1, 1, 16, 0, 1, 2), p(4, 1, 1, 32, 0, 1, 1, 256)}},
             {{3}, {3}, {p(4, 2, 1, 16, 0, 1, 2), p(16, 2, 1, 1, 0, 1, 1)}},
-            {{8}, {8}, {p(8, 8, 1, 2, 0, 1, 1), p(8, 8, 1, 1, 1, 1, 1), p(8, 2, 1, 1, 1, 4, 1)}},
-            {{64}, {64}, {p(2, 16, 1, 1, 1, 4, 1), p(4, 32, 2, 1, 1, 1, 1), p(4, 16, 1, 1, 0, 2, 1)}},
+            {{8}, {8}, {p(8, 8, 1, 2, 0, 1, 1), p(8, 8, 1, 1, 1, 1, 1), p(8, 2, 1, 1, 1, 4, 1), p(8, 4, 2, 1, 0, 1, 1, 256)}},
+            {{64}, {64}, {p(2, 16, 1, 1, 1, 4, 1), p(4, 32, 2, 1, 1, 1, 1), p(4, 16, 1, 1, 0, 2, 1), p(4, 16, 2, 1, 0, 1, 1, 256)}},
             {{4, 16}, {4, 1}, {p(4, 16, 1, 1, 1, 1, 1), p(4, 4, 1, 8, 0, 1, 1)}},
         };
         for (const Case &c : cases)
             for (const ScheduleParams &pt : c.points)
                 for (BinaryOp op : kOps)
                     for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Mean}) {
+                        if (op == BinaryOp::CopyRhs) continue;  // gathers no source features: invalid
                         Tensor x = features(g.num_src(), c.lhs, 31);
                         Tensor w = features(g.num_edges(), c.rhs, 32, op == BinaryOp::Div);
                         const std::string what = pt.str() + " " + SpmmSpec{op, r}.name() + " F=" +

@@ -437,7 +437,12 @@ TEST(GpuSpmmIR, DefaultsFollowTheGraphsShape) {
     EXPECT_EQ(def.default_params(Problem{plan_features(BinaryOp::CopyLhs, {32}, {32}), {}}).get("smemColIdx"), 1);
     EXPECT_EQ(def.default_params(products32).get("kNnzLanes"), 2);
     EXPECT_EQ(def.default_params(problem(128, 2449029, 123718280, 12047)).get("kRowSplit"), 0);
-    EXPECT_EQ(def.default_params(problem(128, 232965, 114615892, 48535)).get("kRowSplit"), 1024);
+    // reddit at F = 128 runs on the relabeled graph, whole rows (copy_lhs); with an edge operand it
+    // keeps split rows.
+    EXPECT_EQ(def.default_params(problem(128, 232965, 114615892, 48535)).get("rowBalance"), 3);
+    Problem reddit128_e = problem(128, 232965, 114615892, 48535, BinaryOp::Mul);
+    reddit128_e.edge_operand = true;
+    EXPECT_EQ(def.default_params(reddit128_e).get("kRowSplit"), 1024);
     // Edge features of 200 M edges x 16 exceed the lane kernels' 32-bit indexing: the default falls
     // back to one thread per feature, and is valid.
     const Problem huge = problem(16, 1000000, 200000000, 5000, BinaryOp::Mul);
@@ -471,20 +476,24 @@ TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
         p.stats.row_length_cov = cov;
         return p;
     };
-    // The ogbn-products twin (unsplit, COV 1.88): longest rows first from F = 8, in the locality
-    // order except at F = 16..31.
+    // The ogbn-products twin (unsplit, COV 1.88): up to 63 features (multiples of 4 from 16, of 2
+    // from 16 to 31) on the graph relabeled in its locality order (rowBalance 3); otherwise longest
+    // rows first from F = 8, in the locality order except at F = 16..31.
     auto products = [&](int64_t F) { return problem(F, 2449029, 123718280, 12047, 1.88); };
     struct Want {
         int64_t F, M, T, V, R, KT, L;
     };
-    for (const Want &w : {Want{8, 8, 8, 1, 1, 32, 2}, Want{15, 8, 8, 1, 1, 32, 2}, Want{16, 8, 16, 1, 1, 16, 1},
-                          Want{31, 8, 16, 1, 1, 16, 1}, Want{32, 4, 16, 2, 1, 32, 1}, Want{33, 4, 32, 1, 1, 32, 1},
+    auto relabeled = [](int64_t F) { return F < 16 || (F < 32 && F % 2 == 0) || (F < 64 && F % 4 == 0); };
+    for (const Want &w : {Want{1, 16, 1, 1, 1, 32, 8}, Want{2, 8, 2, 1, 1, 32, 8}, Want{4, 4, 4, 1, 1, 32, 8},
+                          Want{8, 4, 8, 1, 1, 32, 4}, Want{15, 4, 8, 1, 1, 32, 4}, Want{16, 8, 4, 4, 1, 32, 1},
+                          Want{18, 8, 8, 2, 1, 32, 1}, Want{31, 8, 16, 1, 1, 16, 1}, Want{32, 4, 8, 4, 1, 32, 1},
+                          Want{33, 4, 32, 1, 1, 32, 1},
                           Want{64, 2, 16, 4, 1, 32, 1}, Want{65, 8, 32, 1, 2, 32, 1}, Want{66, 8, 32, 2, 1, 32, 1},
                           Want{512, 2, 16, 4, 1, 32, 1}}) {
         const Problem p = products(w.F);
         const ScheduleParams d = def.default_params(p);
         EXPECT_FALSE(def.invalid_reason(d, p).has_value()) << w.F << ": " << d.str();
-        EXPECT_EQ(d.get("rowBalance"), w.F >= 16 && w.F < 32 ? 1 : 2) << w.F;
+        EXPECT_EQ(d.get("rowBalance"), relabeled(w.F) ? 3 : w.F >= 16 && w.F < 32 ? 1 : 2) << w.F;
         EXPECT_EQ(d.get("smemColIdx"), w.L == 1 ? 1 : 0) << w.F;  // lanes read ids directly
         EXPECT_EQ(d.get("kRowSplit"), 0) << w.F;
         EXPECT_EQ(std::vector<int64_t>({d.get("kMTile"), d.get("kNTile"), d.get("kVecWidth"), d.get("kNRegTile"),
@@ -505,14 +514,30 @@ TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
         EXPECT_EQ(d.get("kRowSplit"), 0) << d.str();
         EXPECT_EQ(d.get("kVecWidth"), 2) << d.str();
     }
-    for (int64_t F : {128, 255, 257})
+    for (int64_t F : {126, 255, 257})
         EXPECT_GT(def.default_params(reddit(F)).get("kRowSplit"), 0) << def.default_params(reddit(F)).str();
-    // A skewed graph whose longest row is short against the work (ogbn-proteins) keeps whole rows,
-    // longest first, at F = 128..255 (multiples of 4): a warp of 4-wide loads, 64-nonzero tiles.
+    // Skewed square graphs at F = 128..255 (multiples of 4) run on the relabeled graph: 2 rows x 16
+    // threads of 4-wide loads, ids staged, whole rows.
     auto proteins = [&](int64_t F) { return problem(F, 132534, 79122504, 19166, 1.04); };
+    for (const Problem &p : {proteins(128), proteins(252), reddit(128)}) {
+        const ScheduleParams d = def.default_params(p);
+        EXPECT_FALSE(def.invalid_reason(d, p).has_value()) << d.str();
+        EXPECT_EQ(std::vector<int64_t>({d.get("rowBalance"), d.get("kRowSplit"), d.get("kMTile"), d.get("kNTile"),
+                                        d.get("kVecWidth"), d.get("smemColIdx")}),
+                  std::vector<int64_t>({3, 0, 2, 16, 4, 1}))
+            << d.str();
+    }
+    // With an edge operand (read scattered on a relabeled graph), a skewed graph whose longest row is
+    // short against the work (ogbn-proteins) keeps whole rows, longest first: a warp of 4-wide loads,
+    // 64-nonzero tiles.
+    auto proteins_e = [&](int64_t F) {
+        Problem p = proteins(F);
+        p.edge_operand = true;
+        return p;
+    };
     for (int64_t F : {128, 252}) {
-        const ScheduleParams d = def.default_params(proteins(F));
-        EXPECT_FALSE(def.invalid_reason(d, proteins(F)).has_value()) << d.str();
+        const ScheduleParams d = def.default_params(proteins_e(F));
+        EXPECT_FALSE(def.invalid_reason(d, proteins_e(F)).has_value()) << d.str();
         EXPECT_EQ(std::vector<int64_t>({d.get("rowBalance"), d.get("kRowSplit"), d.get("kMTile"), d.get("kNTile"),
                                         d.get("kVecWidth"), d.get("kNnzTile"), d.get("smemColIdx")}),
                   std::vector<int64_t>({1, 0, 8, 32, 4, 64, 1}))
@@ -521,16 +546,19 @@ TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
     for (int64_t F : {64, 126, 130})
         EXPECT_GT(def.default_params(proteins(F)).get("kRowSplit"), 0) << def.default_params(proteins(F)).str();
     EXPECT_EQ(def.default_params(proteins(256)).get("rowBalance"), 2);
-    // Below 8 features, on skewed (split) graphs, on rows of similar length and without statistics
-    // the rows stay in id order.
-    for (const Problem &p : {products(4), products(1), problem(32, 232965, 114615892, 48535, 1.9),
+    // Below 8 features the ogbn-products twin runs on the relabeled graph; on skewed (split) graphs,
+    // on rows of similar length and without statistics the rows stay in id order.
+    EXPECT_EQ(def.default_params(products(4)).get("rowBalance"), 3);
+    EXPECT_EQ(def.default_params(products(1)).get("rowBalance"), 3);
+    for (const Problem &p : {problem(32, 232965, 114615892, 48535, 1.9),
                              problem(32, 2449029, 123718280, 120, 0.5),
                              Problem{plan_features(BinaryOp::CopyLhs, {32}, {32}), {}}})
         EXPECT_EQ(def.default_params(p).get("rowBalance"), 0) << def.default_params(p).str();
-    // The balanced defaults lower to kernels that remap rows through row_order, and compile to PTX.
-    for (int64_t F : {8, 16, 32, 65, 128}) {
+    // The balanced defaults lower to kernels that remap rows through row_order (src_order on the
+    // relabeled graph), and compile to PTX.
+    for (int64_t F : {1, 8, 16, 32, 65, 128}) {
         Lowered l = lower(SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Sum}, F, def.default_params(products(F)));
-        EXPECT_FALSE(ext::find_loads(l.stmt, "row_order").empty()) << F;
+        EXPECT_FALSE(ext::find_loads(l.stmt, relabeled(F) ? "src_order" : "row_order").empty()) << F;
         EXPECT_NE(ptx_of(l).find(".entry"), std::string::npos) << F;
     }
 }
@@ -617,9 +645,12 @@ TEST(GpuSpmmIR, SourceTileValidityAndDefaults) {
         p.stats.avg_row_length = static_cast<double>(nnz) / static_cast<double>(rows);
         return p;
     };
-    // reddit and ogbn-proteins at F = 1..4 get tiles; ogbn-products (runs under one nonzero), F = 8,
-    // max/min and ahead-of-time kernels (no statistics) do not.
-    for (int64_t F : {1, 2, 3, 4}) {
+    // reddit and ogbn-proteins at F = 2..4 get tiles (at F = 1 copy_lhs runs on the relabeled graph);
+    // ogbn-products (runs under one nonzero), F = 8, max/min and ahead-of-time kernels (no
+    // statistics) do not.
+    EXPECT_EQ(def.default_params(problem(1, 232965, 114615892, 48535)).get("rowBalance"), 3);
+    EXPECT_EQ(def.default_params(problem(1, 132534, 79122504, 19166)).get("rowBalance"), 3);
+    for (int64_t F : {2, 3, 4}) {
         const ScheduleParams reddit = def.default_params(problem(F, 232965, 114615892, 48535));
         EXPECT_EQ(reddit.get("kSrcTile"), 32768) << F;
         EXPECT_EQ(reddit.get("kNnzLanes") * reddit.get("kNTile"), 16) << F;  // half a warp per run
@@ -654,7 +685,8 @@ TEST(GpuSpmmIR, SourceTileValidityAndDefaults) {
         EXPECT_EQ(def.default_params(weighted).get("kSrcTile"), F == 1 ? 32768 : 0) << "u_mul_e F=" << F;
         const Problem plain = spmm_problem(SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Mean}, plan_features(BinaryOp::CopyLhs, {F}, {F}), reddit_stats);
         EXPECT_FALSE(plain.order_sensitive || plain.edge_operand);
-        EXPECT_EQ(def.default_params(plain).get("kSrcTile"), 32768) << "copy_lhs mean F=" << F;
+        EXPECT_EQ(def.default_params(plain).get("kSrcTile"), F == 1 ? 0 : 32768) << "copy_lhs mean F=" << F;
+        EXPECT_EQ(def.default_params(plain).get("rowBalance"), F == 1 ? 3 : 0) << "copy_lhs mean F=" << F;
     }
     for (const Problem &p : {problem(1, 232965, 114615892, 48535), problem(2, 132534, 79122504, 19166)})
         EXPECT_FALSE(def.invalid_reason(def.default_params(p), p).has_value());
@@ -740,6 +772,9 @@ TEST(GpuSpmmIR, RelabeledGraphGathersRelabeledSourcesAndStoresThroughTheOrder) {
         {{BinaryOp::Mul, ReduceOp::Mean}, 8, lanes_point(8, 8, 2, 0, 3)},
         {{BinaryOp::CopyLhs, ReduceOp::Sum}, 64, wide},
         {{BinaryOp::Add, ReduceOp::Mean}, 47, point(4, 32, 1, 32, 1, 0, 3)},
+        // Segments of the relabeled rows: the combining output stage stores through src_order.
+        {{BinaryOp::Mul, ReduceOp::Sum}, 32, point(4, 16, 2, 16, 0, 256, 3)},
+        {{BinaryOp::CopyLhs, ReduceOp::Mean}, 4, lanes_point(4, 4, 8, 1024, 3)},
     };
     for (const Case &c : cases) {
         SCOPED_TRACE(c.p.str() + " F=" + std::to_string(c.F) + " " + c.spec.name());
@@ -786,9 +821,15 @@ TEST(GpuSpmmIR, RelabeledGraphValidity) {
     auto maxed = def.invalid_reason(p, Problem{layout, square, true});
     ASSERT_TRUE(maxed.has_value());
     EXPECT_NE(maxed->find("max/min"), std::string::npos) << *maxed;
-    auto split = def.invalid_reason(lanes_point(8, 8, 4, 256, 3), Problem{layout, square});
-    ASSERT_TRUE(split.has_value());
-    EXPECT_NE(split->find("kRowSplit"), std::string::npos) << *split;
+    // Segments of the relabeled graph's rows are fine; source tiles are not (they order the edges).
+    EXPECT_FALSE(def.invalid_reason(lanes_point(8, 8, 4, 256, 3), Problem{layout, square}).has_value());
+    ScheduleParams tiled = lanes_point(8, 8, 4, 0, 3);
+    tiled.values["kSrcTile"] = 1024;
+    ASSERT_TRUE(def.invalid_reason(tiled, Problem{layout, square}).has_value());
+    Problem copy_rhs = spmm_problem(SpmmSpec{BinaryOp::CopyRhs, ReduceOp::Sum}, layout, square);
+    auto no_sources = def.invalid_reason(p, copy_rhs);
+    ASSERT_TRUE(no_sources.has_value());
+    EXPECT_NE(no_sources->find("copy_rhs"), std::string::npos) << *no_sources;
     auto four = def.invalid_reason(lanes_point(8, 8, 4, 0, 4), Problem{layout, square});
     ASSERT_TRUE(four.has_value());
     EXPECT_NE(four->find("0, 1, 2 or 3"), std::string::npos) << *four;
@@ -797,6 +838,7 @@ TEST(GpuSpmmIR, RelabeledGraphValidity) {
     EXPECT_EQ(choices(Problem{layout, square}), (std::vector<int64_t>{0, 1, 2, 3}));
     EXPECT_EQ(choices(Problem{layout, bipartite}), (std::vector<int64_t>{0, 1, 2}));
     EXPECT_EQ(choices(Problem{layout, square, true}), (std::vector<int64_t>{0, 1, 2}));
+    EXPECT_EQ(choices(copy_rhs), (std::vector<int64_t>{0, 1, 2}));
     // The algorithm itself refuses max/min and identity edge ids when ⊕ reads edges.
     SpmmAlgorithm maxa = build_spmm_algorithm(SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Max}, layout, DType::F32, false);
     EXPECT_THROW(relabel_sources(maxa), ScheduleError);
