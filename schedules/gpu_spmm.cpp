@@ -192,40 +192,55 @@ constexpr bool kSmallFeatureOneThreadPerRow = false;
 ///     F = 16: 8 rows x 4 threads of 4-wide loads, ids staged, 2.53 (3.16; 4.56);
 ///     F = 32: 4 rows x 8 threads of 4-wide loads, ids staged, 2.99 (3.26; 5.42);
 ///     from F = 64 the locality order without relabeling stays ahead (5.22 against 5.52 relabeled).
-///   skewed twins at F = 1 (where source tiles were the default): a warp of lanes per row, 4 rows
-///     per block: reddit 0.34 (0.38; 0.90), ogbn-proteins 0.17 (0.22; 0.60);
-///   skewed twins at F = 128: 2 rows x 16 threads of 4-wide loads, ids staged: reddit 8.00 (8.25;
-///     9.45), ogbn-proteins 4.61 (4.92; 5.19).
-/// An edge operand would be read through the relabeled graph's edge ids, scattered; those operators
-/// keep the other defaults, as do graphs below 8 features on skewed twins and F = 16..127 there,
-/// where the relabeled whole rows lost to split ones.
+///   skewed twins (reddit; ogbn-proteins), where rows are split:
+///     F = 1 (where source tiles were the default): a warp of lanes per row, 4 rows per block,
+///       whole rows: 0.34 (0.38; 0.90); 0.17 (0.22; 0.60);
+///     F = 8: the split default (4 rows x 8 threads x 4 lanes, segments of 1024) relabeled: 0.77
+///       (1.02; 1.66); 0.51 (0.69; 1.01);
+///     F = 32: 4 rows x 16 threads of 2-wide loads, 16-nonzero steps, segments of 256: 1.62 (1.98;
+///       2.10); 1.12 (1.34; 1.27);
+///     F = 64: the split default (16 threads x 2 outputs) relabeled: 3.33 (3.94; 4.34); 2.34 (2.66;
+///       2.53);
+///     F = 128 / 256 / 512: 2 rows x 16 threads of 4-wide loads, ids staged, whole rows: 8.00 / 13.45
+///       / 24.47 (8.25 / 15.08 / 25.95; 9.45 / 21.18 / 48.33); 4.61 / 8.21 / 15.54 (4.92 / 8.87 /
+///       15.97; 5.19 / 11.25 / 25.55).
+/// At F = 16 the relabeled split default was a little slower (1.10 against 1.09; 0.75 against 0.74),
+/// and at F = 2..4 source tiles stay (reddit F = 2: 0.73 relabeled against 0.66). An edge operand
+/// would be read through the relabeled graph's edge ids, scattered: those operators keep the other
+/// defaults.
 std::optional<ScheduleParams> relabeled_default(const Problem &p, bool skewed) {
     if (!relabel_possible(p) || p.edge_operand || p.stats.nnz == 0) return std::nullopt;
     const int64_t f0 = p.layout.extents[0];
-    auto make = [](int64_t M, int64_t T, int64_t smem, int64_t L, int64_t V, int64_t U) {
+    // (kMTile, kNTile, kNRegTile, kNnzTile, smemColIdx, kRowSplit, kNnzLanes, kVecWidth, kNnzUnroll)
+    auto make = [](int64_t M, int64_t T, int64_t R, int64_t KT, int64_t smem, int64_t split, int64_t L, int64_t V,
+                   int64_t U) {
         ScheduleParams s;
         s.schedule = kName;
-        s.values = {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", 1}, {"kNnzTile", 32}, {"smemColIdx", smem},
-                    {"kRowSplit", 0}, {"rowBalance", 3}, {"kNnzLanes", L}, {"kVecWidth", V}, {"kNnzUnroll", U},
-                    {"kSrcTile", 0}};
-        return s;
+        s.values = {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", R}, {"kNnzTile", KT}, {"smemColIdx", smem},
+                    {"kRowSplit", split}, {"rowBalance", 3}, {"kNnzLanes", L}, {"kVecWidth", V},
+                    {"kNnzUnroll", U}, {"kSrcTile", 0}};
+        return std::optional<ScheduleParams>(s);
     };
     if (!skewed && p.stats.row_length_cov >= 1.0) {
-        if (f0 == 1) return make(16, 1, 0, 8, 1, 1);
-        if (f0 < 4) return make(8, 2, 0, 8, 1, 2);
-        if (f0 < 8) return make(4, 4, 0, 8, 1, 2);
-        if (f0 < 16) return make(4, 8, 0, 4, 1, 1);
-        if (f0 < 32 && f0 % 4 == 0) return make(8, 4, 1, 1, 4, 1);
-        if (f0 < 32 && f0 % 2 == 0) return make(8, 8, 1, 1, 2, 1);
-        if (f0 < 64 && f0 % 4 == 0) return make(4, 8, 1, 1, 4, 1);
+        if (f0 == 1) return make(16, 1, 1, 32, 0, 0, 8, 1, 1);
+        if (f0 < 4) return make(8, 2, 1, 32, 0, 0, 8, 1, 2);
+        if (f0 < 8) return make(4, 4, 1, 32, 0, 0, 8, 1, 2);
+        if (f0 < 16) return make(4, 8, 1, 32, 0, 0, 4, 1, 1);
+        if (f0 < 32 && f0 % 4 == 0) return make(8, 4, 1, 32, 1, 0, 1, 4, 1);
+        if (f0 < 32 && f0 % 2 == 0) return make(8, 8, 1, 32, 1, 0, 1, 2, 1);
+        if (f0 < 64 && f0 % 4 == 0) return make(4, 8, 1, 32, 1, 0, 1, 4, 1);
         return std::nullopt;
     }
     if (skewed) {
         // Where source tiles of 32768 ids were the default at F = 1 (long runs, several tiles).
         constexpr double kTile = 32768;
         const double cols = static_cast<double>(p.stats.num_cols);
-        if (f0 == 1 && cols >= 4 * kTile && p.stats.avg_row_length * kTile >= 32.0 * cols) return make(4, 1, 0, 32, 1, 1);
-        if (f0 >= 128 && f0 < 256 && f0 % 4 == 0) return make(2, 16, 1, 1, 4, 1);
+        if (f0 == 1 && cols >= 4 * kTile && p.stats.avg_row_length * kTile >= 32.0 * cols)
+            return make(4, 1, 1, 32, 0, 0, 32, 1, 1);
+        if (f0 >= 8 && f0 < 16) return make(4, 8, 1, 32, 0, 1024, 4, 1, 1);
+        if (f0 >= 32 && f0 < 64 && f0 % 2 == 0) return make(4, 16, 1, 16, 0, 256, 1, 2, 1);
+        if (f0 >= 32 && f0 < 128) return make(4, 16, 2, 16, 0, 256, 1, 1, 1);
+        if (f0 >= 128 && f0 % 4 == 0) return make(2, 16, 1, 32, 1, 0, 1, 4, 1);
     }
     return std::nullopt;
 }

@@ -430,7 +430,9 @@ TEST(GpuSpmmIR, DefaultsFollowTheGraphsShape) {
     EXPECT_EQ(def.default_params(products8).get("kRowSplit"), 0);
     const Problem reddit32 = problem(32, 232965, 114615892, 48535), products32 = problem(32, 2449029, 123718280, 12047);
     EXPECT_EQ(def.default_params(reddit32).get("smemColIdx"), 0);
-    EXPECT_EQ(def.default_params(reddit32).get("kNRegTile"), 2);
+    // ... on the relabeled graph, 2-wide loads (rowBalance 3; the same split point otherwise).
+    EXPECT_EQ(def.default_params(reddit32).get("rowBalance"), 3);
+    EXPECT_EQ(def.default_params(reddit32).get("kVecWidth"), 2);
     EXPECT_EQ(def.default_params(reddit32).get("kRowSplit"), 256);
     EXPECT_EQ(def.default_params(problem(64, 232965, 114615892, 48535)).get("kRowSplit"), 256);
     // Without graph statistics (ahead-of-time kernels) F = 32 keeps the shared tile.
@@ -505,15 +507,17 @@ TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
     Problem bipartite = products(64);
     bipartite.stats.num_cols = 1000000;
     EXPECT_EQ(def.default_params(bipartite).get("rowBalance"), 1);
-    // Skewed graphs keep their split defaults below 256 features, then take the unsplit locality
-    // point (even F only).
+    // Skewed graphs keep split rows below 128 features (relabeled up to 127), then take unsplit
+    // relabeled rows at multiples of 4, or the unsplit locality point at other even F from 256.
     auto reddit = [&](int64_t F) { return problem(F, 232965, 114615892, 48535, 1.63); };
     for (int64_t F : {256, 512}) {
         const ScheduleParams d = def.default_params(reddit(F));
-        EXPECT_EQ(d.get("rowBalance"), 2) << d.str();
+        EXPECT_EQ(d.get("rowBalance"), 3) << d.str();
         EXPECT_EQ(d.get("kRowSplit"), 0) << d.str();
-        EXPECT_EQ(d.get("kVecWidth"), 2) << d.str();
+        EXPECT_EQ(d.get("kVecWidth"), 4) << d.str();
     }
+    EXPECT_EQ(def.default_params(reddit(258)).get("rowBalance"), 2);
+    EXPECT_EQ(def.default_params(reddit(258)).get("kVecWidth"), 2);
     for (int64_t F : {126, 255, 257})
         EXPECT_GT(def.default_params(reddit(F)).get("kRowSplit"), 0) << def.default_params(reddit(F)).str();
     // Skewed square graphs at F = 128..255 (multiples of 4) run on the relabeled graph: 2 rows x 16
@@ -545,12 +549,15 @@ TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
     }
     for (int64_t F : {64, 126, 130})
         EXPECT_GT(def.default_params(proteins(F)).get("kRowSplit"), 0) << def.default_params(proteins(F)).str();
-    EXPECT_EQ(def.default_params(proteins(256)).get("rowBalance"), 2);
+    EXPECT_EQ(def.default_params(proteins(256)).get("rowBalance"), 3);
+    EXPECT_EQ(def.default_params(proteins(258)).get("rowBalance"), 2);
     // Below 8 features the ogbn-products twin runs on the relabeled graph; on skewed (split) graphs,
     // on rows of similar length and without statistics the rows stay in id order.
     EXPECT_EQ(def.default_params(products(4)).get("rowBalance"), 3);
     EXPECT_EQ(def.default_params(products(1)).get("rowBalance"), 3);
-    for (const Problem &p : {problem(32, 232965, 114615892, 48535, 1.9),
+    EXPECT_EQ(def.default_params(problem(32, 232965, 114615892, 48535, 1.9)).get("rowBalance"), 3);
+    EXPECT_EQ(def.default_params(problem(16, 232965, 114615892, 48535, 1.9)).get("rowBalance"), 0);
+    for (const Problem &p : {problem(16, 232965, 114615892, 48535, 1.9),
                              problem(32, 2449029, 123718280, 120, 0.5),
                              Problem{plan_features(BinaryOp::CopyLhs, {32}, {32}), {}}})
         EXPECT_EQ(def.default_params(p).get("rowBalance"), 0) << def.default_params(p).str();
