@@ -430,11 +430,15 @@ TEST(GpuSpmmIR, DefaultsFollowTheGraphsShape) {
     EXPECT_EQ(def.default_params(products8).get("kRowSplit"), 0);
     const Problem reddit32 = problem(32, 232965, 114615892, 48535), products32 = problem(32, 2449029, 123718280, 12047);
     EXPECT_EQ(def.default_params(reddit32).get("smemColIdx"), 0);
-    // ... on the relabeled graph, 2-wide loads (rowBalance 3; the same split point otherwise).
+    // ... on the relabeled graph: 32 rows of 4-wide loads in segments of 1024 (rowBalance 3); odd F
+    // keeps the split point of 16 threads x 2 outputs, segments of 256.
     EXPECT_EQ(def.default_params(reddit32).get("rowBalance"), 3);
-    EXPECT_EQ(def.default_params(reddit32).get("kVecWidth"), 2);
-    EXPECT_EQ(def.default_params(reddit32).get("kRowSplit"), 256);
-    EXPECT_EQ(def.default_params(problem(64, 232965, 114615892, 48535)).get("kRowSplit"), 256);
+    EXPECT_EQ(def.default_params(reddit32).get("kVecWidth"), 4);
+    EXPECT_EQ(def.default_params(reddit32).get("kMTile"), 32);
+    EXPECT_EQ(def.default_params(reddit32).get("kRowSplit"), 1024);
+    EXPECT_EQ(def.default_params(problem(64, 232965, 114615892, 48535)).get("kRowSplit"), 1024);
+    EXPECT_EQ(def.default_params(problem(63, 232965, 114615892, 48535)).get("kRowSplit"), 256);
+    EXPECT_EQ(def.default_params(problem(63, 232965, 114615892, 48535)).get("kNRegTile"), 2);
     // Without graph statistics (ahead-of-time kernels) F = 32 keeps the shared tile.
     EXPECT_EQ(def.default_params(Problem{plan_features(BinaryOp::CopyLhs, {32}, {32}), {}}).get("smemColIdx"), 1);
     EXPECT_EQ(def.default_params(products32).get("kNnzLanes"), 2);
@@ -518,14 +522,22 @@ TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
     }
     EXPECT_EQ(def.default_params(reddit(258)).get("rowBalance"), 2);
     EXPECT_EQ(def.default_params(reddit(258)).get("kVecWidth"), 2);
-    for (int64_t F : {126, 255, 257})
+    for (int64_t F : {126, 255, 257, 127})
         EXPECT_GT(def.default_params(reddit(F)).get("kRowSplit"), 0) << def.default_params(reddit(F)).str();
-    // Skewed square graphs at F = 128..255 (multiples of 4) run on the relabeled graph: 2 rows x 16
-    // threads of 4-wide loads, ids staged, whole rows.
+    // Skewed square graphs at even F = 64..255 run on the relabeled graph: 32 rows x 16 threads of
+    // 2-wide loads x 2 outputs, segments of 1024; from 256 (multiples of 4) 2 rows x 16 threads of
+    // 4-wide loads, ids staged, whole rows.
     auto proteins = [&](int64_t F) { return problem(F, 132534, 79122504, 19166, 1.04); };
-    for (const Problem &p : {proteins(128), proteins(252), reddit(128)}) {
+    for (const Problem &p : {proteins(64), proteins(128), proteins(254), reddit(128)}) {
         const ScheduleParams d = def.default_params(p);
         EXPECT_FALSE(def.invalid_reason(d, p).has_value()) << d.str();
+        EXPECT_EQ(std::vector<int64_t>({d.get("rowBalance"), d.get("kRowSplit"), d.get("kMTile"), d.get("kNTile"),
+                                        d.get("kVecWidth"), d.get("kNRegTile")}),
+                  std::vector<int64_t>({3, 1024, 32, 16, 2, 2}))
+            << d.str();
+    }
+    for (const Problem &p : {proteins(256), reddit(512)}) {
+        const ScheduleParams d = def.default_params(p);
         EXPECT_EQ(std::vector<int64_t>({d.get("rowBalance"), d.get("kRowSplit"), d.get("kMTile"), d.get("kNTile"),
                                         d.get("kVecWidth"), d.get("smemColIdx")}),
                   std::vector<int64_t>({3, 0, 2, 16, 4, 1}))
