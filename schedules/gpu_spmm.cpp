@@ -200,13 +200,13 @@ constexpr bool kSmallFeatureOneThreadPerRow = false;
 ///     F = 32 (F % 4 = 0): 32 rows x 8 threads of 4-wide loads, 16-nonzero steps, segments of 1024
 ///       (found by the tuner on ogbn-proteins): 1.36 (1.98; 2.10); 0.93 (1.34; 1.26); other even F
 ///       up to 63: 32 rows x 16 threads of 2-wide loads (F = 32: 1.55; 1.09);
-///     F = 64..255 (even): 32 rows x 16 threads of 2-wide loads x 2 outputs, 16-nonzero steps,
+///     even F from 64: 32 rows x 16 threads of 2-wide loads x 2 outputs, 16-nonzero steps,
 ///       segments of 1024 (found by the tuner on reddit): F = 64: 2.58 (3.94; 4.34); 1.74 (2.66;
-///       2.53); F = 128: 5.13 (8.25; 9.45); 3.46 (4.92; 5.18);
+///       2.53); F = 128: 5.13 (8.25; 9.45); 3.46 (4.92; 5.18); F = 256 / 512: 10.25 / 20.58 (13.62 /
+///       24.79; 21.35 / 48.41); 6.96 / 13.96 (8.33 / 15.77; 11.38 / 25.58), where whole relabeled
+///       rows (2 rows x 16 threads of 4-wide loads, ids staged) took 13.45 / 24.47 and 8.21 / 15.54;
 ///     odd F from 32 to 127: the split default (16 threads x 2 outputs, segments of 256) relabeled
-///       (F = 64: 3.33; 2.34);
-///     F = 256 / 512: 2 rows x 16 threads of 4-wide loads, ids staged, whole rows: 13.45 / 24.47
-///       (15.08 / 25.95; 21.18 / 48.33); 8.21 / 15.54 (8.87 / 15.97; 11.25 / 25.55).
+///       (F = 64: 3.33; 2.34); odd F from 128 keeps the split default without relabeling.
 /// At F = 16 the relabeled split default was a little slower (1.10 against 1.09; 0.75 against 0.74),
 /// and at F = 2..4 source tiles stay (reddit F = 2: 0.73 relabeled against 0.66). An edge operand
 /// would be read through the relabeled graph's edge ids, scattered: those operators keep the other
@@ -243,9 +243,8 @@ std::optional<ScheduleParams> relabeled_default(const Problem &p, bool skewed) {
         if (f0 >= 8 && f0 < 16) return make(4, 8, 1, 32, 0, 1024, 4, 1, 1);
         if (f0 >= 32 && f0 < 64 && f0 % 4 == 0) return make(32, 8, 1, 16, 0, 1024, 1, 4, 1);
         if (f0 >= 32 && f0 < 64 && f0 % 2 == 0) return make(32, 16, 1, 16, 0, 1024, 1, 2, 1);
-        if (f0 >= 64 && f0 < 256 && f0 % 2 == 0) return make(32, 16, 2, 16, 0, 1024, 1, 2, 1);
+        if (f0 >= 64 && f0 % 2 == 0) return make(32, 16, 2, 16, 0, 1024, 1, 2, 1);
         if (f0 >= 32 && f0 < 128) return make(4, 16, 2, 16, 0, 256, 1, 1, 1);
-        if (f0 >= 256 && f0 % 4 == 0) return make(2, 16, 1, 32, 1, 0, 1, 4, 1);
     }
     return std::nullopt;
 }

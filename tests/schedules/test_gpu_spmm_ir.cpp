@@ -511,22 +511,20 @@ TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
     Problem bipartite = products(64);
     bipartite.stats.num_cols = 1000000;
     EXPECT_EQ(def.default_params(bipartite).get("rowBalance"), 1);
-    // Skewed graphs keep split rows below 128 features (relabeled up to 127), then take unsplit
-    // relabeled rows at multiples of 4, or the unsplit locality point at other even F from 256.
+    // Skewed graphs keep split rows; on the relabeled graph at even F from 64 (32 rows a block,
+    // 2-wide loads). Odd F from 128 keeps the split point without relabeling.
     auto reddit = [&](int64_t F) { return problem(F, 232965, 114615892, 48535, 1.63); };
-    for (int64_t F : {256, 512}) {
+    for (int64_t F : {256, 258, 512}) {
         const ScheduleParams d = def.default_params(reddit(F));
         EXPECT_EQ(d.get("rowBalance"), 3) << d.str();
-        EXPECT_EQ(d.get("kRowSplit"), 0) << d.str();
-        EXPECT_EQ(d.get("kVecWidth"), 4) << d.str();
+        EXPECT_EQ(d.get("kRowSplit"), 1024) << d.str();
+        EXPECT_EQ(d.get("kVecWidth"), 2) << d.str();
     }
-    EXPECT_EQ(def.default_params(reddit(258)).get("rowBalance"), 2);
-    EXPECT_EQ(def.default_params(reddit(258)).get("kVecWidth"), 2);
+    EXPECT_EQ(def.default_params(reddit(257)).get("rowBalance"), 0);
     for (int64_t F : {126, 255, 257, 127})
         EXPECT_GT(def.default_params(reddit(F)).get("kRowSplit"), 0) << def.default_params(reddit(F)).str();
-    // Skewed square graphs at even F = 64..255 run on the relabeled graph: 32 rows x 16 threads of
-    // 2-wide loads x 2 outputs, segments of 1024; from 256 (multiples of 4) 2 rows x 16 threads of
-    // 4-wide loads, ids staged, whole rows.
+    // Skewed square graphs at even F from 64 run on the relabeled graph: 32 rows x 16 threads of
+    // 2-wide loads x 2 outputs, segments of 1024.
     auto proteins = [&](int64_t F) { return problem(F, 132534, 79122504, 19166, 1.04); };
     for (const Problem &p : {proteins(64), proteins(128), proteins(254), reddit(128)}) {
         const ScheduleParams d = def.default_params(p);
@@ -539,8 +537,8 @@ TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
     for (const Problem &p : {proteins(256), reddit(512)}) {
         const ScheduleParams d = def.default_params(p);
         EXPECT_EQ(std::vector<int64_t>({d.get("rowBalance"), d.get("kRowSplit"), d.get("kMTile"), d.get("kNTile"),
-                                        d.get("kVecWidth"), d.get("smemColIdx")}),
-                  std::vector<int64_t>({3, 0, 2, 16, 4, 1}))
+                                        d.get("kVecWidth"), d.get("kNRegTile")}),
+                  std::vector<int64_t>({3, 1024, 32, 16, 2, 2}))
             << d.str();
     }
     // With an edge operand (read scattered on a relabeled graph), a skewed graph whose longest row is
@@ -562,7 +560,7 @@ TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
     for (int64_t F : {64, 126, 130})
         EXPECT_GT(def.default_params(proteins(F)).get("kRowSplit"), 0) << def.default_params(proteins(F)).str();
     EXPECT_EQ(def.default_params(proteins(256)).get("rowBalance"), 3);
-    EXPECT_EQ(def.default_params(proteins(258)).get("rowBalance"), 2);
+    EXPECT_EQ(def.default_params(proteins(258)).get("rowBalance"), 3);
     // Below 8 features the ogbn-products twin runs on the relabeled graph; on skewed (split) graphs,
     // on rows of similar length and without statistics the rows stay in id order.
     EXPECT_EQ(def.default_params(products(4)).get("rowBalance"), 3);
