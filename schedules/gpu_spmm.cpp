@@ -18,6 +18,10 @@
 //         partial result (`lanes`, split_nnz_lanes), and the row's result combines the L partials
 //         through warp shuffles. Threads are (lane, feature, row) = (L, kNTile, kMTile); the
 //         output stage runs on lane 0 of each row's lanes.
+//   rows  with rowBalance = 1 / 2, position v computes row order(v) (bind_buffer: balancedIdx or the
+//         locality order); with rowBalance = 3 the kernel runs on the graph relabeled in the
+//         locality order (relabel_sources: the source features are gathered into the new order by
+//         a stage of their own, and the output stores go back through the order).
 #include <algorithm>
 #include <set>
 
