@@ -24,6 +24,7 @@
 #include "runtime/aot.h"
 #include "core/error.h"
 #include "graph/convert.h"
+#include "schedules/gpu_schedules.h"
 #include "twin/twin.h"
 
 using namespace gsparse;
@@ -269,7 +270,7 @@ int main(int argc, char **argv) {
                                 key.schedule.str().c_str());
                 }
                 // A point on the relabeled graph is emitted in the same row order without the relabeling.
-                if (key.schedule.schedule == "gpu_spmm" && key.schedule.get_or("rowBalance", 0) == 3) {
+                if (runs_on_relabeled_graph(key.schedule)) {
                     key.schedule.values["rowBalance"] = 2;
                     std::printf("note          emitting %s: emitted kernels take the graph's own CSR (rowBalance = 2, "
                                 "not relabeled)\n", key.schedule.str().c_str());

@@ -7,12 +7,16 @@ namespace gsparse::ext {
 using namespace Halide;
 using namespace Halide::Internal;
 
+bool calls_image(const Call *op, const std::string &image) {
+    return op->name == image || op->name == image + "_im" || op->name.rfind(image + "_im$", 0) == 0;
+}
+
 namespace {
 
 /// Whether a call loads one of the named buffers (or their ImageParam wrappers).
 bool calls_buffer(const Call *op, const std::vector<std::string> &names) {
     for (const auto &n : names)
-        if (op->name == n || op->name == n + "_im" || op->name.rfind(n + "_im$", 0) == 0) return true;
+        if (calls_image(op, n)) return true;
     return false;
 }
 
@@ -30,8 +34,6 @@ private:
     Expr replacement_;
 
     Expr visit(const Call *op) override {
-        // An ImageParam load is a call to the image itself or to its wrapper Func "<name>_im",
-        // which Halide makes unique with a "$N" suffix when several pipelines use the same name.
         if (!calls_buffer(op, names_)) return IRMutator::visit(op);
         std::vector<Expr> args;
         for (const Expr &a : op->args) {

@@ -23,6 +23,11 @@
 
 namespace gsparse::ext {
 
+/// Whether a call loads the ImageParam named `image`: in a Func's definition and in lowered IR such
+/// a load is a call to the image itself or to its wrapper Func "<image>_im", which Halide makes
+/// unique with a "$N" suffix when several pipelines use the same name.
+bool calls_image(const Halide::Internal::Call *op, const std::string &image);
+
 /// Substitutes row_of_v for the Var v on the right-hand sides of every definition of funcs (only
 /// inside the arguments of calls to the buffers in `within` when it is not empty, e.g. {"row_ptr"}
 /// for a stage that reads its own rows by position but the row structure by row). Returns the

@@ -13,6 +13,12 @@ namespace gsparse {
 ///   smemColIdx stage the kNnzTile x kMTile tile of neighbour ids in shared memory
 SpmmScheduleDef gpu_spmm_schedule();
 
+/// Whether a point runs on the graph relabeled in its locality order (gpu_spmm, rowBalance = 3):
+/// its kernel reads the relabeled graph's CSR and edge ids, which emitted kernels cannot take.
+inline bool runs_on_relabeled_graph(const ScheduleParams &s) {
+    return s.schedule == "gpu_spmm" && s.get_or("rowBalance", 0) == 3;
+}
+
 /// gpu_sddmm: edge-parallel g-SDDMM (the paper's Fig. 7). Knobs:
 ///   kMTile      edges per thread block
 ///   kLaneWidth  lanes per edge; dot's reduction is split over them and combined with warp shuffles

@@ -409,7 +409,7 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
     const int split = static_cast<int>(s.get("kRowSplit"));
     const int rank = a.layout.rank();
     const bool balance = s.get("rowBalance") == 1 || s.get("rowBalance") == 2;
-    const bool relabel = s.get("rowBalance") == 3;
+    const bool relabel = runs_on_relabeled_graph(s);
     const int64_t tile = src_tile(s);
     const int L = static_cast<int>(nnz_lanes(s));
     const int V = static_cast<int>(vec_width(s));

@@ -1,7 +1,6 @@
 #include "graph/relabel.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include "core/error.h"
 #include "core/parallel.h"

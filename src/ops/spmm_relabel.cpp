@@ -8,6 +8,7 @@
 // (BindBufferStores). The new ids of a cluster of rows' sources are consecutive, so at small
 // feature lengths the cluster's gathers share sectors and stay in L1 (graph/relabel.h).
 #include "core/error.h"
+#include "halide_ext/bind_buffer.h"
 #include "ops/spmm_algorithm.h"
 
 namespace gsparse {
@@ -29,12 +30,7 @@ private:
     Function target_;
 
     Expr visit(const Call *op) override {
-        // An ImageParam load in a definition is a call to its wrapper Func "<name>_im" (made unique
-        // with a "$N" suffix), or to the image itself.
-        const bool loads_image = (op->call_type == Call::Image && op->name == image_) ||
-                                 (op->call_type == Call::Halide &&
-                                  (op->name == image_ + "_im" || op->name.rfind(image_ + "_im$", 0) == 0));
-        if (!loads_image) return IRMutator::visit(op);
+        if (!ext::calls_image(op, image_)) return IRMutator::visit(op);
         std::vector<Expr> args;
         for (const Expr &arg : op->args) args.push_back(mutate(arg));
         redirected++;

@@ -19,6 +19,7 @@
 #include "runtime/aot_sddmm.h"
 #include "runtime/aot_source.h"
 #include "runtime/target.h"
+#include "schedules/gpu_schedules.h"
 #include "schedules/schedule.h"
 
 namespace gsparse {
@@ -223,7 +224,7 @@ EmittedKernel emit_spmm_library(const SpmmKernelKey &key, const std::string &dir
         fail<ScheduleError>("schedule ", key.schedule.str(),
                             ": kSrcTile > 0 is not available for emitted kernels (their entry points take the CSR "
                             "in row order); use kSrcTile = 0");
-    if (key.schedule.schedule == "gpu_spmm" && key.schedule.get_or("rowBalance", 0) == 3)
+    if (runs_on_relabeled_graph(key.schedule))
         fail<ScheduleError>("schedule ", key.schedule.str(),
                             ": rowBalance = 3 (the graph relabeled in its locality order) is not available for emitted "
                             "kernels (their entry points take the graph's own CSR); use rowBalance = 2");

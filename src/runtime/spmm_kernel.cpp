@@ -10,6 +10,7 @@
 #include "runtime/halide_buffers.h"
 #include "runtime/lowered_stmt.h"
 #include "runtime/target.h"
+#include "schedules/gpu_schedules.h"
 #include "schedules/schedule.h"
 
 namespace gsparse {
@@ -29,8 +30,8 @@ SpmmKernel::SpmmKernel(const SpmmKernelKey &key) : key_(key) {
     // Source-tiled rows reorder the edges, so edge ids are always read (never the position).
     // Relabeled graphs (rowBalance = 3) list their edges in the new row order with explicit ids too.
     const bool source_tiled = key.schedule.get_or("kSrcTile", 0) > 0;
-    const bool relabeled = key.schedule.schedule == "gpu_spmm" && key.schedule.get_or("rowBalance", 0) == 3;
-    algo_ = build_spmm_algorithm(key.spec, key.layout, key.dtype, key.identity_edge_ids && !source_tiled && !relabeled);
+    algo_ = build_spmm_algorithm(key.spec, key.layout, key.dtype,
+                                 key.identity_edge_ids && !source_tiled && !runs_on_relabeled_graph(key.schedule));
     def.apply(algo_, key.schedule);
     pipeline_ = Halide::Pipeline(algo_.out);
     for (const auto &pass : algo_.lowering_passes) pipeline_.add_custom_lowering_pass(pass.get(), nullptr);
