@@ -44,7 +44,9 @@ bool GeneticSearch::valid(const Genes &g) const {
     return std::find(valid_genes_.begin(), valid_genes_.end(), g) != valid_genes_.end();
 }
 
-GeneticSearch::Genes GeneticSearch::repair(const Genes &g) const {
+GeneticSearch::Genes GeneticSearch::repair(const Genes &original) const {
+    // A child that differs from a listed point only in knobs it does not use is that point.
+    const Genes g = encode(space_.canonical(decode(original)));
     if (std::find(valid_genes_.begin(), valid_genes_.end(), g) != valid_genes_.end()) return g;
     double best = std::numeric_limits<double>::infinity();
     const Genes *nearest = &valid_genes_.front();

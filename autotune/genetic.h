@@ -32,7 +32,8 @@ public:
     Genes encode(const ScheduleParams &p) const;
     ScheduleParams decode(const Genes &g) const;
     bool valid(const Genes &g) const;
-    /// The valid point nearest to g (g itself when valid).
+    /// The valid point nearest to g: g's canonical form when that is listed (g itself when valid),
+    /// else the listed point nearest to it by Euclidean distance over the knobs' choice indices.
     Genes repair(const Genes &g) const;
     /// Uniform crossover: each knob from a or b.
     Genes crossover(const Genes &a, const Genes &b, std::mt19937_64 &rng) const;

@@ -75,9 +75,10 @@ void print_summary(const TuneResult &r) {
     std::printf("graph         %s: %lld nodes, %lld edges, avg row %.1f, max row %lld, row COV %.2f\n",
                 r.graph.c_str(), static_cast<long long>(r.stats.num_rows), static_cast<long long>(r.stats.nnz),
                 r.stats.avg_row_length, static_cast<long long>(r.stats.max_row_length), r.stats.row_length_cov);
-    std::printf("search        %s over %zu valid of %zu points on %s (%u hardware threads), %.1f s\n",
-                r.mode.c_str(), r.valid_size, r.space_size, r.device.c_str(), std::thread::hardware_concurrency(),
-                r.wall_s);
+    std::printf("search        %s over %zu kernels (valid points%s) of %zu points on %s (%u hardware threads), %.1f s\n",
+                r.mode.c_str(), r.valid_size,
+                r.alias_size ? (", less " + std::to_string(r.alias_size) + " that name the same kernel as another").c_str() : "",
+                r.space_size, r.device.c_str(), std::thread::hardware_concurrency(), r.wall_s);
     size_t reused = r.expert_default.recorded ? 1 : 0;
     for (const auto &c : r.candidates) reused += c.recorded && !(c.schedule == r.expert_default.schedule);
     if (reused) std::printf("measured      %zu candidates, %zu of them from earlier records (--resume)\n", r.candidates.size() + 1, reused);
@@ -220,17 +221,7 @@ int main(int argc, char **argv) {
             records.emplace(a.records_file);
             opt.on_measurement = [&](const Measurement &m) {
                 if (!m.ok || m.recorded || !has_features(m.schedule.schedule)) return;
-                MeasurementRecord rec;
-                rec.features = candidate_features(p, m.schedule);
-                rec.schedule = m.schedule;
-                rec.device = p.device_label();
-                rec.op = p.op_name();
-                rec.graph = p.graph_name;
-                rec.graph_fingerprint = p.graph.fingerprint();
-                // The feature length of the problem: g-SDDMM dot reduces F features to one per edge.
-                rec.feat = record_feature_length(p);
-                rec.time_ms = m.mean_ms;
-                records->append(rec);
+                records->append(measurement_record(p, m));
             };
         }
         if (!a.emit_dir.empty() && !std::regex_match(a.emit_name, std::regex("[A-Za-z_][A-Za-z0-9_]*")))

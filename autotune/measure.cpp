@@ -20,7 +20,8 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-Measurer::Measurer(TuningProblem &problem, int runs, int warmup) : problem_(problem), runs_(runs), warmup_(warmup) {
+Measurer::Measurer(TuningProblem &problem, int runs, int warmup, KernelCache *kernels)
+    : problem_(problem), runs_(runs), warmup_(warmup), cache_(kernels ? kernels : &own_cache_) {
     if (runs < 1) fail<Error>("the number of timed runs must be >= 1, got ", runs);
     if (warmup < 0) fail<Error>("the number of warm-up runs must be >= 0, got ", warmup);
 }
@@ -88,13 +89,13 @@ SddmmKernelKey measured_sddmm_key(const TuningProblem &p, const ScheduleParams &
 std::function<void()> Measurer::compile(const ScheduleParams &schedule) {
     TuningProblem &p = problem_;
     if (p.kind == OpKind::Spmm) {
-        auto kernel = SpmmKernel::get(measured_spmm_key(p, schedule), cache_);
+        auto kernel = SpmmKernel::get(measured_spmm_key(p, schedule), *cache_);
         const bool args = has_arg_outputs(p.spmm.reduce);
         return [&p, kernel, args] {
             kernel->run(p.graph, p.lhs, p.rhs, p.out, args ? &p.arg_u : nullptr, args ? &p.arg_e : nullptr);
         };
     }
-    auto kernel = SddmmKernel::get(measured_sddmm_key(p, schedule), cache_);
+    auto kernel = SddmmKernel::get(measured_sddmm_key(p, schedule), *cache_);
     // The host side of the point's edge order (seconds on a large graph) is built here, in the
     // background compile workers, rather than in the candidate's timed warm-up.
     kernel->prepare(p.graph);

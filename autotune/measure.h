@@ -37,7 +37,8 @@ SddmmKernelKey measured_sddmm_key(const TuningProblem &p, const ScheduleParams &
 
 class Measurer {
 public:
-    explicit Measurer(TuningProblem &problem, int runs = 10, int warmup = 1);
+    /// kernels: a cache of compiled kernels shared with other measurers (nullptr: its own).
+    explicit Measurer(TuningProblem &problem, int runs = 10, int warmup = 1, KernelCache *kernels = nullptr);
     /// Never throws for a failing candidate: the failure is recorded in the Measurement.
     Measurement measure(const ScheduleParams &schedule);
     /// Compiles the kernels of several candidates on `threads` threads (failures are left for
@@ -52,6 +53,8 @@ public:
     /// factor > 0: stop timing a candidate whose first timed run exceeds factor x the fastest
     /// median measured so far. 0 (the default) times every candidate `runs` times.
     void set_cutoff(double factor);
+    /// The compiled kernels (shared or its own).
+    KernelCache &kernels() { return *cache_; }
 
 private:
     /// The kernel of a candidate (compiled once, kept in the measurer's cache) as a callable run.
@@ -61,7 +64,8 @@ private:
     int runs_, warmup_;
     double cutoff_ = 0;
     double best_median_ms_ = 0;  ///< fastest median of a fully timed candidate, 0 before the first
-    KernelCache cache_;
+    KernelCache own_cache_;
+    KernelCache *cache_;
     /// The compile workers of the last precompile() (still running after a background one).
     void join_background();
     std::vector<std::thread> background_;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "autotune/features.h"
 #include "autotune/search_space.h"
 #include "core/error.h"
 #include "core/tensor.h"
@@ -63,6 +64,19 @@ std::function<Measurement(const ScheduleParams &)> replayed_measurements(const s
 
 int64_t record_feature_length(const TuningProblem &p) {
     return p.layout.out_len() * std::max<int64_t>(p.layout.reduce_len, 1);
+}
+
+MeasurementRecord measurement_record(const TuningProblem &p, const Measurement &m) {
+    MeasurementRecord rec;
+    rec.features = candidate_features(p, m.schedule);
+    rec.schedule = m.schedule;
+    rec.device = p.device_label();
+    rec.op = p.op_name();
+    rec.graph = p.graph_name;
+    rec.graph_fingerprint = p.graph.fingerprint();
+    rec.feat = record_feature_length(p);
+    rec.time_ms = m.mean_ms;
+    return rec;
 }
 
 std::optional<Measurement> RecordedMeasurements::operator()(const ScheduleParams &q) const {

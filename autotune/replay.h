@@ -26,6 +26,10 @@ std::function<Measurement(const ScheduleParams &)> replayed_measurements(const s
 /// The feature length a measurement record of problem p carries (g-SDDMM dot: the reduced length).
 int64_t record_feature_length(const TuningProblem &p);
 
+/// The measurement record of m, a measurement of problem p: the point's cost-model features, the
+/// device, operator, graph and feature length, and m's mean time.
+MeasurementRecord measurement_record(const TuningProblem &p, const Measurement &m);
+
 /// The earlier measurements of one problem, looked up by the completed point (as in
 /// replayed_measurements): a point without a record returns nothing. The Measurements have
 /// `recorded` set and the recorded time as mean, median and minimum. Copies share the table.

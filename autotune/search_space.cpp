@@ -9,10 +9,20 @@ static SearchSpace enumerate(const Def &def, const Problem &problem) {
     s.space = def.space(problem);
     for (size_t i = 0; i < s.space.size(); i++) {
         ScheduleParams p = s.space.at(i);
-        if (auto why = def.invalid_reason(p, problem)) s.rejected.emplace_back(p, *why);
-        else s.valid.push_back(p);
+        if (auto why = def.invalid_reason(p, problem)) {
+            s.rejected.emplace_back(p, *why);
+            continue;
+        }
+        // Every choice of an unused knob is in the space, so the canonical point is enumerated too.
+        ScheduleParams c = canonical_point(def, p);
+        if (!(c == p) && !def.invalid_reason(c, problem)) {
+            s.aliases++;
+            continue;
+        }
+        s.valid.push_back(p);
     }
-    s.expert_default = def.default_params(problem);
+    s.expert_default = canonical_point(def, def.default_params(problem));
+    if (def.canonical) s.canonical = def.canonical;
     return s;
 }
 

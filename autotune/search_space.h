@@ -1,7 +1,9 @@
 // The search space of a tuning problem: the points of the device's schedule space that pass the
-// schedule's validity rule. Rejected points are kept with their reasons for reporting.
+// schedule's validity rule, each kernel once (a point whose canonical form is another point names
+// the same kernel and is left out). Rejected points are kept with their reasons for reporting.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,7 +18,12 @@ struct SearchSpace {
     ScheduleSpace space;
     std::vector<ScheduleParams> valid;
     std::vector<std::pair<ScheduleParams, std::string>> rejected;
+    /// Valid points left out because their canonical form is another valid point (the same kernel).
+    size_t aliases = 0;
+    /// In canonical form, like every valid point.
     ScheduleParams expert_default;
+    /// The schedule's canonical form of a point (the identity for schedules without one).
+    std::function<ScheduleParams(const ScheduleParams &)> canonical = [](const ScheduleParams &p) { return p; };
 };
 
 /// Throws ScheduleError when the device has no schedule for the operator.

@@ -64,6 +64,8 @@ nlohmann::json TuneResult::to_json() const {
     j["mode"] = mode;
     j["space_size"] = space_size;
     j["valid_size"] = valid_size;
+    j["alias_size"] = alias_size;
+    j["kernels_compiled"] = kernels_compiled;
     j["expert_default"] = measurement_json(expert_default);
     j["best"] = measurement_json(best);
     j["speedup_over_default"] = speedup_over_default();
@@ -155,8 +157,10 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
     if (space.valid.empty()) fail<ScheduleError>("no valid schedule point for ", problem.op_name());
     r.space_size = space.space.size();
     r.valid_size = space.valid.size();
+    r.alias_size = space.aliases;
 
-    Measurer measurer(problem, options.runs, options.warmup);
+    Measurer measurer(problem, options.runs, options.warmup, options.kernels);
+    const size_t compiled_before = measurer.kernels().stats().misses;
     measurer.set_cutoff(options.cutoff);
     auto measure = [&](const ScheduleParams &p) {
         if (options.recorded)
@@ -240,6 +244,7 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
         }
     }
     if (options.progress) bar.finish();
+    r.kernels_compiled = measurer.kernels().stats().misses - compiled_before;
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (options.cache) options.cache->store(cache_key, CachedTune{r.best.schedule, r.best.mean_ms, utc_date()});
     return r;

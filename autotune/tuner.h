@@ -51,13 +51,18 @@ struct TuneOptions {
     /// Measurements taken earlier (gsparse-tune --resume, see recorded_measurements): a point found
     /// here is neither compiled nor timed again; its Measurement has `recorded` set. Empty: none.
     std::function<std::optional<Measurement>(const ScheduleParams &)> recorded;
+    /// Compiled kernels shared with other tunes of the same operator and feature shape (sweeps of
+    /// several graphs, see gsparse-sweep): a kernel compiled and loaded for one graph is reused on
+    /// the next. nullptr: the tune compiles its own (what a user's tune pays).
+    KernelCache *kernels = nullptr;
 };
 
 struct TuneResult {
     std::string op, graph, device, mode;
     GraphStats stats;
     std::vector<int64_t> lhs_feat, rhs_feat;
-    size_t space_size = 0, valid_size = 0;
+    size_t kernels_compiled = 0;  ///< kernels this tune compiled (the rest came from TuneOptions::kernels)
+    size_t space_size = 0, valid_size = 0, alias_size = 0;  ///< alias_size: valid points named by another (SearchSpace::aliases)
     Measurement expert_default;
     std::vector<Measurement> candidates;  ///< in measurement order
     Measurement best;                     ///< fastest by median among default and candidates

@@ -4,7 +4,8 @@
 #   genetic     cost-model seeded genetic search (the product's default), timed end to end (wall_s);
 #   random      uniform random sampling with as many measured candidates as the genetic search had;
 #   exhaustive  every valid point of the space (EX_RUNS timed runs each, the cutoff left on: a point
-#               slower than 3x the best so far cannot be within 5% of the best);
+#               whose first run is over 1.5x the best so far cannot be within 5% of the best), all
+#               twins of one F in one gsparse-sweep process that compiles each kernel once;
 # then report_tune.py writes tune_eval.md, tune_eval.json and tune_eval.png into
 # ${OUT:-benchmarks/results}/<date>-<device-slug>-tune/. Every measurement is also appended to
 # records.jsonl there (training data for gsparse-train-cost-model). An exhaustive sweep keeps its own
@@ -34,7 +35,7 @@ PYTHON=${PYTHON:-python3}
 tune=$BUILD_DIR/autotune/gsparse-tune
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   [ -f "$BUILD_DIR/CMakeCache.txt" ] || cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-} || exit 1
-  cmake --build "$BUILD_DIR" --target gsparse-tune -j"$(nproc)" || exit 1
+  cmake --build "$BUILD_DIR" --target gsparse-tune gsparse-sweep -j"$(nproc)" || exit 1
 fi
 [ -x "$tune" ] || { echo "run_tune_eval.sh: $tune is missing" >&2; exit 1; }
 work=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/gsparse-tune-eval.XXXXXX")}
@@ -53,8 +54,9 @@ base_args=(--target cuda --scale "$SCALE" --order "$ORDER" --no-cache --quiet --
 common=("${base_args[@]}" --records "$work/records.jsonl")
 IFS=, read -ra graphs <<< "$GRAPHS"
 IFS=, read -ra feats <<< "$FEATS"
-for g in "${graphs[@]}"; do
-  for f in "${feats[@]}"; do
+sweep=$BUILD_DIR/autotune/gsparse-sweep
+for f in "${feats[@]}"; do
+  for g in "${graphs[@]}"; do
     base=$work/$OP-$g-F$f
     echo "== $g F=$f"
     "$tune" "${common[@]}" --dataset "$g" --feat "$f" --mode genetic --runs "$RUNS" "${model_args[@]}" \
@@ -62,13 +64,15 @@ for g in "${graphs[@]}"; do
     n=$("$PYTHON" -c "import json,sys; print(len(json.load(open(sys.argv[1]))['candidates']))" "$base-genetic.json")
     "$tune" "${common[@]}" --dataset "$g" --feat "$f" --mode random --budget "$n" --runs "$RUNS" \
       --json "$base-random.json" || echo "random tune failed"
-    if [ "${SKIP_EXHAUSTIVE:-0}" != 1 ]; then
-      # Its own records file, resumed: a sweep cut short (a time limit) continues where it stopped
-      # when run again with the same WORK, and reuses none of the other searches' times.
-      "$tune" "${base_args[@]}" --records "$base-exhaustive.records.jsonl" --resume --dataset "$g" --feat "$f" \
-        --mode exhaustive --runs "$EX_RUNS" --json "$base-exhaustive.json" || echo "exhaustive tune failed"
-    fi
   done
+  if [ "${SKIP_EXHAUSTIVE:-0}" != 1 ]; then
+    # All twins of this F in one process (each kernel compiled and loaded once), with their own
+    # records files, resumed: a sweep cut short (a time limit) continues where it stopped when run
+    # again with the same WORK, and reuses none of the searches' times.
+    echo "== exhaustive sweeps, F=$f"
+    "$sweep" --datasets "$GRAPHS" --feat "$f" --target cuda --scale "$SCALE" --order "$ORDER" "${op_args[@]}" \
+      --runs "$EX_RUNS" --out-dir "$work" --resume --quiet || echo "exhaustive sweep failed"
+  fi
 done
 # Training data: the searches' records and the exhaustive sweeps' records in one file.
 cat "$work/records.jsonl" "$work"/*-exhaustive.records.jsonl > "$work/all-records.jsonl" 2>/dev/null

@@ -100,6 +100,15 @@ int64_t vec_width(const ScheduleParams &s) { return s.get_or("kVecWidth", 1); }
 int64_t nnz_unroll(const ScheduleParams &s) { return s.get_or("kNnzUnroll", 1); }
 int64_t src_tile(const ScheduleParams &s) { return s.get_or("kSrcTile", 0); }
 
+/// kNnzTile sizes the shared tile of neighbour ids and nothing else: without smemColIdx (and in the
+/// lane form, which cannot stage ids) every kNnzTile gives the same kernel, named by the smallest.
+ScheduleParams canonical(const ScheduleParams &s) {
+    ScheduleParams c = s;
+    const bool staged = s.get_or("smemColIdx", 0) != 0 && nnz_lanes(s) == 1;
+    if (!staged && c.values.count("kNnzTile")) c.values["kNnzTile"] = 16;
+    return c;
+}
+
 std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem &p) {
     const int64_t M = s.get("kMTile"), T = s.get("kNTile"), R = s.get("kNRegTile"), KT = s.get("kNnzTile"),
                   smem = s.get("smemColIdx");
@@ -613,6 +622,8 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
 
 }  // namespace
 
-SpmmScheduleDef gpu_spmm_schedule() { return {kName, Device::CUDA, space, default_params, invalid_reason, apply}; }
+SpmmScheduleDef gpu_spmm_schedule() {
+    return {kName, Device::CUDA, space, default_params, invalid_reason, apply, canonical};
+}
 
 }  // namespace gsparse

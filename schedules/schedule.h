@@ -48,7 +48,17 @@ struct ScheduleDef {
     /// nullopt when valid, else the reason.
     std::optional<std::string> (*invalid_reason)(const ScheduleParams &, const Problem &) = nullptr;
     void (*apply)(Algorithm &, const ScheduleParams &) = nullptr;
+    /// The point with every knob it does not use set to that knob's first choice (nullptr: every
+    /// knob is always used). Points with one canonical form compile to the same kernel, so a search
+    /// space lists only canonical points.
+    ScheduleParams (*canonical)(const ScheduleParams &) = nullptr;
 };
+
+/// def.canonical(p), or p where the schedule has no canonical form.
+template <typename Algorithm>
+ScheduleParams canonical_point(const ScheduleDef<Algorithm> &def, const ScheduleParams &p) {
+    return def.canonical ? def.canonical(p) : p;
+}
 
 using SpmmScheduleDef = ScheduleDef<SpmmAlgorithm>;
 using SddmmScheduleDef = ScheduleDef<SddmmAlgorithm>;

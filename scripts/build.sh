@@ -3,7 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${GSPARSE_JOBS:-$(nproc)}
-if [ ! -f build/CMakeCache.txt ]; then
+# (Again when an earlier configure stopped before writing the build system.)
+if [ ! -f build/CMakeCache.txt ] || { [ ! -f build/Makefile ] && [ ! -f build/build.ninja ]; }; then
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 cmake --build build -j"$jobs" "$@"

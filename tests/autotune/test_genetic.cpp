@@ -53,6 +53,27 @@ TEST(Genetic, RepairPicksTheNearestValidPoint) {
     EXPECT_EQ(g.repair(ok), ok);
 }
 
+TEST(Genetic, RepairTakesAChildToItsCanonicalFormFirst) {
+    // Knob c is unused where a = 0: such points are listed only with c = 1 (their canonical form).
+    SearchSpace s = toy_space();
+    s.canonical = [](const ScheduleParams &p) {
+        ScheduleParams c = p;
+        if (p.get("a") == 0) c.values["c"] = 1;
+        return c;
+    };
+    std::vector<ScheduleParams> kept;
+    for (const auto &p : s.valid)
+        if (s.canonical(p) == p) kept.push_back(p);
+        else s.aliases++;
+    s.valid = kept;
+    GeneticSearch g(s, {});
+    // {a=0, b=3, c=2}: its canonical form {0, 3, 1} is listed, though {1, 3, 2} is as near.
+    EXPECT_EQ(g.repair({0, 3, 1}), (GeneticSearch::Genes{0, 3, 0}));
+    EXPECT_EQ(s.aliases, 5u);
+    // A point that is not an alias still goes to its nearest listed point.
+    EXPECT_EQ(g.repair({2, 2, 1}), (GeneticSearch::Genes{2, 2, 1}));
+}
+
 TEST(Genetic, CrossoverTakesEachKnobFromAParentAndMutationRespectsTheRate) {
     SearchSpace s = toy_space();
     GeneticOptions o;

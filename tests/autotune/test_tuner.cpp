@@ -35,7 +35,7 @@ TuningProblem small_problem(OpKind kind, int64_t feat) {
 TEST(SearchSpace, RejectsVectorsWiderThanTheFeatureWithAReason) {
     TuningProblem p = small_problem(OpKind::Spmm, 6);
     SearchSpace s = build_search_space(p);
-    EXPECT_EQ(s.valid.size() + s.rejected.size(), s.space.size());
+    EXPECT_EQ(s.valid.size() + s.rejected.size() + s.aliases, s.space.size());
     ASSERT_FALSE(s.rejected.empty());
     for (const auto &[params, why] : s.rejected) {
         EXPECT_GT(params.get("vector_width"), 6);

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "halide_ext/ir_inspect.h"
@@ -862,6 +863,61 @@ TEST(GpuSpmmIR, RelabeledGraphValidity) {
     SpmmAlgorithm ida = build_spmm_algorithm(SpmmSpec{BinaryOp::Mul, ReduceOp::Sum},
                                              plan_features(BinaryOp::Mul, {8}, {8}), DType::F32, true);
     EXPECT_THROW(relabel_sources(ida), ScheduleError);
+}
+
+/// The lowered statement with the numbers that make names unique dropped (Halide's $N, the _N of
+/// Funcs built again, the CSE temporaries' tN): two lowerings of one schedule then read the same.
+std::string stmt_without_suffixes(const Stmt &s) {
+    return std::regex_replace(ext::stmt_text(s), std::regex("\\$[0-9]+|\\bt[0-9]+\\b|_[0-9]+(?=[_.]|\\b)"), "");
+}
+
+TEST(GpuSpmmIR, NnzTileNamesOneKernelWithoutStagedIds) {
+    // kNnzTile sizes only the shared tile of ids: without it, every value lowers to one statement.
+    auto with_kt = [](ScheduleParams p, int64_t kt) {
+        p.values["kNnzTile"] = kt;
+        return p;
+    };
+    for (const ScheduleParams &p : {point(4, 16, 2, 16, 0), point(8, 8, 1, 16, 0, 1024), point(2, 32, 1, 16, 0, 0, 1),
+                                    lanes_point(4, 8, 4), lanes_point(8, 4, 8, 256, 3)}) {
+        const std::string first = stmt_without_suffixes(lower(SpmmSpec{}, 32, with_kt(p, 16)).stmt);
+        EXPECT_EQ(stmt_without_suffixes(lower(SpmmSpec{}, 32, with_kt(p, 128)).stmt), first) << p.str();
+        const ScheduleParams c = spmm_schedule("gpu_spmm").canonical(with_kt(p, 64));
+        EXPECT_EQ(c, with_kt(p, 16)) << p.str();
+    }
+    // With staged ids it is the tile's depth: the kernels differ, and the point is its own canonical form.
+    const ScheduleParams staged = point(4, 16, 1, 64, 1);
+    EXPECT_NE(stmt_without_suffixes(lower(SpmmSpec{}, 32, staged).stmt),
+              stmt_without_suffixes(lower(SpmmSpec{}, 32, with_kt(staged, 128)).stmt));
+    EXPECT_EQ(spmm_schedule("gpu_spmm").canonical(staged), staged);
+}
+
+TEST(GpuSpmmIR, CanonicalPointsOfTheSpaceAreValidAndDistinctKernels) {
+    const auto &def = spmm_schedule("gpu_spmm");
+    GraphStats stats;
+    stats.num_rows = stats.num_cols = 232965;
+    stats.nnz = 114615892;
+    stats.avg_row_length = 492;
+    stats.max_row_length = 21657;
+    stats.row_length_cov = 1.6;
+    for (int64_t F : {8, 32, 128}) {
+        const Problem pr{plan_features(BinaryOp::CopyLhs, {F}, {F}), stats};
+        const ScheduleSpace space = def.space(pr);
+        size_t valid = 0, canonical = 0;
+        std::set<ScheduleParams> forms;
+        for (size_t i = 0; i < space.size(); i++) {
+            const ScheduleParams p = space.at(i);
+            if (def.invalid_reason(p, pr)) continue;
+            valid++;
+            const ScheduleParams c = def.canonical(p);
+            EXPECT_FALSE(def.invalid_reason(c, pr).has_value()) << p.str() << " -> " << c.str();
+            EXPECT_EQ(def.canonical(c), c) << c.str();
+            if (c == p) canonical++;
+            forms.insert(c);
+        }
+        // Every form is itself a point of the space, so the canonical points are exactly the forms.
+        EXPECT_EQ(forms.size(), canonical) << "F = " << F;
+        EXPECT_LT(2 * canonical, valid) << "F = " << F << ": " << canonical << " of " << valid;
+    }
 }
 
 }  // namespace

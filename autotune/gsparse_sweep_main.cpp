@@ -1,0 +1,139 @@
+// gsparse-sweep: exhaustive sweeps of one operator and feature length over several dataset twins in
+// one process, for evaluating the tuner (benchmarks/run_tune_eval.sh).
+//
+//   gsparse-sweep --datasets reddit,ogbn-proteins,ogbn-products --feat 32 --target cuda --out-dir DIR
+//
+// Every valid point of each twin's search space is measured (gsparse-tune --mode exhaustive). The
+// kernels do not depend on the graph, so they are compiled (and, on the GPU, loaded) once and reused
+// on the following twins: a sweep of three twins costs about one sweep's compiles. For each twin it
+// writes DIR/<op>-<twin>-F<F>-exhaustive.json (as gsparse-tune --json) and appends every measurement
+// to DIR/<op>-<twin>-F<F>-exhaustive.records.jsonl as it is taken; --resume reuses the times those
+// records hold, so a sweep cut short continues where it stopped.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "autotune/features.h"
+#include "autotune/records.h"
+#include "autotune/replay.h"
+#include "autotune/tuner.h"
+#include "core/error.h"
+#include "twin/twin.h"
+
+using namespace gsparse;
+using namespace gsparse::autotune;
+
+namespace {
+
+struct Args {
+    std::string datasets, order = "shuffled", op = "spmm", binary = "copy_lhs", reduce = "sum", lhs_target = "u",
+                rhs_target = "v", target = "cuda", out_dir;
+    double scale = 1.0, cutoff = 1.5;
+    uint64_t graph_seed = 1, seed = 1;
+    int64_t feat = 32;
+    int runs = 5, threads = 0;
+    bool resume = false, quiet = false;
+};
+
+std::vector<std::string> split_list(const std::string &list) {
+    std::vector<std::string> out;
+    std::stringstream in(list);
+    for (std::string item; std::getline(in, item, ',');) {
+        if (item.empty()) fail<Error>("--datasets '", list, "' has an empty name");
+        out.push_back(item);
+    }
+    if (out.empty()) fail<Error>("--datasets is empty");
+    return out;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    Args a;
+    CLI::App app{"gsparse-sweep: exhaustive sweeps of several dataset twins, each kernel compiled once"};
+    app.set_version_flag("--version", "gsparse-sweep 0.1.0");
+    app.add_option("--datasets", a.datasets, "comma-separated twins, e.g. reddit,ogbn-proteins,ogbn-products")->required();
+    app.add_option("--scale", a.scale, "scale of the twins (0, 1]")->check(CLI::Range(1e-6, 1.0));
+    app.add_option("--graph-seed", a.graph_seed, "seed of the twin generator");
+    app.add_option("--order", a.order, "node id order of the twins")->check(CLI::IsMember({"shuffled", "community"}));
+    app.add_option("--op", a.op, "operator")->check(CLI::IsMember({"spmm", "sddmm"}));
+    app.add_option("--binary", a.binary, "binary op: add sub mul div dot copy_lhs copy_rhs")
+        ->check(CLI::IsMember({"add", "sub", "mul", "div", "dot", "copy_lhs", "copy_rhs", "copy_u", "copy_e"}));
+    app.add_option("--reduce", a.reduce, "reduce op of g-SpMM")->check(CLI::IsMember({"sum", "mean", "max", "min"}));
+    app.add_option("--lhs-target", a.lhs_target, "g-SDDMM lhs operand: u, v or e")->check(CLI::IsMember({"u", "v", "e"}));
+    app.add_option("--rhs-target", a.rhs_target, "g-SDDMM rhs operand: u, v or e")->check(CLI::IsMember({"u", "v", "e"}));
+    app.add_option("--feat", a.feat, "feature length F")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+    app.add_option("--target", a.target, "device")->check(CLI::IsMember({"cpu", "cuda"}));
+    app.add_option("--runs", a.runs, "timed runs per point (after one warm-up)")->check(CLI::Range(1, 10000));
+    app.add_option("--cutoff", a.cutoff, "time a point once only when its first run is slower than CUTOFF x the "
+                                         "fastest so far (0: time every point fully)")
+        ->check(CLI::Range(0.0, 1000.0));
+    app.add_option("--threads", a.threads, "kernels compiled in parallel (0: one per hardware thread)")
+        ->check(CLI::Range(0, 1024));
+    app.add_option("--seed", a.seed, "seed of the problems' random feature values");
+    app.add_option("--out-dir", a.out_dir, "folder of the results and records")->required();
+    app.add_flag("--resume", a.resume, "reuse the times the records in --out-dir hold");
+    app.add_flag("--quiet", a.quiet, "no progress bar");
+    CLI11_PARSE(app, argc, argv);
+
+    try {
+        const std::vector<std::string> names = split_list(a.datasets);
+        const auto &known = datasets::twin_names();
+        for (const auto &n : names)
+            if (std::find(known.begin(), known.end(), n) == known.end()) fail<Error>("unknown dataset twin '", n, "'");
+        std::filesystem::create_directories(a.out_dir);
+        KernelCache kernels;
+        for (const std::string &name : names) {
+            TuningProblem p;
+            p.device = a.target == "cuda" ? Device::CUDA : Device::CPU;
+            datasets::TwinOptions twin;
+            twin.scale = a.scale;
+            twin.seed = a.graph_seed;
+            twin.order = datasets::parse_node_order(a.order);
+            p.graph = Graph::from_csr(datasets::generate_twin(datasets::twin_spec(name), twin));
+            p.graph_name = name + " twin (scale " + CLI::detail::to_string(a.scale) + ", " + a.order + " ids)";
+            if (a.op == "spmm") {
+                p.kind = OpKind::Spmm;
+                p.spmm = {parse_binary_op(a.binary), parse_reduce_op(a.reduce)};
+                check_spmm_spec(p.spmm);
+            } else {
+                p.kind = OpKind::Sddmm;
+                p.sddmm = {parse_binary_op(a.binary), parse_target(a.lhs_target), parse_target(a.rhs_target)};
+            }
+            p.lhs_feat = p.rhs_feat = {a.feat};
+            p.prepare(a.seed);
+
+            const std::string base = a.out_dir + "/" + a.op + "-" + name + "-F" + std::to_string(a.feat) + "-exhaustive";
+            TuneOptions opt;
+            opt.mode = SearchMode::Exhaustive;
+            opt.runs = a.runs;
+            opt.cutoff = a.cutoff;
+            opt.compile_threads = a.threads;
+            opt.progress = !a.quiet;
+            opt.kernels = &kernels;
+            if (a.resume && std::filesystem::exists(base + ".records.jsonl"))
+                opt.recorded = recorded_measurements(read_records(base + ".records.jsonl"), p);
+            RecordAppender records(base + ".records.jsonl");
+            opt.on_measurement = [&](const Measurement &m) {
+                if (m.ok && !m.recorded && has_features(m.schedule.schedule)) records.append(measurement_record(p, m));
+            };
+            TuneResult r = tune(p, opt);
+            std::ofstream json(base + ".json");
+            json << r.to_json().dump(2) << "\n";
+            if (!json) fail<Error>("writing ", base, ".json failed");
+            std::printf("%-16s F=%lld  %zu kernels (%zu aliases left out), %zu compiled here, best %.3f ms, "
+                        "default %.3f ms, %.1f s\n",
+                        name.c_str(), static_cast<long long>(a.feat), r.valid_size, r.alias_size, r.kernels_compiled,
+                        r.best.mean_ms, r.expert_default.mean_ms, r.wall_s);
+            std::fflush(stdout);
+        }
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "gsparse-sweep: error: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
