@@ -4,14 +4,17 @@
 //   gsparse-sweep --datasets reddit,ogbn-proteins,ogbn-products --feat 32 --target cuda --out-dir DIR
 //
 // Every valid point of each twin's search space is measured (gsparse-tune --mode exhaustive). The
-// kernels do not depend on the graph, so they are compiled (and, on the GPU, loaded) once and reused
-// on the following twins: a sweep of three twins costs about one sweep's compiles. For each twin it
+// kernels do not depend on the graph, so the points go in chunks that are compiled (and, on the
+// GPU, loaded) once and measured on every twin (sweep.h): a sweep of three twins costs about one
+// sweep's compiles, and one cut short leaves every twin at the same point. For each twin it
 // writes DIR/<op>-<twin>-F<F>-exhaustive.json (as gsparse-tune --json) and appends every measurement
 // to DIR/<op>-<twin>-F<F>-exhaustive.records.jsonl as it is taken; --resume reuses the times those
 // records hold, so a sweep cut short continues where it stopped.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <memory>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +23,7 @@
 #include "autotune/features.h"
 #include "autotune/records.h"
 #include "autotune/replay.h"
+#include "autotune/sweep.h"
 #include "autotune/tuner.h"
 #include "core/error.h"
 #include "twin/twin.h"
@@ -86,51 +90,65 @@ int main(int argc, char **argv) {
         for (const auto &n : names)
             if (std::find(known.begin(), known.end(), n) == known.end()) fail<Error>("unknown dataset twin '", n, "'");
         std::filesystem::create_directories(a.out_dir);
-        KernelCache kernels;
+        // Every twin's problem first (all of them stay in memory for the sweep).
+        std::vector<std::unique_ptr<TuningProblem>> problems;
+        std::vector<std::string> bases;
         for (const std::string &name : names) {
-            TuningProblem p;
-            p.device = a.target == "cuda" ? Device::CUDA : Device::CPU;
+            auto p = std::make_unique<TuningProblem>();
+            p->device = a.target == "cuda" ? Device::CUDA : Device::CPU;
             datasets::TwinOptions twin;
             twin.scale = a.scale;
             twin.seed = a.graph_seed;
             twin.order = datasets::parse_node_order(a.order);
-            p.graph = Graph::from_csr(datasets::generate_twin(datasets::twin_spec(name), twin));
-            p.graph_name = name + " twin (scale " + CLI::detail::to_string(a.scale) + ", " + a.order + " ids)";
+            p->graph = Graph::from_csr(datasets::generate_twin(datasets::twin_spec(name), twin));
+            p->graph_name = name + " twin (scale " + CLI::detail::to_string(a.scale) + ", " + a.order + " ids)";
             if (a.op == "spmm") {
-                p.kind = OpKind::Spmm;
-                p.spmm = {parse_binary_op(a.binary), parse_reduce_op(a.reduce)};
-                check_spmm_spec(p.spmm);
+                p->kind = OpKind::Spmm;
+                p->spmm = {parse_binary_op(a.binary), parse_reduce_op(a.reduce)};
+                check_spmm_spec(p->spmm);
             } else {
-                p.kind = OpKind::Sddmm;
-                p.sddmm = {parse_binary_op(a.binary), parse_target(a.lhs_target), parse_target(a.rhs_target)};
+                p->kind = OpKind::Sddmm;
+                p->sddmm = {parse_binary_op(a.binary), parse_target(a.lhs_target), parse_target(a.rhs_target)};
             }
-            p.lhs_feat = p.rhs_feat = {a.feat};
-            p.prepare(a.seed);
-
-            const std::string base = a.out_dir + "/" + a.op + "-" + name + "-F" + std::to_string(a.feat) + "-exhaustive";
-            TuneOptions opt;
-            opt.mode = SearchMode::Exhaustive;
-            opt.runs = a.runs;
-            opt.cutoff = a.cutoff;
-            opt.compile_threads = a.threads;
-            opt.progress = !a.quiet;
-            opt.kernels = &kernels;
-            if (a.resume && std::filesystem::exists(base + ".records.jsonl"))
-                opt.recorded = recorded_measurements(read_records(base + ".records.jsonl"), p);
-            RecordAppender records(base + ".records.jsonl");
-            opt.on_measurement = [&](const Measurement &m) {
-                if (m.ok && !m.recorded && has_features(m.schedule.schedule)) records.append(measurement_record(p, m));
-            };
-            TuneResult r = tune(p, opt);
-            std::ofstream json(base + ".json");
-            json << r.to_json().dump(2) << "\n";
-            if (!json) fail<Error>("writing ", base, ".json failed");
-            std::printf("%-16s F=%lld  %zu kernels (%zu aliases left out), %zu compiled here, best %.3f ms, "
-                        "default %.3f ms, %.1f s\n",
-                        name.c_str(), static_cast<long long>(a.feat), r.valid_size, r.alias_size, r.kernels_compiled,
-                        r.best.mean_ms, r.expert_default.mean_ms, r.wall_s);
-            std::fflush(stdout);
+            p->lhs_feat = p->rhs_feat = {a.feat};
+            p->prepare(a.seed);
+            bases.push_back(a.out_dir + "/" + a.op + "-" + name + "-F" + std::to_string(a.feat) + "-exhaustive");
+            problems.push_back(std::move(p));
         }
+        std::vector<std::unique_ptr<RecordAppender>> records;
+        std::vector<SweepProblem> sweep;
+        for (size_t i = 0; i < problems.size(); i++) {
+            TuningProblem &p = *problems[i];
+            const std::string path = bases[i] + ".records.jsonl";
+            SweepProblem sp;
+            sp.problem = &p;
+            if (a.resume && std::filesystem::exists(path)) sp.recorded = recorded_measurements(read_records(path), p);
+            records.push_back(std::make_unique<RecordAppender>(path));
+            RecordAppender &out = *records.back();
+            sp.on_measurement = [&p, &out](const Measurement &m) {
+                if (m.ok && has_features(m.schedule.schedule)) out.append(measurement_record(p, m));
+            };
+            sweep.push_back(std::move(sp));
+        }
+        TuneOptions opt;
+        opt.runs = a.runs;
+        opt.cutoff = a.cutoff;
+        opt.compile_threads = a.threads;
+        opt.progress = !a.quiet;
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::vector<TuneResult> results = sweep_together(sweep, opt);
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        for (size_t i = 0; i < results.size(); i++) {
+            const TuneResult &r = results[i];
+            std::ofstream json(bases[i] + ".json");
+            json << r.to_json().dump(2) << "\n";
+            if (!json) fail<Error>("writing ", bases[i], ".json failed");
+            std::printf("%-16s F=%lld  %zu kernels (%zu aliases left out), best %.3f ms, default %.3f ms\n",
+                        names[i].c_str(), static_cast<long long>(a.feat), r.valid_size, r.alias_size, r.best.mean_ms,
+                        r.expert_default.mean_ms);
+        }
+        std::printf("sweep         %zu twins, %zu kernels compiled, %.1f s\n", results.size(),
+                    results.front().kernels_compiled, wall);
     } catch (const std::exception &e) {
         std::fprintf(stderr, "gsparse-sweep: error: %s\n", e.what());
         return 1;

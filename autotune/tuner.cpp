@@ -30,6 +30,20 @@ const char *search_mode_name(SearchMode m) {
     return "?";
 }
 
+void TuneResult::account(const Measurement &m) {
+    phases.compile_wait_s += m.compile_ms / 1000;
+    phases.warmup_s += m.warmup_ms / 1000;
+    for (double t : m.run_ms) phases.timed_s += t / 1000;
+}
+
+void TuneResult::add(const Measurement &m) {
+    if (!(m.schedule == expert_default.schedule)) account(m);  // the default is measured once, first
+    // A cut-off candidate ran once, slower than the fastest median so far: it is never the best,
+    // even where an outlier run raised the fastest candidate's mean above that single run.
+    if (m.ok && !m.cut_off && (!best.ok || m.mean_ms < best.mean_ms)) best = m;
+    candidates.push_back(m);
+}
+
 double TuneResult::speedup_over_default() const {
     return expert_default.ok && best.ok && best.mean_ms > 0 ? expert_default.mean_ms / best.mean_ms : 0.0;
 }
@@ -182,17 +196,8 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
     ProgressBar bar("measuring", std::min(space.valid.size(), static_cast<size_t>(options.genetic.population *
                                                                                   (options.genetic.generations + 1))));
     size_t measured = 0;
-    auto account = [&](const Measurement &m) {
-        r.phases.compile_wait_s += m.compile_ms / 1000;
-        r.phases.warmup_s += m.warmup_ms / 1000;
-        for (double t : m.run_ms) r.phases.timed_s += t / 1000;
-    };
     auto record = [&](const Measurement &m) {
-        if (!(m.schedule == r.expert_default.schedule)) account(m);  // the default is measured once, first
-        // A cut-off candidate ran once, slower than the fastest median so far: it is never the best,
-        // even where an outlier run raised the fastest candidate's mean above that single run.
-        if (m.ok && !m.cut_off && (!r.best.ok || m.mean_ms < r.best.mean_ms)) r.best = m;
-        r.candidates.push_back(m);
+        r.add(m);
         // The default was reported when it was measured, first; a search that picks it again reuses
         // that measurement and does not report it twice.
         if (options.on_measurement && !(m.schedule == r.expert_default.schedule)) options.on_measurement(m);
@@ -204,7 +209,7 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
     };
 
     r.expert_default = measure(space.expert_default);
-    account(r.expert_default);
+    r.account(r.expert_default);
     if (!r.expert_default.ok)
         fail<KernelError>("the expert default schedule ", space.expert_default.str(), " failed: ", r.expert_default.error);
     r.best = r.expert_default;

@@ -76,6 +76,11 @@ struct TuneResult {
 
     double speedup_over_default() const;
     nlohmann::json to_json() const;
+    /// Adds m's compile wait, warm-up and timed runs to the phases.
+    void account(const Measurement &m);
+    /// Adds a candidate's measurement (after expert_default is set): its phases (unless it is the
+    /// default, accounted when it was measured), the best so far, the candidates.
+    void add(const Measurement &m);
 };
 
 TuneResult tune(TuningProblem &problem, const TuneOptions &options);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# gsparse-sweep on the CPU over two tiny twins: every valid point of each twin is measured, the
-# second twin compiles no kernel of its own (the first one's are reused), each twin gets its result
-# and records, and a second run with --resume measures nothing again.
+# gsparse-sweep on the CPU over two tiny twins: every valid point of each twin is measured, each
+# kernel is compiled once for both twins, each twin gets its result and records, and a second run
+# with --resume measures and compiles nothing again.
 set -euo pipefail
 sweep=$1
 dir=$(mktemp -d)

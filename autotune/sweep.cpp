@@ -1,0 +1,135 @@
+#include "autotune/sweep.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <set>
+#include <thread>
+
+#include "autotune/progress.h"
+#include "core/error.h"
+
+namespace gsparse::autotune {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+std::vector<TuneResult> sweep_together(const std::vector<SweepProblem> &problems, const TuneOptions &options) {
+    if (problems.empty()) fail<Error>("a sweep needs at least one problem");
+    const TuningProblem &first = *problems.front().problem;
+    for (const auto &sp : problems) {
+        const TuningProblem &p = *sp.problem;
+        if (p.op_name() != first.op_name() || p.lhs_feat != first.lhs_feat || p.rhs_feat != first.rhs_feat ||
+            p.device != first.device)
+            fail<Error>("problems swept together must share the operator, feature shapes and device: ", p.graph_name,
+                        " has ", p.op_name(), " on ", p.device_label(), ", ", first.graph_name, " ", first.op_name(),
+                        " on ", first.device_label());
+    }
+    KernelCache own;
+    KernelCache &kernels = options.kernels ? *options.kernels : own;
+    const size_t compiled_before = kernels.stats().misses;
+    const int threads = options.compile_threads > 0 ? options.compile_threads
+                                                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const bool background = first.device == Device::CUDA;
+
+    struct State {
+        TuneResult r;
+        SearchSpace space;
+        std::set<ScheduleParams> points;  // the valid points of this problem's space
+        std::unique_ptr<Measurer> measurer;
+        double wall_s = 0;
+    };
+    std::vector<State> states(problems.size());
+    std::vector<ScheduleParams> order;  // every problem's points, in enumeration order, each once
+    std::set<ScheduleParams> listed;
+    for (size_t i = 0; i < problems.size(); i++) {
+        State &st = states[i];
+        TuningProblem &p = *problems[i].problem;
+        const auto ts = std::chrono::steady_clock::now();
+        st.space = build_search_space(p);
+        if (st.space.valid.empty()) fail<ScheduleError>("no valid schedule point for ", p.op_name(), " on ", p.graph_name);
+        st.r.op = p.op_name();
+        st.r.graph = p.graph_name;
+        st.r.device = p.device_label();
+        st.r.mode = search_mode_name(SearchMode::Exhaustive);
+        st.r.stats = p.graph.stats();
+        st.r.lhs_feat = p.lhs_feat;
+        st.r.rhs_feat = p.rhs_feat;
+        st.r.space_size = st.space.space.size();
+        st.r.valid_size = st.space.valid.size();
+        st.r.alias_size = st.space.aliases;
+        st.r.phases.space_s = seconds_since(ts);
+        st.measurer = std::make_unique<Measurer>(p, options.runs, options.warmup, &kernels);
+        st.measurer->set_cutoff(options.cutoff);
+        st.points.insert(st.space.valid.begin(), st.space.valid.end());
+        for (const auto &q : st.space.valid)
+            if (listed.insert(q).second) order.push_back(q);
+    }
+    auto measure = [&](size_t i, const ScheduleParams &q) {
+        State &st = states[i];
+        const auto ts = std::chrono::steady_clock::now();
+        Measurement m;
+        if (problems[i].recorded)
+            if (auto rec = problems[i].recorded(q)) m = *rec;
+        if (!m.recorded) m = st.measurer->measure(q);
+        st.wall_s += seconds_since(ts);
+        if (!m.recorded && problems[i].on_measurement) problems[i].on_measurement(m);
+        return m;
+    };
+    // The expert defaults first (each problem's cutoff starts from it, as in tune()).
+    for (size_t i = 0; i < problems.size(); i++) {
+        State &st = states[i];
+        st.r.expert_default = measure(i, st.space.expert_default);
+        st.r.account(st.r.expert_default);
+        if (!st.r.expert_default.ok)
+            fail<KernelError>("the expert default schedule ", st.space.expert_default.str(), " of ",
+                              problems[i].problem->graph_name, " failed: ", st.r.expert_default.error);
+        st.r.best = st.r.expert_default;
+    }
+    ProgressBar bar("sweeping", order.size());
+    const size_t chunk = 4 * static_cast<size_t>(threads);
+    for (size_t at = 0; at < order.size(); at += chunk) {
+        const size_t end = std::min(at + chunk, order.size());
+        // The chunk's points that some problem still has to measure, compiled once for all of them.
+        std::vector<ScheduleParams> fresh;
+        for (size_t k = at; k < end; k++)
+            for (size_t i = 0; i < problems.size(); i++)
+                if (!problems[i].recorded || !problems[i].recorded(order[k])) {
+                    fresh.push_back(order[k]);
+                    break;
+                }
+        if (!fresh.empty()) states.front().measurer->precompile(fresh, threads, background);
+        for (size_t i = 0; i < problems.size(); i++) {
+            State &st = states[i];
+            for (size_t k = at; k < end; k++) {
+                const ScheduleParams &q = order[k];
+                if (!st.points.count(q)) continue;  // not a point of this problem's space
+                st.r.add(q == st.space.expert_default ? st.r.expert_default : measure(i, q));
+            }
+        }
+        if (options.progress) {
+            char status[64];
+            std::snprintf(status, sizeof status, "%zu problems", problems.size());
+            bar.update(end, status);
+        }
+    }
+    if (options.progress) bar.finish();
+    // The first problem's measurer compiles for all: its result counts the sweep's compiles.
+    states.front().r.kernels_compiled = kernels.stats().misses - compiled_before;
+    std::vector<TuneResult> out;
+    for (auto &st : states) {
+        // A problem's wall time: enumerating its space and measuring its points (waits for the
+        // shared compiles included); the sweep's whole time is the caller's to report.
+        st.r.wall_s = st.wall_s + st.r.phases.space_s;
+        out.push_back(std::move(st.r));
+    }
+    return out;
+}
+
+}  // namespace gsparse::autotune
