@@ -242,8 +242,7 @@ std::optional<ScheduleParams> relabeled_default(const Problem &p, bool skewed) {
         if (f0 < 4) return make(8, 2, 1, 32, 0, 0, 8, 1, 2);
         if (f0 < 8) return make(4, 4, 1, 32, 0, 0, 8, 1, 2);
         if (f0 < 16) return make(4, 8, 1, 32, 0, 0, 4, 1, 1);
-        if (f0 < 32 && f0 % 4 == 0) return make(8, 4, 1, 32, 1, 0, 1, 4, 1);
-        if (f0 < 32 && f0 % 2 == 0) return make(8, 8, 1, 32, 1, 0, 1, 2, 1);
+        if (f0 < 32 && f0 % 2 == 0) return make(8, 8, 1, 32, 1, 256, 1, 2, 1);
         if (f0 < 64 && f0 % 4 == 0) return make(4, 8, 1, 32, 1, 0, 1, 4, 1);
         return std::nullopt;
     }
@@ -254,6 +253,7 @@ std::optional<ScheduleParams> relabeled_default(const Problem &p, bool skewed) {
         if (f0 == 1 && cols >= 4 * kTile && p.stats.avg_row_length * kTile >= 32.0 * cols)
             return make(4, 1, 1, 32, 0, 0, 32, 1, 1);
         if (f0 >= 8 && f0 < 16) return make(4, 8, 1, 32, 0, 1024, 4, 1, 1);
+        if (f0 >= 16 && f0 < 32 && f0 % 2 == 0) return make(8, 8, 1, 32, 1, 256, 1, 2, 1);
         if (f0 >= 32 && f0 < 64 && f0 % 4 == 0) return make(32, 8, 1, 16, 0, 1024, 1, 4, 1);
         if (f0 >= 32 && f0 < 64 && f0 % 2 == 0) return make(32, 16, 1, 16, 0, 1024, 1, 2, 1);
         if (f0 >= 64 && f0 % 2 == 0) return make(32, 16, 2, 16, 0, 1024, 1, 2, 1);

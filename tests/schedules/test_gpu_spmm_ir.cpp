@@ -484,15 +484,16 @@ TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
         return p;
     };
     // The ogbn-products twin (unsplit, COV 1.88): up to 63 features (multiples of 4 from 16, of 2
-    // from 16 to 31) on the graph relabeled in its locality order (rowBalance 3); otherwise longest
-    // rows first from F = 8, in the locality order except at F = 16..31.
+    // from 16 to 31) on the graph relabeled in its locality order (rowBalance 3), even F of 16..31 in
+    // segments of 256 nonzeros; otherwise longest rows first from F = 8, in the locality order except
+    // at F = 16..31.
     auto products = [&](int64_t F) { return problem(F, 2449029, 123718280, 12047, 1.88); };
     struct Want {
         int64_t F, M, T, V, R, KT, L;
     };
     auto relabeled = [](int64_t F) { return F < 16 || (F < 32 && F % 2 == 0) || (F < 64 && F % 4 == 0); };
     for (const Want &w : {Want{1, 16, 1, 1, 1, 32, 8}, Want{2, 8, 2, 1, 1, 32, 8}, Want{4, 4, 4, 1, 1, 32, 8},
-                          Want{8, 4, 8, 1, 1, 32, 4}, Want{15, 4, 8, 1, 1, 32, 4}, Want{16, 8, 4, 4, 1, 32, 1},
+                          Want{8, 4, 8, 1, 1, 32, 4}, Want{15, 4, 8, 1, 1, 32, 4}, Want{16, 8, 8, 2, 1, 32, 1},
                           Want{18, 8, 8, 2, 1, 32, 1}, Want{31, 8, 16, 1, 1, 16, 1}, Want{32, 4, 8, 4, 1, 32, 1},
                           Want{33, 4, 32, 1, 1, 32, 1},
                           Want{64, 2, 16, 4, 1, 32, 1}, Want{65, 8, 32, 1, 2, 32, 1}, Want{66, 8, 32, 2, 1, 32, 1},
@@ -502,7 +503,7 @@ TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
         EXPECT_FALSE(def.invalid_reason(d, p).has_value()) << w.F << ": " << d.str();
         EXPECT_EQ(d.get("rowBalance"), relabeled(w.F) ? 3 : w.F >= 16 && w.F < 32 ? 1 : 2) << w.F;
         EXPECT_EQ(d.get("smemColIdx"), w.L == 1 ? 1 : 0) << w.F;  // lanes read ids directly
-        EXPECT_EQ(d.get("kRowSplit"), 0) << w.F;
+        EXPECT_EQ(d.get("kRowSplit"), w.F >= 16 && w.F < 32 && w.F % 2 == 0 ? 256 : 0) << w.F;
         EXPECT_EQ(std::vector<int64_t>({d.get("kMTile"), d.get("kNTile"), d.get("kVecWidth"), d.get("kNRegTile"),
                                         d.get("kNnzTile"), d.get("kNnzLanes")}),
                   std::vector<int64_t>({w.M, w.T, w.V, w.R, w.KT, w.L}))
@@ -567,8 +568,19 @@ TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
     EXPECT_EQ(def.default_params(products(4)).get("rowBalance"), 3);
     EXPECT_EQ(def.default_params(products(1)).get("rowBalance"), 3);
     EXPECT_EQ(def.default_params(problem(32, 232965, 114615892, 48535, 1.9)).get("rowBalance"), 3);
-    EXPECT_EQ(def.default_params(problem(16, 232965, 114615892, 48535, 1.9)).get("rowBalance"), 0);
-    for (const Problem &p : {problem(16, 232965, 114615892, 48535, 1.9),
+    // Even F of 16..31 on skewed graphs too: 8 rows x 8 threads of 2-wide loads, ids staged,
+    // segments of 256.
+    for (int64_t F : {16, 30}) {
+        const Problem p = problem(F, 232965, 114615892, 48535, 1.9);
+        const ScheduleParams d = def.default_params(p);
+        EXPECT_FALSE(def.invalid_reason(d, p).has_value()) << d.str();
+        EXPECT_EQ(std::vector<int64_t>({d.get("rowBalance"), d.get("kRowSplit"), d.get("kMTile"), d.get("kNTile"),
+                                        d.get("kVecWidth"), d.get("smemColIdx")}),
+                  std::vector<int64_t>({3, 256, 8, 8, 2, 1}))
+            << d.str();
+    }
+    EXPECT_EQ(def.default_params(problem(17, 232965, 114615892, 48535, 1.9)).get("rowBalance"), 0);
+    for (const Problem &p : {problem(17, 232965, 114615892, 48535, 1.9),
                              problem(32, 2449029, 123718280, 120, 0.5),
                              Problem{plan_features(BinaryOp::CopyLhs, {32}, {32}), {}}})
         EXPECT_EQ(def.default_params(p).get("rowBalance"), 0) << def.default_params(p).str();
