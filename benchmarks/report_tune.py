@@ -137,7 +137,8 @@ def write_plot(rows, meta, path):
         ax.bar([x + (i - 1) * width for x in xs], vals, width, label=label)
     ax.axhline(0.95, color="gray", linestyle="--", linewidth=0.8)
     ax.set_xticks(list(xs))
-    ax.set_xticklabels([f"{r['graph']}\nF={r['feat']}" for r in judged], fontsize=7)
+    # "reddit twin (scale 1, shuffled ids)" -> "reddit": full names overlap under the bars.
+    ax.set_xticklabels([f"{r['graph'].split(' twin ')[0]}\nF={r['feat']}" for r in judged], fontsize=7)
     ax.set_ylabel("performance / exhaustive best")
     ax.set_ylim(0, 1.1)
     ax.set_title(f"gsparse-tune vs exhaustive search, {meta['device']}, {meta['date']}", fontsize=9)

@@ -202,7 +202,11 @@ constexpr bool kSmallFeatureOneThreadPerRow = false;
 ///     F = 2: 8 rows x 2 threads x 8 lanes, 2 nonzeros in flight, 1.09 (1.13; 1.78);
 ///     F = 4: 4 rows x 4 threads x 8 lanes, 2 in flight, 1.41 (1.65; 2.38);
 ///     F = 8: 4 rows x 8 threads x 4 lanes, 1.81 (2.35; 3.70);
-///     F = 16: 8 rows x 4 threads of 4-wide loads, ids staged, 2.53 (3.16; 4.56);
+///     F = 16..31 (even; on skewed graphs too): 8 rows x 8 threads of 2-wide loads, ids staged, segments
+///       of 256 (the best point of the exhaustive sweeps at F = 16 on all three twins,
+///       benchmarks/results/2026-11-22-*-tune-exhaustive-f16-f32): 1.92 (2.53 for the 4-wide point
+///       before it; 4.56); reddit 0.875 (1.085; 1.76), ogbn-proteins 0.582 (0.738; 1.04); F = 18:
+///       4.63 / 2.22 / 1.48 (cuSPARSE 8.64 / 3.20 / 1.92; benchmarks/results/2026-11-22-*-spmm-f16-defaults);
 ///     F = 32: 4 rows x 8 threads of 4-wide loads, ids staged, 2.99 (3.26; 5.42);
 ///     from F = 64 the locality order without relabeling stays ahead (5.22 against 5.52 relabeled).
 ///   skewed twins (reddit; ogbn-proteins), where rows are split:
@@ -220,8 +224,8 @@ constexpr bool kSmallFeatureOneThreadPerRow = false;
 ///       rows (2 rows x 16 threads of 4-wide loads, ids staged) took 13.45 / 24.47 and 8.21 / 15.54;
 ///     odd F from 32 to 127: the split default (16 threads x 2 outputs, segments of 256) relabeled
 ///       (F = 64: 3.33; 2.34); odd F from 128 keeps the split default without relabeling.
-/// At F = 16 the relabeled split default was a little slower (1.10 against 1.09; 0.75 against 0.74),
-/// and at F = 2..4 source tiles stay (reddit F = 2: 0.73 relabeled against 0.66). An edge operand
+/// At F = 16 the relabeled split lanes point was a little slower than unrelabeled (1.10 against 1.09;
+/// 0.75 against 0.74; the 2-wide point above won instead), and at F = 2..4 source tiles stay (reddit F = 2: 0.73 relabeled against 0.66). An edge operand
 /// would be read through the relabeled graph's edge ids, scattered: those operators keep the other
 /// defaults.
 std::optional<ScheduleParams> relabeled_default(const Problem &p, bool skewed) {
