@@ -6,6 +6,13 @@
 // a 64-bit integer); an unsigned integer is accepted when reading.
 #include "autotune/records.h"
 
+#include <iterator>
+#include <vector>
+
+#ifdef GSPARSE_HAVE_ZLIB
+#include <zlib.h>
+#endif
+
 #include "autotune/features.h"
 
 #include <cmath>
@@ -112,13 +119,47 @@ void RecordAppender::append(const MeasurementRecord &record) {
     if (!out_) fail<Error>("cannot write records file '", path_, "'");
 }
 
+namespace {
+
+/// The text of a records file: plain, or gzip-compressed when its name ends in ".gz".
+std::string records_text(const std::string &path) {
+    const bool gz = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+    if (!gz) {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) fail<Error>("cannot open records file '", path, "'");
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (in.bad()) fail<Error>("cannot read records file '", path, "'");
+        return text;
+    }
+#ifdef GSPARSE_HAVE_ZLIB
+    gzFile f = gzopen(path.c_str(), "rb");
+    if (!f) fail<Error>("cannot open records file '", path, "'");
+    std::string text;
+    std::vector<char> buf(1 << 16);
+    int n = 0;
+    while ((n = gzread(f, buf.data(), static_cast<unsigned>(buf.size()))) > 0) text.append(buf.data(), static_cast<size_t>(n));
+    int err = Z_OK;
+    const std::string why = n < 0 ? gzerror(f, &err) : "";
+    gzclose(f);
+    if (n < 0) fail<Error>("cannot decompress records file '", path, "': ", why);
+    return text;
+#else
+    fail<Error>("records file '", path, "' is gzip-compressed, and this build has no zlib (install zlib1g-dev and "
+                "rebuild, or gunzip it first)");
+#endif
+}
+
+}  // namespace
+
 std::vector<MeasurementRecord> read_records(const std::string &path) {
-    std::ifstream in(path);
-    if (!in) fail<Error>("cannot open records file '", path, "'");
+    const std::string text = records_text(path);
     std::vector<MeasurementRecord> records;
-    std::string line;
     size_t line_no = 0;
-    while (std::getline(in, line)) {
+    for (size_t at = 0; at < text.size();) {
+        size_t end = text.find('\n', at);
+        if (end == std::string::npos) end = text.size();
+        const std::string line = text.substr(at, end - at);
+        at = end + 1;
         line_no++;
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
         try {
@@ -129,7 +170,6 @@ std::vector<MeasurementRecord> read_records(const std::string &path) {
             fail<Error>(path, ":", line_no, ": ", e.what());
         }
     }
-    if (in.bad()) fail<Error>("cannot read records file '", path, "'");
     return records;
 }
 

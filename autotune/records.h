@@ -45,7 +45,8 @@ private:
     std::ofstream out_;
 };
 
-/// Reads a JSON Lines file; throws gsparse::Error naming the line for malformed records.
+/// Reads a JSON Lines file, plain or gzip-compressed (a name ending in ".gz"; needs a build with
+/// zlib); throws gsparse::Error naming the line for malformed records.
 std::vector<MeasurementRecord> read_records(const std::string &path);
 
 }  // namespace gsparse::autotune

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs, with apt, the Debian 12 packages gsparse builds against, skipping those already present.
 set -euo pipefail
-pkgs=(build-essential cmake libhalide14-0-dev nlohmann-json3-dev libcli11-dev libgtest-dev libtorch-dev
+pkgs=(build-essential cmake libhalide14-0-dev nlohmann-json3-dev libcli11-dev libgtest-dev libtorch-dev zlib1g-dev
       python3-dev pybind11-dev python3-torch python3-pytest python3-numpy python3-scipy)
 missing=()
 for p in "${pkgs[@]}"; do

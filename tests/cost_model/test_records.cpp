@@ -8,6 +8,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
+
 #include "autotune/records.h"
 #include "core/error.h"
 
@@ -58,6 +60,33 @@ TEST(Records, RoundTripAndAppend) {
     for (int i = 0; i < 3; i++) expect_same(back[i], sample(i));
     append_records(path, {});
     EXPECT_EQ(read_records(path).size(), 3u);
+}
+
+TEST(Records, GzipCompressedFilesReadLikePlainOnes) {
+    const std::string path = temp_path("r.jsonl");
+    append_records(path, {sample(0), sample(1), sample(2)});
+    ASSERT_EQ(std::system(("gzip -kf '" + path + "'").c_str()), 0);
+#ifdef GSPARSE_HAVE_ZLIB
+    auto back = read_records(path + ".gz");
+    ASSERT_EQ(back.size(), 3u);
+    for (int i = 0; i < 3; i++) expect_same(back[i], sample(i));
+    // Not gzip data: zlib reads it as plain text, so a malformed line is named as in a plain file.
+    { std::ofstream(path + ".bad.gz") << "not json\n"; }
+    try {
+        read_records(path + ".bad.gz");
+        FAIL() << "a malformed line was accepted";
+    } catch (const Error &e) {
+        EXPECT_NE(std::string(e.what()).find(".bad.gz:1: malformed JSON"), std::string::npos) << e.what();
+    }
+#else
+    try {
+        read_records(path + ".gz");
+        FAIL() << "a gzip file was read without zlib";
+    } catch (const Error &e) {
+        EXPECT_NE(std::string(e.what()).find("no zlib"), std::string::npos) << e.what();
+    }
+#endif
+    EXPECT_THROW(read_records(path + ".missing.gz"), Error);
 }
 
 TEST(Records, BlankLinesAreSkippedAndAnEmptyFileHasNoRecords) {
