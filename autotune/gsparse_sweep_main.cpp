@@ -20,6 +20,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "autotune/cli_options.h"
 #include "autotune/features.h"
 #include "autotune/records.h"
 #include "autotune/replay.h"
@@ -34,11 +35,11 @@ using namespace gsparse::autotune;
 namespace {
 
 struct Args {
-    std::string datasets, order = "shuffled", op = "spmm", binary = "copy_lhs", reduce = "sum", lhs_target = "u",
-                rhs_target = "v", target = "cuda", out_dir;
-    double scale = 1.0, cutoff = 1.5;
-    uint64_t graph_seed = 1, seed = 1;
-    int64_t feat = 32;
+    std::string datasets, target = "cuda", out_dir;
+    TwinArgs twin{1.0};
+    OperatorArgs op;
+    double cutoff = 1.5;
+    uint64_t seed = 1;
     int runs = 5, threads = 0;
     bool resume = false, quiet = false;
 };
@@ -61,16 +62,8 @@ int main(int argc, char **argv) {
     CLI::App app{"gsparse-sweep: exhaustive sweeps of several dataset twins, each kernel compiled once"};
     app.set_version_flag("--version", "gsparse-sweep 0.1.0");
     app.add_option("--datasets", a.datasets, "comma-separated twins, e.g. reddit,ogbn-proteins,ogbn-products")->required();
-    app.add_option("--scale", a.scale, "scale of the twins (0, 1]")->check(CLI::Range(1e-6, 1.0));
-    app.add_option("--graph-seed", a.graph_seed, "seed of the twin generator");
-    app.add_option("--order", a.order, "node id order of the twins")->check(CLI::IsMember({"shuffled", "community"}));
-    app.add_option("--op", a.op, "operator")->check(CLI::IsMember({"spmm", "sddmm"}));
-    app.add_option("--binary", a.binary, "binary op: add sub mul div dot copy_lhs copy_rhs")
-        ->check(CLI::IsMember({"add", "sub", "mul", "div", "dot", "copy_lhs", "copy_rhs", "copy_u", "copy_e"}));
-    app.add_option("--reduce", a.reduce, "reduce op of g-SpMM")->check(CLI::IsMember({"sum", "mean", "max", "min"}));
-    app.add_option("--lhs-target", a.lhs_target, "g-SDDMM lhs operand: u, v or e")->check(CLI::IsMember({"u", "v", "e"}));
-    app.add_option("--rhs-target", a.rhs_target, "g-SDDMM rhs operand: u, v or e")->check(CLI::IsMember({"u", "v", "e"}));
-    app.add_option("--feat", a.feat, "feature length F")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+    add_twin_options(app, a.twin);
+    add_operator_options(app, a.op);
     app.add_option("--target", a.target, "device")->check(CLI::IsMember({"cpu", "cuda"}));
     app.add_option("--runs", a.runs, "timed runs per point (after one warm-up)")->check(CLI::Range(1, 10000));
     app.add_option("--cutoff", a.cutoff, "time a point once only when its first run is slower than CUTOFF x the "
@@ -96,23 +89,10 @@ int main(int argc, char **argv) {
         for (const std::string &name : names) {
             auto p = std::make_unique<TuningProblem>();
             p->device = a.target == "cuda" ? Device::CUDA : Device::CPU;
-            datasets::TwinOptions twin;
-            twin.scale = a.scale;
-            twin.seed = a.graph_seed;
-            twin.order = datasets::parse_node_order(a.order);
-            p->graph = Graph::from_csr(datasets::generate_twin(datasets::twin_spec(name), twin));
-            p->graph_name = name + " twin (scale " + CLI::detail::to_string(a.scale) + ", " + a.order + " ids)";
-            if (a.op == "spmm") {
-                p->kind = OpKind::Spmm;
-                p->spmm = {parse_binary_op(a.binary), parse_reduce_op(a.reduce)};
-                check_spmm_spec(p->spmm);
-            } else {
-                p->kind = OpKind::Sddmm;
-                p->sddmm = {parse_binary_op(a.binary), parse_target(a.lhs_target), parse_target(a.rhs_target)};
-            }
-            p->lhs_feat = p->rhs_feat = {a.feat};
+            p->graph = make_twin(name, a.twin, p->graph_name);
+            set_operator(*p, a.op);
             p->prepare(a.seed);
-            bases.push_back(a.out_dir + "/" + a.op + "-" + name + "-F" + std::to_string(a.feat) + "-exhaustive");
+            bases.push_back(a.out_dir + "/" + a.op.op + "-" + name + "-F" + std::to_string(a.op.feat) + "-exhaustive");
             problems.push_back(std::move(p));
         }
         std::vector<std::unique_ptr<RecordAppender>> records;
@@ -144,7 +124,7 @@ int main(int argc, char **argv) {
             json << r.to_json().dump(2) << "\n";
             if (!json) fail<Error>("writing ", bases[i], ".json failed");
             std::printf("%-16s F=%lld  %zu kernels (%zu aliases left out), best %.3f ms, default %.3f ms\n",
-                        names[i].c_str(), static_cast<long long>(a.feat), r.valid_size, r.alias_size, r.best.mean_ms,
+                        names[i].c_str(), static_cast<long long>(a.op.feat), r.valid_size, r.alias_size, r.best.mean_ms,
                         r.expert_default.mean_ms);
         }
         std::printf("sweep         %zu twins, %zu kernels compiled, %.1f s\n", results.size(),

@@ -16,6 +16,7 @@
 #include <regex>
 #include <thread>
 
+#include "autotune/cli_options.h"
 #include "autotune/cost_model.h"
 #include "autotune/features.h"
 #include "autotune/records.h"
@@ -33,11 +34,9 @@ using namespace gsparse::autotune;
 namespace {
 
 struct Args {
-    std::string graph_file, dataset = "reddit", order = "shuffled";
-    double scale = 0.01;
-    uint64_t graph_seed = 1;
-    std::string op = "spmm", binary = "copy_lhs", reduce = "sum", lhs_target = "u", rhs_target = "v";
-    int64_t feat = 32, edge_feat = 0;
+    std::string graph_file, dataset = "reddit";
+    TwinArgs twin;
+    OperatorArgs op;
     std::string mode = "genetic", target = "cpu", json_out, cache_file, model_prefix, records_file, emit_dir, replay,
                 emit_name = "gsparse_kernel";
     bool no_cache = false;
@@ -54,12 +53,7 @@ Graph load_problem_graph(const Args &a, std::string &name) {
         name = a.graph_file;
         return Graph::load(a.graph_file);
     }
-    datasets::TwinOptions opt;
-    opt.scale = a.scale;
-    opt.seed = a.graph_seed;
-    opt.order = datasets::parse_node_order(a.order);
-    name = a.dataset + " twin (scale " + CLI::detail::to_string(a.scale) + ", " + a.order + " ids)";
-    return Graph::from_csr(datasets::generate_twin(datasets::twin_spec(a.dataset), opt));
+    return make_twin(a.dataset, a.twin, name);
 }
 
 void print_summary(const TuneResult &r) {
@@ -105,20 +99,8 @@ int main(int argc, char **argv) {
     app.add_option("--dataset", a.dataset, "built-in twin used when --graph is absent")
         ->check(CLI::IsMember(datasets::twin_names()))
         ->excludes(graph_opt);
-    app.add_option("--scale", a.scale, "scale of the twin (0, 1]")->check(CLI::Range(1e-6, 1.0))->excludes(graph_opt);
-    app.add_option("--graph-seed", a.graph_seed, "seed of the twin generator")->excludes(graph_opt);
-    app.add_option("--order", a.order, "node id order of the twin")
-        ->check(CLI::IsMember({"shuffled", "community"}))
-        ->excludes(graph_opt);
-    app.add_option("--op", a.op, "operator")->check(CLI::IsMember({"spmm", "sddmm"}));
-    app.add_option("--binary", a.binary, "binary op: add sub mul div dot copy_lhs copy_rhs")
-        ->check(CLI::IsMember({"add", "sub", "mul", "div", "dot", "copy_lhs", "copy_rhs", "copy_u", "copy_e"}));
-    app.add_option("--reduce", a.reduce, "reduce op of g-SpMM")->check(CLI::IsMember({"sum", "mean", "max", "min"}));
-    app.add_option("--lhs-target", a.lhs_target, "g-SDDMM lhs operand: u, v or e")->check(CLI::IsMember({"u", "v", "e"}));
-    app.add_option("--rhs-target", a.rhs_target, "g-SDDMM rhs operand: u, v or e")->check(CLI::IsMember({"u", "v", "e"}));
-    app.add_option("--feat", a.feat, "feature length F")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
-    app.add_option("--edge-feat", a.edge_feat, "feature length of edge operands (default F; 1 = a scalar per edge)")
-        ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+    for (CLI::Option *o : add_twin_options(app, a.twin)) o->excludes(graph_opt);
+    add_operator_options(app, a.op);
     app.add_option("--mode", a.mode, "search mode: genetic (cost-model seeded genetic search), random (3 samples by "
                                      "default), exhaustive")
         ->check(CLI::IsMember({"genetic", "exhaustive", "random"}));
@@ -163,19 +145,7 @@ int main(int argc, char **argv) {
         TuningProblem p;
         p.device = a.target == "cuda" ? Device::CUDA : Device::CPU;
         p.graph = load_problem_graph(a, p.graph_name);
-        const int64_t ef = a.edge_feat ? a.edge_feat : a.feat;
-        if (a.op == "spmm") {
-            p.kind = OpKind::Spmm;
-            p.spmm = {parse_binary_op(a.binary), parse_reduce_op(a.reduce)};
-            check_spmm_spec(p.spmm);
-            p.lhs_feat = {a.feat};
-            p.rhs_feat = {ef};
-        } else {
-            p.kind = OpKind::Sddmm;
-            p.sddmm = {parse_binary_op(a.binary), parse_target(a.lhs_target), parse_target(a.rhs_target)};
-            p.lhs_feat = {p.sddmm.lhs == OperandTarget::Edge ? ef : a.feat};
-            p.rhs_feat = {p.sddmm.rhs == OperandTarget::Edge ? ef : a.feat};
-        }
+        set_operator(p, a.op);
         if (a.replay.empty()) p.prepare(a.seed);
         else p.plan_layout();
         std::optional<CostModel> model;
