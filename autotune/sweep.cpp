@@ -54,16 +54,8 @@ std::vector<TuneResult> sweep_together(const std::vector<SweepProblem> &problems
         const auto ts = std::chrono::steady_clock::now();
         st.space = build_search_space(p);
         if (st.space.valid.empty()) fail<ScheduleError>("no valid schedule point for ", p.op_name(), " on ", p.graph_name);
-        st.r.op = p.op_name();
-        st.r.graph = p.graph_name;
-        st.r.device = p.device_label();
-        st.r.mode = search_mode_name(SearchMode::Exhaustive);
-        st.r.stats = p.graph.stats();
-        st.r.lhs_feat = p.lhs_feat;
-        st.r.rhs_feat = p.rhs_feat;
-        st.r.space_size = st.space.space.size();
-        st.r.valid_size = st.space.valid.size();
-        st.r.alias_size = st.space.aliases;
+        st.r = TuneResult::of(p, SearchMode::Exhaustive);
+        st.r.set_space(st.space);
         st.r.phases.space_s = seconds_since(ts);
         st.measurer = std::make_unique<Measurer>(p, options.runs, options.warmup, &kernels);
         st.measurer->set_cutoff(options.cutoff);

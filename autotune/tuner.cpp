@@ -30,6 +30,24 @@ const char *search_mode_name(SearchMode m) {
     return "?";
 }
 
+TuneResult TuneResult::of(const TuningProblem &p, SearchMode mode) {
+    TuneResult r;
+    r.op = p.op_name();
+    r.graph = p.graph_name;
+    r.device = p.device_label();
+    r.mode = search_mode_name(mode);
+    r.stats = p.graph.stats();
+    r.lhs_feat = p.lhs_feat;
+    r.rhs_feat = p.rhs_feat;
+    return r;
+}
+
+void TuneResult::set_space(const SearchSpace &space) {
+    space_size = space.space.size();
+    valid_size = space.valid.size();
+    alias_size = space.aliases;
+}
+
 void TuneResult::account(const Measurement &m) {
     phases.compile_wait_s += m.compile_ms / 1000;
     phases.warmup_s += m.warmup_ms / 1000;
@@ -141,14 +159,7 @@ std::vector<ScheduleParams> seeds(const SearchSpace &space, const TuneOptions &o
 
 TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
     auto t0 = std::chrono::steady_clock::now();
-    TuneResult r;
-    r.op = problem.op_name();
-    r.graph = problem.graph_name;
-    r.device = problem.device_label();
-    r.mode = search_mode_name(options.mode);
-    r.stats = problem.graph.stats();
-    r.lhs_feat = problem.lhs_feat;
-    r.rhs_feat = problem.rhs_feat;
+    TuneResult r = TuneResult::of(problem, options.mode);
 
     const std::string cache_key = TuningCache::key(problem);
     if (options.cache && options.read_cache) {
@@ -169,9 +180,7 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
     SearchSpace space = build_search_space(problem);
     r.phases.space_s = since(ts);
     if (space.valid.empty()) fail<ScheduleError>("no valid schedule point for ", problem.op_name());
-    r.space_size = space.space.size();
-    r.valid_size = space.valid.size();
-    r.alias_size = space.aliases;
+    r.set_space(space);
 
     Measurer measurer(problem, options.runs, options.warmup, options.kernels);
     const size_t compiled_before = measurer.kernels().stats().misses;

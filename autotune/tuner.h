@@ -76,6 +76,11 @@ struct TuneResult {
 
     double speedup_over_default() const;
     nlohmann::json to_json() const;
+    /// The result of a tune of p in `mode`, before anything is measured: operator, graph, device,
+    /// shapes and mode.
+    static TuneResult of(const TuningProblem &p, SearchMode mode);
+    /// Sets the space's sizes (all points, valid kernels, aliases left out).
+    void set_space(const SearchSpace &space);
     /// Adds m's compile wait, warm-up and timed runs to the phases.
     void account(const Measurement &m);
     /// Adds a candidate's measurement (after expert_default is set): its phases (unless it is the
