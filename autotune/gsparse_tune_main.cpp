@@ -78,8 +78,9 @@ void print_summary(const TuneResult &r) {
     if (reused) std::printf("measured      %zu candidates, %zu of them from earlier records (--resume)\n", r.candidates.size() + 1, reused);
     else std::printf("measured      %zu candidates\n", r.candidates.size() + 1);
     std::printf("time          %.1f s enumerating the space, %.1f s ranking it, %.1f s waiting for compiles, "
-                "%.1f s warming up, %.1f s timed runs\n",
-                r.phases.space_s, r.phases.rank_s, r.phases.compile_wait_s, r.phases.warmup_s, r.phases.timed_s);
+                "%.1f s loading kernels, %.1f s warming up, %.1f s timed runs\n",
+                r.phases.space_s, r.phases.rank_s, r.phases.compile_wait_s, r.phases.load_s, r.phases.warmup_s,
+                r.phases.timed_s);
     std::printf("expert        %-50s %9.3f ms\n", r.expert_default.schedule.str().c_str(), r.expert_default.mean_ms);
     if (r.best.recorded)
         std::printf("best schedule %-50s %9.3f ms (recorded earlier)\n", r.best.schedule.str().c_str(), r.best.mean_ms);

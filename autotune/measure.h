@@ -1,11 +1,15 @@
-// Measurement of schedule candidates: compile the kernel for a candidate, run it once to warm up,
-// then time `runs` runs. On the CPU every run is timed with the steady clock around the call. With
-// a cutoff, a candidate whose first timed run is far slower than the fastest one measured so far is
-// not timed further: a tuner learns all it needs from one run of a kernel far off the pace.
+// Measurement of schedule candidates: compile the kernel for a candidate, call it once on a small
+// load graph (on a GPU that call loads the kernel's module) and build the problem graph's device
+// arrays, run it once on the problem to warm up, then time `runs` runs. Every run is timed with the
+// steady clock around the call and a device synchronization. With a cutoff, a candidate whose
+// warm-up run (or, without warm-up, first timed run) is far slower than the fastest one measured so
+// far is not timed further, that run its one time: a tuner learns all it needs from one run of a
+// kernel far off the pace, and a sweep spends most of its time on such kernels.
 #pragma once
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,10 +27,11 @@ struct Measurement {
     bool ok = false;
     std::string error;           ///< why compiling or running failed (ok == false)
     double compile_ms = 0;       ///< waiting for the kernel (0 when compiled in the background)
-    double warmup_ms = 0;        ///< the warm-up runs, first-call setup included (module load, index arrays)
+    double load_ms = 0;          ///< the call on the load graph (module load) and the graph's device arrays
+    double warmup_ms = 0;        ///< the warm-up runs (less the one that cut the candidate off, if one did)
     std::vector<double> run_ms;  ///< every timed run
     double median_ms = 0, mean_ms = 0, min_ms = 0;
-    bool cut_off = false;  ///< timed once only: slower than the cutoff allows
+    bool cut_off = false;  ///< timed once only (run_ms has one run): slower than the cutoff allows
     bool recorded = false;  ///< taken from earlier measurement records (TuneOptions::recorded), not timed now
 };
 
@@ -50,17 +55,25 @@ public:
     ~Measurer();
     Measurer(const Measurer &) = delete;
     Measurer &operator=(const Measurer &) = delete;
-    /// factor > 0: stop timing a candidate whose first timed run exceeds factor x the fastest
-    /// median measured so far. 0 (the default) times every candidate `runs` times.
+    /// factor > 0: stop timing a candidate whose last warm-up run (first timed run without warm-up)
+    /// exceeds factor x the fastest median measured so far; that run is its one time. 0 (the
+    /// default) times every candidate `runs` times.
     void set_cutoff(double factor);
     /// The compiled kernels (shared or its own).
     KernelCache &kernels() { return *cache_; }
 
 private:
-    /// The kernel of a candidate (compiled once, kept in the measurer's cache) as a callable run.
-    std::function<void()> compile(const ScheduleParams &schedule);
+    /// A compiled candidate: runs on a problem, and builds a graph's device arrays.
+    struct Compiled {
+        std::function<void(TuningProblem &)> run;
+        std::function<void(const Graph &)> upload;
+    };
+    /// The kernel of a candidate (compiled once, kept in the measurer's cache).
+    Compiled compile(const ScheduleParams &schedule);
 
     TuningProblem &problem_;
+    /// problem_.load_problem(), made on the first measurement.
+    std::unique_ptr<TuningProblem> load_;
     int runs_, warmup_;
     double cutoff_ = 0;
     double best_median_ms_ = 0;  ///< fastest median of a fully timed candidate, 0 before the first

@@ -50,6 +50,7 @@ void TuneResult::set_space(const SearchSpace &space) {
 
 void TuneResult::account(const Measurement &m) {
     phases.compile_wait_s += m.compile_ms / 1000;
+    phases.load_s += m.load_ms / 1000;
     phases.warmup_s += m.warmup_ms / 1000;
     for (double t : m.run_ms) phases.timed_s += t / 1000;
 }
@@ -71,6 +72,7 @@ static nlohmann::json measurement_json(const Measurement &m) {
     j["ok"] = m.ok;
     if (!m.ok) j["error"] = m.error;
     j["compile_ms"] = m.compile_ms;
+    j["load_ms"] = m.load_ms;
     j["warmup_ms"] = m.warmup_ms;
     j["median_ms"] = m.median_ms;
     j["mean_ms"] = m.mean_ms;
@@ -103,7 +105,7 @@ nlohmann::json TuneResult::to_json() const {
     j["speedup_over_default"] = speedup_over_default();
     j["wall_s"] = wall_s;
     j["phases_s"] = {{"space", phases.space_s}, {"rank", phases.rank_s}, {"compile_wait", phases.compile_wait_s},
-                     {"warmup", phases.warmup_s}, {"timed_runs", phases.timed_s}};
+                     {"load", phases.load_s}, {"warmup", phases.warmup_s}, {"timed_runs", phases.timed_s}};
     j["from_cache"] = from_cache;
     j["candidates"] = nlohmann::json::array();
     for (const auto &m : candidates) j["candidates"].push_back(measurement_json(m));

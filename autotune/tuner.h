@@ -68,9 +68,9 @@ struct TuneResult {
     Measurement best;                     ///< fastest by median among default and candidates
     double wall_s = 0;
     /// Where the wall time went: enumerating the space, ranking it with the cost model, waiting
-    /// for compiles, warm-up runs (first-call setup included) and timed runs.
+    /// for compiles, first calls (kernel loads, the graph's device arrays), warm-up runs and timed runs.
     struct Phases {
-        double space_s = 0, rank_s = 0, compile_wait_s = 0, warmup_s = 0, timed_s = 0;
+        double space_s = 0, rank_s = 0, compile_wait_s = 0, load_s = 0, warmup_s = 0, timed_s = 0;
     } phases;
     bool from_cache = false;
 

@@ -38,6 +38,10 @@ struct TuningProblem {
     void prepare(uint64_t seed = 1);
     /// Only the feature layout of prepare(), for searches that measure nothing (replays).
     void plan_layout();
+    /// The same operator and feature shapes on a small graph (64 nodes, with empty rows, a long row and
+    /// the problem graph's kind of edge ids), prepared on the same device. The measurer calls each
+    /// kernel on it once before timing it on the problem: on a GPU that first call loads the kernel.
+    TuningProblem load_problem() const;
     /// Waits for the device's queued work (a no-op on the CPU); timing calls it after each run.
     std::function<void()> sync = [] {};
     /// Device copies of the tensors (Device::CUDA), kept alive with the problem.

@@ -71,6 +71,12 @@ void SddmmKernel::prepare(const Graph &g) const {
     if (algo_.edges_grouped) g.coo_by_dst(algo_.src_tile);
 }
 
+void SddmmKernel::upload(const Graph &g, const CudaLaunch &launch) const {
+    prepare(g);
+    if (key_.device == Device::CUDA && g.num_edges() > 0)
+        DeviceCoo::get(g, algo_.edges_grouped, algo_.src_tile, launch, target_);
+}
+
 void SddmmKernel::run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out) const {
     const COO &coo = algo_.edges_grouped ? g.coo_by_dst(algo_.src_tile) : g.coo();
     Halide::ParamMap params;

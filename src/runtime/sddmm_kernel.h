@@ -47,6 +47,10 @@ public:
     /// source tiles, kept by the graph), which a first run would otherwise build before its launch.
     /// Thread-safe; the tuner calls it while other candidates are measured.
     void prepare(const Graph &g) const;
+    /// Builds the arrays of g that run() reads on the kernel's device (prepare(), then on a GPU the
+    /// device copies of the edge order), which a first run on g would otherwise build before its
+    /// launch. Kept with g; on the CPU the same as prepare().
+    void upload(const Graph &g, const CudaLaunch &launch = {}) const;
 
     const SddmmKernelKey &key() const { return key_; }
     std::string lowered_stmt() const;

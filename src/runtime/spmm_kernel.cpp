@@ -137,11 +137,53 @@ void SpmmKernel::run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, T
 
 void SpmmKernel::run_cuda(const Graph &graph, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u,
                           Tensor *arg_e, const CudaLaunch &launch) const {
+    Halide::ParamMap params;
+    bind_graph_cuda(graph, launch, params);
+    const CSR &csr = (algo_.relabeled ? graph.relabeled() : graph).csr();
+    auto wrap = [&](const Tensor &t, const std::vector<int64_t> &extents, const char *name) {
+        return wrap_device_buffer(halide_type(t.dtype()), t.data(), halide_sizes(extents, t.size(0)), target_, name);
+    };
+    std::vector<Halide::Buffer<>> wrapped;
+    if (algo_.uses_lhs()) {
+        check_operand_alignment(lhs, algo_.operand_alignment, "lhs", key_.schedule.str());
+        wrapped.push_back(wrap(lhs, key_.layout.lhs_extents(), "lhs"));
+        params.set(algo_.lhs, wrapped.back());
+    }
+    if (algo_.uses_rhs()) {
+        check_operand_alignment(rhs, algo_.operand_alignment, "rhs", key_.schedule.str());
+        wrapped.push_back(wrap(rhs, key_.layout.rhs_extents(), "rhs"));
+        params.set(algo_.rhs, wrapped.back());
+    }
+    params.set(algo_.num_edges, static_cast<int32_t>(std::max<int64_t>(csr.nnz(), 1)));
+    params.set(algo_.num_src, static_cast<int32_t>(std::max<int64_t>(csr.num_cols, 1)));
+    std::vector<Halide::Buffer<>> outs = {wrap(out, key_.layout.extents, "out")};
+    if (has_arg_outputs(key_.spec.reduce)) {
+        outs.push_back(wrap(*arg_u, key_.layout.extents, "arg_u"));
+        outs.push_back(wrap(*arg_e, key_.layout.extents, "arg_e"));
+    }
+    CudaJITContext ctx(launch);
+    try {
+        if (outs.size() == 1) pipeline_.realize(&ctx, outs[0], target_, params);
+        else pipeline_.realize(&ctx, Halide::Realization(outs), target_, params);
+    } catch (const Halide::Error &e) {
+        fail<KernelError>("running ", key_.str(), " on the GPU failed: ", e.what());
+    }
+    // The wrappers only borrow the caller's memory.
+    for (auto *list : {&wrapped, &outs})
+        for (auto &b : *list) b.get()->device_detach_native(&ctx);
+}
+
+
+void SpmmKernel::upload(const Graph &g, const CudaLaunch &launch) const {
+    if (key_.device != Device::CUDA || g.csr().num_rows == 0) return;
+    Halide::ParamMap params;
+    bind_graph_cuda(g, launch, params);
+}
+
+void SpmmKernel::bind_graph_cuda(const Graph &graph, const CudaLaunch &launch, Halide::ParamMap &params) const {
     // A relabeled kernel runs on the graph renumbered in its locality order; its source features are
     // gathered into that order by the pipeline and its rows stored back through the same order.
     const Graph &g = algo_.relabeled ? graph.relabeled() : graph;
-    const CSR &csr = g.csr();
-    Halide::ParamMap params;
     // The segments' offsets, counts and longest segment (row-split and source-tiled kernels).
     auto bind_segments = [&](const DeviceSegments &segs) {
         params.set(algo_.row_ptr, segs.seg_ptr);
@@ -174,37 +216,6 @@ void SpmmKernel::run_cuda(const Graph &graph, const Tensor &lhs, const Tensor &r
                                             ? DeviceRowOrder::get(g, algo_.row_tile, launch, target_)->order
                                             : dev->balanced);
     }
-    auto wrap = [&](const Tensor &t, const std::vector<int64_t> &extents, const char *name) {
-        return wrap_device_buffer(halide_type(t.dtype()), t.data(), halide_sizes(extents, t.size(0)), target_, name);
-    };
-    std::vector<Halide::Buffer<>> wrapped;
-    if (algo_.uses_lhs()) {
-        check_operand_alignment(lhs, algo_.operand_alignment, "lhs", key_.schedule.str());
-        wrapped.push_back(wrap(lhs, key_.layout.lhs_extents(), "lhs"));
-        params.set(algo_.lhs, wrapped.back());
-    }
-    if (algo_.uses_rhs()) {
-        check_operand_alignment(rhs, algo_.operand_alignment, "rhs", key_.schedule.str());
-        wrapped.push_back(wrap(rhs, key_.layout.rhs_extents(), "rhs"));
-        params.set(algo_.rhs, wrapped.back());
-    }
-    params.set(algo_.num_edges, static_cast<int32_t>(std::max<int64_t>(csr.nnz(), 1)));
-    params.set(algo_.num_src, static_cast<int32_t>(std::max<int64_t>(csr.num_cols, 1)));
-    std::vector<Halide::Buffer<>> outs = {wrap(out, key_.layout.extents, "out")};
-    if (has_arg_outputs(key_.spec.reduce)) {
-        outs.push_back(wrap(*arg_u, key_.layout.extents, "arg_u"));
-        outs.push_back(wrap(*arg_e, key_.layout.extents, "arg_e"));
-    }
-    CudaJITContext ctx(launch);
-    try {
-        if (outs.size() == 1) pipeline_.realize(&ctx, outs[0], target_, params);
-        else pipeline_.realize(&ctx, Halide::Realization(outs), target_, params);
-    } catch (const Halide::Error &e) {
-        fail<KernelError>("running ", key_.str(), " on the GPU failed: ", e.what());
-    }
-    // The wrappers only borrow the caller's memory.
-    for (auto *list : {&wrapped, &outs})
-        for (auto &b : *list) b.get()->device_detach_native(&ctx);
 }
 
 }  // namespace gsparse

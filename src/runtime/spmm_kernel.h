@@ -46,6 +46,11 @@ public:
     void run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u, Tensor *arg_e,
              const CudaLaunch &launch = {}) const;
 
+    /// Builds the arrays of g that run() reads on the kernel's device (on a GPU, the device copies of
+    /// the index arrays in the kernel's row order, and the relabeled graph or segments it runs on),
+    /// which a first run on g would otherwise build before its launch. Kept with g; a no-op on the CPU.
+    void upload(const Graph &g, const CudaLaunch &launch = {}) const;
+
     const SpmmKernelKey &key() const { return key_; }
     /// The lowered statement of the scheduled pipeline (for inspection and IR tests).
     std::string lowered_stmt() const;
@@ -54,6 +59,8 @@ private:
     void run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u, Tensor *arg_e) const;
     void run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u, Tensor *arg_e,
                   const CudaLaunch &launch) const;
+    /// Sets the graph parameters of a GPU run on graph (uploading its arrays on first use).
+    void bind_graph_cuda(const Graph &graph, const CudaLaunch &launch, Halide::ParamMap &params) const;
 
     SpmmKernelKey key_;
     mutable SpmmAlgorithm algo_;

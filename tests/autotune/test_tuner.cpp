@@ -135,8 +135,9 @@ TEST(Tuner, GeneticModeSeededByARankingMeasuresTheTopPoints) {
 }
 
 TEST(Tuner, CutoffTimesSlowCandidatesOnce) {
-    // With the tightest cutoff a candidate is timed once when its first run is slower than the
-    // fastest median so far, which is never faster than the fastest median of the whole tune.
+    // With the tightest cutoff a candidate is timed once when its warm-up run (or its first timed
+    // run) is slower than the fastest median so far, which is never faster than the fastest median
+    // of the whole tune. A candidate cut off by its warm-up has that run as its time.
     TuningProblem p = small_problem(OpKind::Spmm, 24);
     TuneOptions o;
     o.mode = SearchMode::Exhaustive;
@@ -147,21 +148,57 @@ TEST(Tuner, CutoffTimesSlowCandidatesOnce) {
     double fastest = r.expert_default.median_ms;
     for (const auto &m : r.candidates)
         if (m.ok && !m.cut_off) fastest = std::min(fastest, m.median_ms);
+    size_t by_warmup = 0;
     for (const auto &m : r.candidates) {
         ASSERT_TRUE(m.ok) << m.error;
+        EXPECT_GT(m.load_ms, 0.0);
         if (m.cut_off) {
             EXPECT_EQ(m.run_ms.size(), 1u);
             EXPECT_GT(m.run_ms[0], fastest);
             EXPECT_TRUE(r.to_json()["candidates"][&m - r.candidates.data()]["cut_off"].get<bool>());
+            by_warmup += m.warmup_ms == 0.0;
         } else {
             EXPECT_EQ(m.run_ms.size(), 3u);
+            EXPECT_GT(m.warmup_ms, 0.0);
         }
     }
+    EXPECT_GT(by_warmup, 0u);
     EXPECT_FALSE(r.best.cut_off);
     Measurer measurer(p);
     EXPECT_THROW(measurer.set_cutoff(0.5), Error);
     EXPECT_THROW(measurer.set_cutoff(-1), Error);
     EXPECT_NO_THROW(measurer.set_cutoff(0));
+}
+
+TEST(TuningProblem, LoadProblemHasTheOperatorAndTheKindOfEdgeIds) {
+    // The graph every kernel is first called on: small, square, with empty rows and a row of every
+    // node, the problem's feature shapes, and the problem graph's kind of edge ids (kernels that read
+    // edge ids are compiled for one kind).
+    for (bool shuffled : {false, true}) {
+        test::RandomGraphOptions go;
+        go.shuffle_edge_ids = shuffled;
+        TuningProblem p;
+        p.graph = test::random_graph(5, go);
+        p.spmm = {BinaryOp::Mul, ReduceOp::Sum};
+        p.lhs_feat = {4, 3};
+        p.rhs_feat = {1, 3};
+        p.prepare();
+        TuningProblem q = p.load_problem();
+        EXPECT_EQ(q.graph.num_dst(), 64);
+        EXPECT_EQ(q.graph.num_src(), 64);
+        EXPECT_EQ(q.graph.csr().identity_edge_ids(), p.graph.csr().identity_edge_ids()) << shuffled;
+        EXPECT_EQ(q.graph.max_row_length(), 64);
+        EXPECT_GT(q.graph.stats().empty_rows, 0);
+        EXPECT_EQ(q.layout.key(), p.layout.key());
+        EXPECT_EQ(q.out.size(0), 64);
+        EXPECT_EQ(q.rhs.size(0), q.graph.num_edges());
+        EXPECT_EQ(q.device, p.device);
+        // A kernel of the problem runs on it and matches the reference there.
+        SearchSpace space = build_search_space(p);
+        auto kernel = SpmmKernel::get(measured_spmm_key(p, space.expert_default));
+        kernel->run(q.graph, q.lhs, q.rhs, q.out, nullptr, nullptr);
+        EXPECT_TRUE(test::matches_reference(q.out, reference_spmm(q.graph, p.spmm, q.lhs, q.rhs), 1e-5)) << shuffled;
+    }
 }
 
 TEST(Measurer, BackgroundCompilesOverlapMeasurements) {
@@ -308,7 +345,9 @@ TEST(Resume, RecordedPointsAreNotMeasuredAgain) {
             reused++;
         } else {
             EXPECT_FALSE(m.recorded) << m.schedule.str();
-            if (m.ok) EXPECT_EQ(m.run_ms.size(), 2u) << m.schedule.str();
+            if (m.ok) {
+                EXPECT_EQ(m.run_ms.size(), 2u) << m.schedule.str();
+            }
             timed++;
         }
     }
