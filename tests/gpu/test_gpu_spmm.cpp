@@ -85,8 +85,9 @@ TEST_F(GpuSpmm, GridOfSchedules) {
                 EXPECT_TRUE(check(g, SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Sum}, x, {}, &p)) << p.str();
                 // Points valid for sum only (the relabeled graph re-sorts neighbours) skip max.
                 const Problem max_problem = spmm_problem(SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Max}, layout, g.stats());
-                if (!def.invalid_reason(p, max_problem))
+                if (!def.invalid_reason(p, max_problem)) {
                     EXPECT_TRUE(check(g, SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Max}, x, {}, &p)) << p.str();
+                }
             } catch (const std::exception &e) {
                 // A kernel fault leaves the CUDA context unusable: name the point and stop.
                 FAIL() << p.str() << " F=" << F << ": " << e.what();
