@@ -4,7 +4,7 @@
 #   genetic     cost-model seeded genetic search (the product's default), timed end to end (wall_s);
 #   random      uniform random sampling with as many measured candidates as the genetic search had;
 #   exhaustive  every valid point of the space (EX_RUNS timed runs each, the cutoff left on: a point
-#               whose first run is over 1.5x the best so far cannot be within 5% of the best), all
+#               whose warm-up run is over 1.5x the best so far cannot be within 5% of the best), all
 #               twins of one F in one gsparse-sweep process that compiles each kernel once;
 # then report_tune.py writes tune_eval.md, tune_eval.json and tune_eval.png into
 # ${OUT:-benchmarks/results}/<date>-<device-slug>-tune/. Every measurement is also appended to
