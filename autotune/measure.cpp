@@ -98,7 +98,7 @@ Measurer::Compiled Measurer::compile(const ScheduleParams &schedule) {
     }
     auto kernel = SddmmKernel::get(measured_sddmm_key(p, schedule), *cache_);
     // The host side of the point's edge order (seconds on a large graph) is built here, in the
-    // background compile workers, rather than in the candidate's timed warm-up.
+    // background compile workers, rather than in the candidate's load step on the measuring thread.
     kernel->prepare(p.graph);
     return {[kernel](TuningProblem &q) { kernel->run(q.graph, q.lhs, q.rhs, q.out); },
             [kernel](const Graph &g) { kernel->upload(g); }};
