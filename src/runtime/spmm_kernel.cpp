@@ -138,8 +138,7 @@ void SpmmKernel::run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, T
 void SpmmKernel::run_cuda(const Graph &graph, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u,
                           Tensor *arg_e, const CudaLaunch &launch) const {
     Halide::ParamMap params;
-    bind_graph_cuda(graph, launch, params);
-    const CSR &csr = (algo_.relabeled ? graph.relabeled() : graph).csr();
+    const CSR &csr = bind_graph_cuda(graph, launch, params).csr();
     auto wrap = [&](const Tensor &t, const std::vector<int64_t> &extents, const char *name) {
         return wrap_device_buffer(halide_type(t.dtype()), t.data(), halide_sizes(extents, t.size(0)), target_, name);
     };
@@ -180,7 +179,7 @@ void SpmmKernel::upload(const Graph &g, const CudaLaunch &launch) const {
     bind_graph_cuda(g, launch, params);
 }
 
-void SpmmKernel::bind_graph_cuda(const Graph &graph, const CudaLaunch &launch, Halide::ParamMap &params) const {
+const Graph &SpmmKernel::bind_graph_cuda(const Graph &graph, const CudaLaunch &launch, Halide::ParamMap &params) const {
     // A relabeled kernel runs on the graph renumbered in its locality order; its source features are
     // gathered into that order by the pipeline and its rows stored back through the same order.
     const Graph &g = algo_.relabeled ? graph.relabeled() : graph;
@@ -216,6 +215,7 @@ void SpmmKernel::bind_graph_cuda(const Graph &graph, const CudaLaunch &launch, H
                                             ? DeviceRowOrder::get(g, algo_.row_tile, launch, target_)->order
                                             : dev->balanced);
     }
+    return g;
 }
 
 }  // namespace gsparse

@@ -59,8 +59,9 @@ private:
     void run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u, Tensor *arg_e) const;
     void run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u, Tensor *arg_e,
                   const CudaLaunch &launch) const;
-    /// Sets the graph parameters of a GPU run on graph (uploading its arrays on first use).
-    void bind_graph_cuda(const Graph &graph, const CudaLaunch &launch, Halide::ParamMap &params) const;
+    /// Sets the graph parameters of a GPU run on graph (uploading its arrays on first use); returns
+    /// the graph the kernel runs on (graph, or its relabeled form for relabeled kernels).
+    const Graph &bind_graph_cuda(const Graph &graph, const CudaLaunch &launch, Halide::ParamMap &params) const;
 
     SpmmKernelKey key_;
     mutable SpmmAlgorithm algo_;
