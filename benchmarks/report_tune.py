@@ -4,8 +4,8 @@ same number of measured candidates and against the exhaustive best (the paper's 
 
   report_tune.py TUNE_JSON... [--records records.jsonl] [--out-dir DIR | --results-root DIR]
 
-Inputs are gsparse-tune --json outputs; those of one (graph, feature length) form a case, told apart
-by their "mode". Per case the report gives the best mean time of each mode, the genetic search's
+Inputs are gsparse-tune --json outputs (or gsparse-sweep's), plain or gzip-compressed (.json.gz);
+those of one (graph, feature length) form a case, told apart by their "mode". Per case the report gives the best mean time of each mode, the genetic search's
 time relative to the exhaustive best (the target: within 5% in at least 90% of the cases), its
 tuning wall time (target: under 20 s), the random sampling's relative time at equal trials and the
 expert default's. Writes tune_eval.md, tune_eval.json and tune_eval.png into DIR (default
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import gzip
 import json
 import math
 import shutil
@@ -39,8 +40,12 @@ def load_cases(paths):
     cases = defaultdict(dict)
     for p in paths:
         try:
-            run = json.loads(Path(p).read_text())
-        except (OSError, json.JSONDecodeError) as err:
+            if str(p).endswith(".gz"):
+                with gzip.open(p, "rt") as f:
+                    run = json.load(f)
+            else:
+                run = json.loads(Path(p).read_text())
+        except (OSError, EOFError, json.JSONDecodeError) as err:
             print(f"report_tune.py: warning: skipping {p}: {err}", file=sys.stderr)
             continue
         if "mode" not in run or "graph" not in run:
@@ -137,8 +142,9 @@ def write_plot(rows, meta, path):
         ax.bar([x + (i - 1) * width for x in xs], vals, width, label=label)
     ax.axhline(0.95, color="gray", linestyle="--", linewidth=0.8)
     ax.set_xticks(list(xs))
-    # "reddit twin (scale 1, shuffled ids)" -> "reddit": full names overlap under the bars.
-    ax.set_xticklabels([f"{r['graph'].split(' twin ')[0]}\nF={r['feat']}" for r in judged], fontsize=7)
+    # "ogbn-proteins twin (scale 1, shuffled ids)" -> "proteins": full names overlap under the bars.
+    ax.set_xticklabels([f"{r['graph'].split(' twin ')[0].removeprefix('ogbn-')}\nF={r['feat']}" for r in judged],
+                       fontsize=7)
     ax.set_ylabel("performance / exhaustive best")
     ax.set_ylim(0, 1.1)
     ax.set_title(f"gsparse-tune vs exhaustive search, {meta['device']}, {meta['date']}", fontsize=9)

@@ -28,6 +28,11 @@ assert c["genetic_trials"] == c["random_trials"] == int(sys.argv[2]), c
 assert 0.5 < c["genetic_vs_exhaustive"] < 2 and 0.5 < c["random_vs_exhaustive"] < 3, c
 PY
 test -s "$dir/out/records.jsonl"
+# The same case with the sweep's result gzip-compressed (as results folders keep them).
+gzip -c "$dir/exhaustive.json" > "$dir/exhaustive.json.gz"
+python3 "$report" "$dir"/genetic.json "$dir"/random.json "$dir/exhaustive.json.gz" --out-dir "$dir/outgz" > /dev/null
+cmp <(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['cases'])" "$dir/out/tune_eval.json") \
+    <(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['cases'])" "$dir/outgz/tune_eval.json")
 
 # --replay: a search over the sweep's recorded times measures nothing and reports exactly those times.
 replay=(--dataset reddit --scale 0.002 --feat 8 --quiet --replay "$dir/exhaustive.json")
