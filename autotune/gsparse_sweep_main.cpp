@@ -9,7 +9,8 @@
 // sweep's compiles, and one cut short leaves every twin at the same point. For each twin it
 // writes DIR/<op>-<twin>-F<F>-exhaustive.json (as gsparse-tune --json) and appends every measurement
 // to DIR/<op>-<twin>-F<F>-exhaustive.records.jsonl as it is taken; --resume reuses the times those
-// records hold, so a sweep cut short continues where it stopped.
+// records hold, so a sweep cut short continues where it stopped. --time-limit stops it between chunks
+// (its results then say "complete": false and how many points are left) for machines lent by the hour.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -38,7 +39,7 @@ struct Args {
     std::string datasets, target = "cuda", out_dir;
     TwinArgs twin{1.0};
     OperatorArgs op;
-    double cutoff = 1.5;
+    double cutoff = 1.5, time_limit_s = 0;
     uint64_t seed = 1;
     int runs = 5, threads = 0;
     bool resume = false, quiet = false;
@@ -74,6 +75,10 @@ int main(int argc, char **argv) {
     app.add_option("--seed", a.seed, "seed of the problems' random feature values");
     app.add_option("--out-dir", a.out_dir, "folder of the results and records")->required();
     app.add_flag("--resume", a.resume, "reuse the times the records in --out-dir hold");
+    app.add_option("--time-limit", a.time_limit_s,
+                   "start no chunk of points after this many seconds (0: none); the results are then "
+                   "marked incomplete and --resume continues")
+        ->check(CLI::Range(0.0, 1e9));
     app.add_flag("--quiet", a.quiet, "no progress bar");
     CLI11_PARSE(app, argc, argv);
 
@@ -116,19 +121,27 @@ int main(int argc, char **argv) {
         opt.compile_threads = a.threads;
         opt.progress = !a.quiet;
         const auto t0 = std::chrono::steady_clock::now();
-        const std::vector<TuneResult> results = sweep_together(sweep, opt);
+        const std::vector<TuneResult> results = sweep_together(sweep, opt, a.time_limit_s);
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         for (size_t i = 0; i < results.size(); i++) {
             const TuneResult &r = results[i];
             std::ofstream json(bases[i] + ".json");
             json << r.to_json().dump(2) << "\n";
             if (!json) fail<Error>("writing ", bases[i], ".json failed");
-            std::printf("%-16s F=%lld  %zu kernels (%zu aliases left out), best %.3f ms, default %.3f ms\n",
-                        names[i].c_str(), static_cast<long long>(a.op.feat), r.valid_size, r.alias_size, r.best.mean_ms,
-                        r.expert_default.mean_ms);
+            if (r.unmeasured > 0)
+                std::printf("%-16s F=%lld  %zu of %zu kernels measured (stopped at the time limit), best so far "
+                            "%.3f ms, default %.3f ms\n",
+                            names[i].c_str(), static_cast<long long>(a.op.feat), r.valid_size - r.unmeasured,
+                            r.valid_size, r.best.mean_ms, r.expert_default.mean_ms);
+            else
+                std::printf("%-16s F=%lld  %zu kernels (%zu aliases left out), best %.3f ms, default %.3f ms\n",
+                            names[i].c_str(), static_cast<long long>(a.op.feat), r.valid_size, r.alias_size,
+                            r.best.mean_ms, r.expert_default.mean_ms);
         }
         std::printf("sweep         %zu twins, %zu kernels compiled, %.1f s\n", results.size(),
                     results.front().kernels_compiled, wall);
+        if (std::any_of(results.begin(), results.end(), [](const TuneResult &r) { return r.unmeasured > 0; }))
+            std::printf("incomplete: run again with --resume to measure the rest\n");
     } catch (const std::exception &e) {
         std::fprintf(stderr, "gsparse-sweep: error: %s\n", e.what());
         return 1;

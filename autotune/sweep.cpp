@@ -20,8 +20,11 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 
 }  // namespace
 
-std::vector<TuneResult> sweep_together(const std::vector<SweepProblem> &problems, const TuneOptions &options) {
+std::vector<TuneResult> sweep_together(const std::vector<SweepProblem> &problems, const TuneOptions &options,
+                                       double time_limit_s) {
+    const auto started = std::chrono::steady_clock::now();
     if (problems.empty()) fail<Error>("a sweep needs at least one problem");
+    if (!(time_limit_s >= 0)) fail<Error>("the sweep's time limit must be >= 0 seconds (0: none), got ", time_limit_s);
     const TuningProblem &first = *problems.front().problem;
     for (const auto &sp : problems) {
         const TuningProblem &p = *sp.problem;
@@ -87,6 +90,7 @@ std::vector<TuneResult> sweep_together(const std::vector<SweepProblem> &problems
     ProgressBar bar("sweeping", order.size());
     const size_t chunk = 4 * static_cast<size_t>(threads);
     for (size_t at = 0; at < order.size(); at += chunk) {
+        if (time_limit_s > 0 && seconds_since(started) >= time_limit_s) break;
         const size_t end = std::min(at + chunk, order.size());
         // The chunk's points that some problem still has to measure, compiled once for all of them.
         std::vector<ScheduleParams> fresh;
@@ -119,6 +123,11 @@ std::vector<TuneResult> sweep_together(const std::vector<SweepProblem> &problems
         // A problem's wall time: enumerating its space and measuring its points (waits for the
         // shared compiles included); the sweep's whole time is the caller's to report.
         st.r.wall_s = st.wall_s + st.r.phases.space_s;
+        // Every valid point is a candidate once reached; the expert default was measured first.
+        const bool default_reached =
+            std::any_of(st.r.candidates.begin(), st.r.candidates.end(),
+                        [&](const Measurement &m) { return m.schedule == st.space.expert_default; });
+        st.r.unmeasured = st.space.valid.size() - st.r.candidates.size() - (default_reached ? 0 : 1);
         out.push_back(std::move(st.r));
     }
     return out;

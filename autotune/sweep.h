@@ -27,7 +27,11 @@ struct SweepProblem {
 /// on the graph) and its own cutoff state. Uses options.runs, warmup, cutoff, compile_threads and
 /// progress (options.kernels, when set, is the shared cache). The first problem's measurer compiles
 /// for all, so the first result's kernels_compiled counts the sweep's compiles and the others' are 0.
-/// Throws Error for problems of different operators, shapes or devices.
-std::vector<TuneResult> sweep_together(const std::vector<SweepProblem> &problems, const TuneOptions &options);
+/// With time_limit_s > 0 the sweep starts no chunk once that many seconds have passed (the chunk
+/// running then finishes): each result's `unmeasured` counts the points it did not reach, and the
+/// records written so far let a later sweep resume. The expert defaults are always measured.
+/// Throws Error for problems of different operators, shapes or devices, or a negative time limit.
+std::vector<TuneResult> sweep_together(const std::vector<SweepProblem> &problems, const TuneOptions &options,
+                                       double time_limit_s = 0);
 
 }  // namespace gsparse::autotune

@@ -99,6 +99,11 @@ nlohmann::json TuneResult::to_json() const {
     j["space_size"] = space_size;
     j["valid_size"] = valid_size;
     j["alias_size"] = alias_size;
+    if (mode == "exhaustive") {
+        // A sweep stopped at its time limit is not an exhaustive result: its best is not the space's.
+        j["complete"] = unmeasured == 0;
+        j["unmeasured_points"] = unmeasured;
+    }
     j["kernels_compiled"] = kernels_compiled;
     j["expert_default"] = measurement_json(expert_default);
     j["best"] = measurement_json(best);

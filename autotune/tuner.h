@@ -63,6 +63,9 @@ struct TuneResult {
     std::vector<int64_t> lhs_feat, rhs_feat;
     size_t kernels_compiled = 0;  ///< kernels this tune compiled (the rest came from TuneOptions::kernels)
     size_t space_size = 0, valid_size = 0, alias_size = 0;  ///< alias_size: valid points named by another (SearchSpace::aliases)
+    /// Exhaustive mode: valid points left unmeasured because a sweep stopped at its time limit
+    /// (sweep_together); 0 for a complete sweep and for the other modes.
+    size_t unmeasured = 0;
     Measurement expert_default;
     std::vector<Measurement> candidates;  ///< in measurement order
     Measurement best;                     ///< fastest by median among default and candidates

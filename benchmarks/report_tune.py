@@ -51,6 +51,11 @@ def load_cases(paths):
         if "mode" not in run or "graph" not in run:
             print(f"report_tune.py: warning: {p} is not a gsparse-tune result; skipped", file=sys.stderr)
             continue
+        if run["mode"] == "exhaustive" and run.get("complete") is False:
+            # A sweep stopped at its time limit: its best is not the space's best.
+            print(f"report_tune.py: warning: {p} is an incomplete sweep ({run.get('unmeasured_points')} points "
+                  "unmeasured; finish it with gsparse-sweep --resume); skipped", file=sys.stderr)
+            continue
         feat = "x".join(str(f) for f in run.get("lhs_feat", []))
         graph = run["graph"]["name"] if isinstance(run["graph"], dict) else str(run["graph"])
         cases[(graph, run.get("op", ""), feat)][run["mode"]] = run

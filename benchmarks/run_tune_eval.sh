@@ -17,6 +17,7 @@
 #   OP [spmm; sddmm tunes u_dot_v]   BUILD_DIR [build]   SKIP_BUILD=1 (use the existing gsparse-tune)
 #   OUT [benchmarks/results]
 #   SKIP_EXHAUSTIVE=1 (genetic and random only)   PYTHON [python3]
+#   SWEEP_TIME_LIMIT (seconds: each sweep stops between chunks after it; rerun with the same WORK)
 #   WORK (folder of the tune results; a second run with the same WORK adds its cases to the report)
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -71,7 +72,8 @@ for f in "${feats[@]}"; do
     # again with the same WORK, and reuses none of the searches' times.
     echo "== exhaustive sweeps, F=$f"
     "$sweep" --datasets "$GRAPHS" --feat "$f" --target cuda --scale "$SCALE" --order "$ORDER" "${op_args[@]}" \
-      --runs "$EX_RUNS" --out-dir "$work" --resume --quiet || echo "exhaustive sweep failed"
+      --runs "$EX_RUNS" --out-dir "$work" --resume --quiet ${SWEEP_TIME_LIMIT:+--time-limit "$SWEEP_TIME_LIMIT"} \
+      || echo "exhaustive sweep failed"
   fi
 done
 # Training data: the searches' records and the exhaustive sweeps' records in one file.

@@ -34,6 +34,18 @@ python3 "$report" "$dir"/genetic.json "$dir"/random.json "$dir/exhaustive.json.g
 cmp <(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['cases'])" "$dir/out/tune_eval.json") \
     <(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['cases'])" "$dir/outgz/tune_eval.json")
 
+# An incomplete sweep (gsparse-sweep --time-limit) gives no exhaustive best.
+python3 - "$dir/exhaustive.json" "$dir/partial.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["complete"], r["unmeasured_points"] = False, 3
+json.dump(r, open(sys.argv[2], "w"))
+PY
+python3 "$report" "$dir"/genetic.json "$dir"/random.json "$dir/partial.json" --out-dir "$dir/outpartial" 2> "$dir/partial.err" > /dev/null
+grep -q "incomplete sweep" "$dir/partial.err"
+python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['cases'][0]; assert c['exhaustive_ms'] is None and c['genetic_vs_exhaustive'] is None, c" \
+  "$dir/outpartial/tune_eval.json"
+
 # --replay: a search over the sweep's recorded times measures nothing and reports exactly those times.
 replay=(--dataset reddit --scale 0.002 --feat 8 --quiet --replay "$dir/exhaustive.json")
 "$tune" "${replay[@]}" --mode genetic --seed 3 --json "$dir/replay.json" > /dev/null
