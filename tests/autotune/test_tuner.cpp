@@ -11,6 +11,7 @@
 #include "autotune/measure.h"
 #include "autotune/replay.h"
 #include "autotune/search_space.h"
+#include "autotune/sweep.h"
 #include "autotune/tuner.h"
 #include "core/error.h"
 #include "support/compare.h"
@@ -387,6 +388,33 @@ TEST(Tuner, BadOptions) {
     EXPECT_EQ(parse_search_mode("genetic"), SearchMode::Genetic);
     TuningProblem p = small_problem(OpKind::Spmm, 8);
     EXPECT_THROW(Measurer(p, 0), Error);
+}
+
+TEST(Sweep, TimeLimitLeavesPointsUnmeasuredAndNoLimitMeasuresThemAll) {
+    TuningProblem a = small_problem(OpKind::Spmm, 8), b = small_problem(OpKind::Spmm, 8);
+    b.graph = test::random_graph(7);
+    b.prepare();
+    TuneOptions o;
+    o.runs = 1;
+    o.compile_threads = 2;
+    std::vector<SweepProblem> problems(2);
+    problems[0].problem = &a;
+    problems[1].problem = &b;
+    EXPECT_THROW(sweep_together(problems, o, -1), Error);
+    // A limit already passed when the first chunk would start: only the expert defaults.
+    for (const TuneResult &r : sweep_together(problems, o, 1e-9)) {
+        EXPECT_TRUE(r.expert_default.ok);
+        EXPECT_TRUE(r.candidates.empty());
+        ASSERT_GT(r.valid_size, 2u);
+        EXPECT_EQ(r.unmeasured, r.valid_size - 1);
+        EXPECT_EQ(r.to_json()["complete"], false);
+        EXPECT_EQ(r.to_json()["unmeasured_points"], r.valid_size - 1);
+    }
+    for (const TuneResult &r : sweep_together(problems, o)) {
+        EXPECT_EQ(r.unmeasured, 0u);
+        EXPECT_EQ(r.candidates.size(), r.valid_size);
+        EXPECT_EQ(r.to_json()["complete"], true);
+    }
 }
 
 }  // namespace
