@@ -16,7 +16,6 @@ replay.json into DIR (default: the first input's folder).
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import re
 import statistics
@@ -25,7 +24,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from report_tune import best_ms  # the sweep's best: fastest fully timed candidate or the expert default
+# best_ms: the sweep's best (fastest fully timed candidate or the expert default)
+from report_tune import best_ms, read_result_text
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -55,11 +55,10 @@ def op_args(op: str):
 
 def load_result(path: str, tmp: str):
     """The result and a plain JSON file of it (gsparse-tune --replay reads plain JSON)."""
+    text = read_result_text(path)
     if not path.endswith(".gz"):
-        return json.load(open(path)), path
+        return json.loads(text), path
     plain = str(Path(tmp) / Path(path).name[:-3])
-    with gzip.open(path, "rt") as f:
-        text = f.read()
     Path(plain).write_text(text)
     return json.loads(text), plain
 

@@ -36,15 +36,19 @@ def best_ms(run: dict) -> float | None:
     return min(times) if times else None
 
 
+def read_result_text(path) -> str:
+    """The text of a result file, plain or gzip-compressed (.gz)."""
+    if str(path).endswith(".gz"):
+        with gzip.open(path, "rt") as f:
+            return f.read()
+    return Path(path).read_text()
+
+
 def load_cases(paths):
     cases = defaultdict(dict)
     for p in paths:
         try:
-            if str(p).endswith(".gz"):
-                with gzip.open(p, "rt") as f:
-                    run = json.load(f)
-            else:
-                run = json.loads(Path(p).read_text())
+            run = json.loads(read_result_text(p))
         except (OSError, EOFError, json.JSONDecodeError) as err:
             print(f"report_tune.py: warning: skipping {p}: {err}", file=sys.stderr)
             continue

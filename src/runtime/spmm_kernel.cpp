@@ -172,7 +172,6 @@ void SpmmKernel::run_cuda(const Graph &graph, const Tensor &lhs, const Tensor &r
         for (auto &b : *list) b.get()->device_detach_native(&ctx);
 }
 
-
 void SpmmKernel::upload(const Graph &g, const CudaLaunch &launch) const {
     if (key_.device != Device::CUDA || g.csr().num_rows == 0) return;
     Halide::ParamMap params;
