@@ -31,6 +31,11 @@ void Measurer::set_cutoff(double factor) {
     cutoff_ = factor;
 }
 
+void Measurer::note_reference(const Measurement &m) {
+    if (m.ok && !m.cut_off && m.median_ms > 0 && (best_median_ms_ == 0 || m.median_ms < best_median_ms_))
+        best_median_ms_ = m.median_ms;
+}
+
 Measurer::~Measurer() { join_background(); }
 
 void Measurer::join_background() {
@@ -148,7 +153,7 @@ Measurement Measurer::measure(const ScheduleParams &schedule) {
         m.mean_ms = std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(n);
         m.min_ms = sorted.front();
         m.ok = true;
-        if (!m.cut_off && (best_median_ms_ == 0 || m.median_ms < best_median_ms_)) best_median_ms_ = m.median_ms;
+        note_reference(m);
     } catch (const std::exception &e) {
         m.ok = false;
         m.error = e.what();

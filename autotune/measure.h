@@ -59,6 +59,10 @@ public:
     /// exceeds factor x the fastest median measured so far; that run is its one time. 0 (the
     /// default) times every candidate `runs` times.
     void set_cutoff(double factor);
+    /// A measurement not timed by this measurer (one recorded earlier, as a resumed sweep or tune
+    /// reads it): the cutoff compares later candidates against it as against one timed here, so a
+    /// resumed run cuts off the same slow kernels as an uninterrupted one.
+    void note_reference(const Measurement &m);
     /// The compiled kernels (shared or its own).
     KernelCache &kernels() { return *cache_; }
 

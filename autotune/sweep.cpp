@@ -72,7 +72,10 @@ std::vector<TuneResult> sweep_together(const std::vector<SweepProblem> &problems
         Measurement m;
         if (problems[i].recorded)
             if (auto rec = problems[i].recorded(q)) m = *rec;
-        if (!m.recorded) m = st.measurer->measure(q);
+        if (m.recorded)
+            st.measurer->note_reference(m);  // a resumed sweep's cutoff starts from the times it has
+        else
+            m = st.measurer->measure(q);
         st.wall_s += seconds_since(ts);
         if (!m.recorded && problems[i].on_measurement) problems[i].on_measurement(m);
         return m;

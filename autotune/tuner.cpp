@@ -194,7 +194,10 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
     measurer.set_cutoff(options.cutoff);
     auto measure = [&](const ScheduleParams &p) {
         if (options.recorded)
-            if (auto m = options.recorded(p)) return *m;
+            if (auto m = options.recorded(p)) {
+                measurer.note_reference(*m);  // a resumed tune's cutoff starts from the times it has
+                return *m;
+            }
         return options.measure ? options.measure(p) : measurer.measure(p);
     };
     // On the GPU the kernels compile in the background while the candidates before them are timed.

@@ -171,6 +171,70 @@ TEST(Tuner, CutoffTimesSlowCandidatesOnce) {
     EXPECT_NO_THROW(measurer.set_cutoff(0));
 }
 
+TEST(Measurer, RecordedReferenceSetsTheCutoff) {
+    // A time recorded earlier (a resumed sweep's) sets the cutoff's pace as one timed now would: a
+    // candidate far slower than it is timed once. Failed or cut-off references set nothing.
+    TuningProblem p = small_problem(OpKind::Spmm, 24);
+    const ScheduleParams q = build_search_space(p).expert_default;
+    Measurement fast;
+    fast.ok = true;
+    fast.recorded = true;
+    fast.median_ms = fast.mean_ms = 1e-9;
+    Measurement failed = fast, single = fast;
+    failed.ok = false;
+    single.cut_off = true;
+
+    Measurer plain(p, 3, 1);
+    plain.set_cutoff(1.5);
+    plain.note_reference(failed);
+    plain.note_reference(single);
+    const Measurement full = plain.measure(q);
+    ASSERT_TRUE(full.ok) << full.error;
+    EXPECT_FALSE(full.cut_off);
+    EXPECT_EQ(full.run_ms.size(), 3u);
+
+    Measurer resumed(p, 3, 1);
+    resumed.set_cutoff(1.5);
+    resumed.note_reference(fast);
+    const Measurement once = resumed.measure(q);
+    ASSERT_TRUE(once.ok) << once.error;
+    EXPECT_TRUE(once.cut_off);
+    EXPECT_EQ(once.run_ms.size(), 1u);
+}
+
+TEST(Sweep, ResumedSweepCutsOffAgainstRecordedTimes) {
+    // Resumed from records whose expert default is far faster than any kernel here, a sweep times
+    // every fresh point once; without the records (or without a cutoff) it times the fastest fully.
+    TuningProblem a = small_problem(OpKind::Spmm, 8);
+    TuneOptions o;
+    o.runs = 2;
+    o.cutoff = 1.5;
+    o.compile_threads = 2;
+    const ScheduleParams d = build_search_space(a).expert_default;
+    std::vector<SweepProblem> problems(1);
+    problems[0].problem = &a;
+    problems[0].recorded = [&](const ScheduleParams &q) -> std::optional<Measurement> {
+        if (!(q == d)) return std::nullopt;
+        Measurement m;
+        m.schedule = q;
+        m.ok = m.recorded = true;
+        m.median_ms = m.mean_ms = m.min_ms = 1e-9;
+        return m;
+    };
+    const TuneResult resumed = sweep_together(problems, o).front();
+    ASSERT_GT(resumed.candidates.size(), 2u);
+    for (const auto &m : resumed.candidates)
+        if (!m.recorded) {
+            ASSERT_TRUE(m.ok) << m.error;
+            EXPECT_TRUE(m.cut_off) << m.schedule.str();
+        }
+    problems[0].recorded = nullptr;
+    const TuneResult fresh = sweep_together(problems, o).front();
+    size_t full = 0;
+    for (const auto &m : fresh.candidates) full += m.ok && !m.cut_off;
+    EXPECT_GT(full, 0u);
+}
+
 TEST(TuningProblem, LoadProblemHasTheOperatorAndTheKindOfEdgeIds) {
     // The graph every kernel is first called on: small, square, with empty rows and a row of every
     // node, the problem's feature shapes, and the problem graph's kind of edge ids (kernels that read
