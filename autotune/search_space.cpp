@@ -7,10 +7,22 @@ static SearchSpace enumerate(const Def &def, const Problem &problem) {
     SearchSpace s;
     s.schedule = def.name;
     s.space = def.space(problem);
-    for (size_t i = 0; i < s.space.size(); i++) {
-        ScheduleParams p = s.space.at(i);
+    // One point updated in place (its knobs' map entries exist once): a space holds up to a million
+    // points, and only the valid ones are copied.
+    const size_t n = s.space.size();
+    ScheduleParams p = n ? s.space.at(0) : ScheduleParams{};
+    std::vector<int64_t *> slots;
+    for (const auto &k : s.space.knobs) slots.push_back(&p.values.at(k.name));
+    for (size_t i = 0; i < n; i++) {
+        size_t rest = i;
+        for (size_t k = 0; k < slots.size(); k++) {
+            const auto &choices = s.space.knobs[k].choices;
+            *slots[k] = choices[rest % choices.size()];
+            rest /= choices.size();
+        }
         if (auto why = def.invalid_reason(p, problem)) {
-            s.rejected.emplace_back(p, *why);
+            if (s.rejected.size() < SearchSpace::kMaxRejectedExamples) s.rejected.emplace_back(p, *why);
+            s.rejected_count++;
             continue;
         }
         // Every choice of an unused knob is in the space, so the canonical point is enumerated too.

@@ -36,14 +36,45 @@ TuningProblem small_problem(OpKind kind, int64_t feat) {
 TEST(SearchSpace, RejectsVectorsWiderThanTheFeatureWithAReason) {
     TuningProblem p = small_problem(OpKind::Spmm, 6);
     SearchSpace s = build_search_space(p);
-    EXPECT_EQ(s.valid.size() + s.rejected.size() + s.aliases, s.space.size());
+    EXPECT_EQ(s.valid.size() + s.rejected_count + s.aliases, s.space.size());
     ASSERT_FALSE(s.rejected.empty());
+    EXPECT_EQ(s.rejected.size(), std::min(s.rejected_count, SearchSpace::kMaxRejectedExamples));
     for (const auto &[params, why] : s.rejected) {
         EXPECT_GT(params.get("vector_width"), 6);
         EXPECT_NE(why.find("exceeds"), std::string::npos);
     }
     for (const auto &v : s.valid) EXPECT_LE(v.get("vector_width"), 6);
     EXPECT_TRUE(std::find(s.valid.begin(), s.valid.end(), s.expert_default) != s.valid.end());
+}
+
+TEST(SearchSpace, EnumerationMatchesCheckingEveryPointAlone) {
+    // The enumeration walks the space with one point updated in place and keeps only the first
+    // rejections: point by point, the same valid points (aliases left out) and as many rejections.
+    for (Device device : {Device::CPU, Device::CUDA}) {
+        TuningProblem p = small_problem(OpKind::Spmm, 12);
+        p.device = device;  // the space depends on the device's schedule, not on where the tensors are
+        const SearchSpace s = build_search_space(p);
+        const auto def = default_spmm_schedule(device);
+        const Problem sp = p.schedule_problem();
+        std::vector<ScheduleParams> valid;
+        size_t rejected = 0, aliases = 0;
+        for (size_t i = 0; i < s.space.size(); i++) {
+            const ScheduleParams q = s.space.at(i);
+            const ScheduleParams c = canonical_point(def, q);
+            if (def.invalid_reason(q, sp)) rejected++;
+            else if (c == q || def.invalid_reason(c, sp)) valid.push_back(q);
+            else aliases++;
+        }
+        EXPECT_EQ(valid, s.valid);
+        EXPECT_EQ(rejected, s.rejected_count);
+        EXPECT_EQ(aliases, s.aliases);
+        EXPECT_EQ(s.rejected.size(), std::min(rejected, SearchSpace::kMaxRejectedExamples));
+        for (const auto &[q, why] : s.rejected) EXPECT_EQ(def.invalid_reason(q, sp).value_or(""), why);
+        if (device == Device::CUDA) {
+            EXPECT_GT(s.aliases, 0u);
+            EXPECT_GT(s.rejected_count, SearchSpace::kMaxRejectedExamples);
+        }
+    }
 }
 
 TEST(Tuner, ExhaustiveSpmmFindsAValidScheduleThatMatchesTheReference) {
