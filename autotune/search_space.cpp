@@ -12,7 +12,8 @@ static SearchSpace enumerate(const Def &def, const Problem &problem) {
     const size_t n = s.space.size();
     ScheduleParams p = n ? s.space.at(0) : ScheduleParams{};
     std::vector<int64_t *> slots;
-    for (const auto &k : s.space.knobs) slots.push_back(&p.values.at(k.name));
+    if (n > 0)
+        for (const auto &k : s.space.knobs) slots.push_back(&p.values.at(k.name));
     for (size_t i = 0; i < n; i++) {
         size_t rest = i;
         for (size_t k = 0; k < slots.size(); k++) {
