@@ -7,20 +7,11 @@ static SearchSpace enumerate(const Def &def, const Problem &problem) {
     SearchSpace s;
     s.schedule = def.name;
     s.space = def.space(problem);
-    // One point updated in place (its knobs' map entries exist once): a space holds up to a million
-    // points, and only the valid ones are copied.
-    const size_t n = s.space.size();
-    ScheduleParams p = n ? s.space.at(0) : ScheduleParams{};
-    std::vector<int64_t *> slots;
-    if (n > 0)
-        for (const auto &k : s.space.knobs) slots.push_back(&p.values.at(k.name));
-    for (size_t i = 0; i < n; i++) {
-        size_t rest = i;
-        for (size_t k = 0; k < slots.size(); k++) {
-            const auto &choices = s.space.knobs[k].choices;
-            *slots[k] = choices[rest % choices.size()];
-            rest /= choices.size();
-        }
+    // One point updated in place: a space holds up to a million points, and only the valid ones are
+    // copied.
+    ScheduleParams p;
+    for (size_t i = 0; i < s.space.size(); i++) {
+        s.space.at(i, p);
         if (auto why = def.invalid_reason(p, problem)) {
             if (s.rejected.size() < SearchSpace::kMaxRejectedExamples) s.rejected.emplace_back(p, *why);
             s.rejected_count++;

@@ -99,12 +99,16 @@ size_t ScheduleSpace::size() const {
 
 ScheduleParams ScheduleSpace::at(size_t i) const {
     ScheduleParams p;
-    p.schedule = schedule;
+    at(i, p);
+    return p;
+}
+
+void ScheduleSpace::at(size_t i, ScheduleParams &point) const {
+    point.schedule = schedule;
     for (const auto &k : knobs) {
-        p.values[k.name] = k.choices[i % k.choices.size()];
+        point.values[k.name] = k.choices[i % k.choices.size()];
         i /= k.choices.size();
     }
-    return p;
 }
 
 const ScheduleKnob &ScheduleSpace::knob(const std::string &name) const {

@@ -55,6 +55,9 @@ struct ScheduleSpace {
     size_t size() const;
     /// The i-th point in mixed-radix order (first knob fastest).
     ScheduleParams at(size_t i) const;
+    /// The same, written into `point`: a point of this space already has every knob, so walking a
+    /// space through one point allocates nothing.
+    void at(size_t i, ScheduleParams &point) const;
     const ScheduleKnob &knob(const std::string &name) const;
     /// p (a point of this schedule) with every knob it lacks that has an absent_means value set to
     /// that value: points stored before a knob existed then name the same kernel as new ones.
