@@ -91,10 +91,26 @@ SddmmKernelKey measured_sddmm_key(const TuningProblem &p, const ScheduleParams &
     return key;
 }
 
+void Measurer::prepare_also(const Graph &g, std::function<bool(const ScheduleParams &)> wants) {
+    join_background();
+    prepare_also_.push_back({&g, std::move(wants)});
+}
+
+template <typename Kernel>
+void Measurer::prepare_graphs(const Kernel &kernel, const ScheduleParams &schedule) const {
+    kernel.prepare(problem_.graph);
+    for (const OtherGraph &o : prepare_also_)
+        if (o.wants(schedule)) kernel.prepare(*o.graph);
+}
+
 Measurer::Compiled Measurer::compile(const ScheduleParams &schedule) {
+    // The host side of the candidate's graph arrays (its edge or row order, the relabeled graph:
+    // seconds on a large graph) is built here, in the background compile workers, rather than in the
+    // candidate's load step on the measuring thread.
     TuningProblem &p = problem_;
     if (p.kind == OpKind::Spmm) {
         auto kernel = SpmmKernel::get(measured_spmm_key(p, schedule), *cache_);
+        prepare_graphs(*kernel, schedule);
         const bool args = has_arg_outputs(p.spmm.reduce);
         return {[kernel, args](TuningProblem &q) {
                     kernel->run(q.graph, q.lhs, q.rhs, q.out, args ? &q.arg_u : nullptr, args ? &q.arg_e : nullptr);
@@ -102,9 +118,7 @@ Measurer::Compiled Measurer::compile(const ScheduleParams &schedule) {
                 [kernel](const Graph &g) { kernel->upload(g); }};
     }
     auto kernel = SddmmKernel::get(measured_sddmm_key(p, schedule), *cache_);
-    // The host side of the point's edge order (seconds on a large graph) is built here, in the
-    // background compile workers, rather than in the candidate's load step on the measuring thread.
-    kernel->prepare(p.graph);
+    prepare_graphs(*kernel, schedule);
     return {[kernel](TuningProblem &q) { kernel->run(q.graph, q.lhs, q.rhs, q.out); },
             [kernel](const Graph &g) { kernel->upload(g); }};
 }

@@ -63,6 +63,10 @@ public:
     /// reads it): the cutoff compares later candidates against it as against one timed here, so a
     /// resumed run cuts off the same slow kernels as an uninterrupted one.
     void note_reference(const Measurement &m);
+    /// compile() also builds the host-side arrays of g (SpmmKernel::prepare, SddmmKernel::prepare) for
+    /// the candidates `wants` accepts: a sweep's other problems, whose measurers use the kernels this
+    /// one compiles in the background, get their graphs prepared there too. g must outlive the measurer.
+    void prepare_also(const Graph &g, std::function<bool(const ScheduleParams &)> wants);
     /// The compiled kernels (shared or its own).
     KernelCache &kernels() { return *cache_; }
 
@@ -74,8 +78,16 @@ private:
     };
     /// The kernel of a candidate (compiled once, kept in the measurer's cache).
     Compiled compile(const ScheduleParams &schedule);
+    /// The host-side arrays of the candidate's kernel on the problem's graph and on prepare_also()'s.
+    template <typename Kernel>
+    void prepare_graphs(const Kernel &kernel, const ScheduleParams &schedule) const;
 
     TuningProblem &problem_;
+    struct OtherGraph {
+        const Graph *graph;
+        std::function<bool(const ScheduleParams &)> wants;
+    };
+    std::vector<OtherGraph> prepare_also_;
     /// problem_.load_problem(), made on the first measurement.
     std::unique_ptr<TuningProblem> load_;
     int runs_, warmup_;

@@ -229,4 +229,11 @@ std::shared_ptr<void> Graph::attachment(const std::string &key, const std::funct
     return slot->value;
 }
 
+std::vector<std::string> Graph::attachment_keys() const {
+    std::lock_guard<std::mutex> lock(s_->attach_mu);
+    std::vector<std::string> keys;
+    for (const auto &entry : s_->attachments) keys.push_back(entry.first);
+    return keys;
+}
+
 }  // namespace gsparse

@@ -78,6 +78,8 @@ public:
     /// by make() on first request for key and kept as long as the graph (and its copies) live. make()
     /// may itself ask for other attachments (and for the graph's cached formats).
     std::shared_ptr<void> attachment(const std::string &key, const std::function<std::shared_ptr<void>()> &make) const;
+    /// The keys of the attachments requested so far, sorted (for diagnostics and tests).
+    std::vector<std::string> attachment_keys() const;
 
 private:
     struct State {

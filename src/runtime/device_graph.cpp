@@ -29,6 +29,13 @@ void release(Halide::Buffer<> &b, const CudaLaunch &launch) {
     b.get()->device_free(&ctx);
 }
 
+/// Device copies of row offsets and row orders are padded to a whole number of this many rows (or
+/// segments), not to the kernel's row tile: every row tile of the schedules (kMTile, a power of two
+/// up to 32) divides it, so one copy of a graph's large arrays serves kernels of every row tile.
+constexpr int kPadRows = 32;
+
+int padding_tile(int row_tile) { return row_tile > 0 && kPadRows % row_tile == 0 ? kPadRows : row_tile; }
+
 std::string key_of(const char *what, const void *context, int tile) {
     std::ostringstream os;
     os << what << '/' << context << '/' << tile;
@@ -64,6 +71,7 @@ DeviceCsr::~DeviceCsr() {
 
 std::shared_ptr<DeviceCsr> DeviceCsr::get(const Graph &g, int row_tile, const CudaLaunch &launch,
                                           const Halide::Target &target) {
+    row_tile = padding_tile(row_tile);
     return std::static_pointer_cast<DeviceCsr>(g.attachment(key_of("cuda_csr", launch.context, row_tile), [&] {
         return std::static_pointer_cast<void>(std::make_shared<DeviceCsr>(g, row_tile, launch, target));
     }));
@@ -83,6 +91,7 @@ DeviceRowOrder::~DeviceRowOrder() { release(order, launch_); }
 
 std::shared_ptr<DeviceRowOrder> DeviceRowOrder::get(const Graph &g, int row_tile, const CudaLaunch &launch,
                                                     const Halide::Target &target) {
+    row_tile = padding_tile(row_tile);
     return std::static_pointer_cast<DeviceRowOrder>(g.attachment(key_of("cuda_locality_order", launch.context, row_tile), [&] {
         return std::static_pointer_cast<void>(std::make_shared<DeviceRowOrder>(g, row_tile, launch, target));
     }));
@@ -134,6 +143,7 @@ DeviceSegments::~DeviceSegments() {
 
 std::shared_ptr<DeviceSegments> DeviceSegments::get(const Graph &g, int segment_len, int64_t src_tile, int row_tile,
                                                     const CudaLaunch &launch, const Halide::Target &target) {
+    row_tile = padding_tile(row_tile);
     const std::string key = "cuda_segments/" + std::to_string(segment_len) + "/" + std::to_string(src_tile);
     return std::static_pointer_cast<DeviceSegments>(g.attachment(key_of(key.c_str(), launch.context, row_tile), [&] {
         return std::static_pointer_cast<void>(

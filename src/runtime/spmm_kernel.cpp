@@ -172,7 +172,24 @@ void SpmmKernel::run_cuda(const Graph &graph, const Tensor &lhs, const Tensor &r
         for (auto &b : *list) b.get()->device_detach_native(&ctx);
 }
 
+void SpmmKernel::prepare(const Graph &graph) const {
+    if (graph.csr().num_rows == 0) return;
+    // GPU kernels built for the locality order run on the relabeled graph (bind_graph_cuda).
+    const bool gpu = key_.device == Device::CUDA;
+    const Graph &g = gpu && algo_.relabeled ? graph.relabeled() : graph;
+    if (algo_.src_tile > 0) {
+        g.source_tile_segments(algo_.src_tile, algo_.segment_len);
+        return;
+    }
+    g.stats();
+    if (gpu && algo_.rows_bound) {
+        if (algo_.locality_rows) g.locality_idx();
+        else g.balanced_idx();
+    }
+}
+
 void SpmmKernel::upload(const Graph &g, const CudaLaunch &launch) const {
+    prepare(g);
     if (key_.device != Device::CUDA || g.csr().num_rows == 0) return;
     Halide::ParamMap params;
     bind_graph_cuda(g, launch, params);

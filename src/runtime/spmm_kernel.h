@@ -46,9 +46,14 @@ public:
     void run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u, Tensor *arg_e,
              const CudaLaunch &launch = {}) const;
 
-    /// Builds the arrays of g that run() reads on the kernel's device (on a GPU, the device copies of
-    /// the index arrays in the kernel's row order, and the relabeled graph or segments it runs on),
-    /// which a first run on g would otherwise build before its launch. Kept with g; a no-op on the CPU.
+    /// Builds on the host what the kernel runs on in g and a first run would otherwise build before
+    /// its launch: the relabeled graph, the row order, the edges in source-tile order and their runs
+    /// (all kept by the graph). Thread-safe; the tuner calls it while other candidates are measured.
+    void prepare(const Graph &g) const;
+    /// Builds the arrays of g that run() reads on the kernel's device (prepare(), then on a GPU the
+    /// device copies of the index arrays in the kernel's row order, of the relabeled graph or of the
+    /// segments it runs on), which a first run on g would otherwise build before its launch. Kept
+    /// with g; on the CPU the same as prepare().
     void upload(const Graph &g, const CudaLaunch &launch = {}) const;
 
     const SpmmKernelKey &key() const { return key_; }

@@ -318,6 +318,38 @@ TEST(Measurer, BackgroundCompilesOverlapMeasurements) {
     measurer.precompile(first, 3, true);
 }
 
+TEST(Measurer, CompileWorkersPrepareTheGraphsHostArrays) {
+    // A source-tiled candidate's edges in tile order and their runs are built by the compile
+    // workers, on the problem's graph and on the graphs prepare_also() names for that candidate.
+    TuningProblem p = small_problem(OpKind::Spmm, 8);
+    p.spmm = {BinaryOp::Mul, ReduceOp::Sum};  // source tiles reduce with sum and mean
+    p.prepare();
+    const ScheduleSpace space = schedule_space(p);
+    const ScheduleParams tiled = space.complete(ScheduleParams{"cpu_spmm", {{"vector_width", 4}, {"rows_per_task", 16}, {"kSrcTile", 64}}});
+    const ScheduleParams plain = build_search_space(p).expert_default;
+    ASSERT_EQ(plain.get("kSrcTile"), 0);
+    Graph wanted = test::random_graph(32), unwanted = test::random_graph(33);
+    auto tile_keys = [](const Graph &g) {
+        size_t n = 0;
+        for (const auto &k : g.attachment_keys()) n += k.find("src_tile/64") != std::string::npos;
+        return n;
+    };
+    ASSERT_EQ(tile_keys(p.graph), 0u);
+    Measurer measurer(p, 2, 1);
+    measurer.prepare_also(wanted, [&](const ScheduleParams &q) { return q == tiled; });
+    measurer.prepare_also(unwanted, [](const ScheduleParams &) { return false; });
+    measurer.precompile({plain}, 2);
+    EXPECT_EQ(tile_keys(p.graph), 0u);
+    EXPECT_EQ(tile_keys(wanted), 0u);
+    measurer.precompile({tiled, plain}, 2);
+    EXPECT_GE(tile_keys(p.graph), 2u);  // the tiled edges and their runs
+    EXPECT_GE(tile_keys(wanted), 2u);
+    EXPECT_EQ(tile_keys(unwanted), 0u);
+    const Measurement m = measurer.measure(tiled);
+    ASSERT_TRUE(m.ok) << m.error;
+    EXPECT_EQ(m.run_ms.size(), 2u);
+}
+
 TEST(Measurer, MeasuresTheKernelsTheOperatorApiRuns) {
     // Small tensors: the API compiles g-SDDMM with 32-bit indexing (gpu_sddmm's register form), and
     // a tuner timing the 64-bit kernel would rank a different kernel from the one users get.

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "autotune/measure.h"
 #include "autotune/tuner.h"
 #include "gpu/gpu_fixture.h"
 #include "support/compare.h"
@@ -65,6 +66,42 @@ TEST_F(GpuTuner, RandomTuneLoadsEachKernelFirstAndItsBestMatchesTheReference) {
                                             args ? &hu : nullptr, args ? &he : nullptr))
             << reduce_op_name(reduce) << " " << r.best.schedule.str();
     }
+}
+
+TEST_F(GpuTuner, CompileWorkersPrepareTheGraphAndOneDeviceCopyServesEveryRowTile) {
+    // The relabeled graph and the locality order are built by the compile workers, before the
+    // candidates are measured; kernels of different row tiles then share one device copy of the CSR.
+    autotune::TuningProblem p;
+    p.graph = test::random_graph(42);
+    p.graph_name = "random";
+    p.spmm = {BinaryOp::Mul, ReduceOp::Sum};
+    p.lhs_feat = {16};
+    p.rhs_feat = {16};
+    p.device = Device::CUDA;
+    p.prepare(3);
+    auto point = [](int64_t M, int64_t balance) {
+        return ScheduleParams{"gpu_spmm", {{"kMTile", M}, {"kNTile", 16}, {"kNRegTile", 1}, {"kNnzTile", 32}, {"smemColIdx", 0},
+                                           {"kRowSplit", 0}, {"rowBalance", balance}, {"kNnzLanes", 1}, {"kVecWidth", 1},
+                                           {"kNnzUnroll", 1}, {"kSrcTile", 0}}};
+    };
+    const std::vector<ScheduleParams> points = {point(4, 3), point(8, 2), point(2, 1), point(16, 1), point(32, 0)};
+    auto has = [](const Graph &g, const std::string &prefix) {
+        size_t n = 0;
+        for (const auto &k : g.attachment_keys()) n += k.rfind(prefix, 0) == 0;
+        return n;
+    };
+    ASSERT_EQ(has(p.graph, "relabeled/"), 0u);
+    autotune::Measurer measurer(p, 2, 1);
+    measurer.precompile(points, 2);
+    EXPECT_EQ(has(p.graph, "relabeled/locality"), 1u);
+    EXPECT_EQ(has(p.graph, "row_order/locality"), 1u);
+    EXPECT_EQ(has(p.graph, "cuda_"), 0u);  // no device copies before a measurement
+    for (const auto &q : points) {
+        const autotune::Measurement m = measurer.measure(q);
+        ASSERT_TRUE(m.ok) << q.str() << ": " << m.error;
+    }
+    EXPECT_EQ(has(p.graph, "cuda_csr/"), 1u);
+    EXPECT_EQ(has(p.graph, "cuda_locality_order/"), 1u);  // the kMTile 8 rows and the relabeled gather
 }
 
 }  // namespace
