@@ -68,10 +68,12 @@ std::vector<TuneResult> sweep_together(const std::vector<SweepProblem> &problems
     }
     // The first measurer compiles for all problems; its workers prepare every graph that will run
     // the candidate.
-    for (size_t i = 1; i < problems.size(); i++)
-        states.front().measurer->prepare_also(problems[i].problem->graph, [&st = states[i], &pr = problems[i]](const ScheduleParams &q) {
+    for (size_t i = 1; i < problems.size(); i++) {
+        auto runs_here = [&st = states[i], &pr = problems[i]](const ScheduleParams &q) {
             return st.points.count(q) && !(pr.recorded && pr.recorded(q));
-        });
+        };
+        states.front().measurer->prepare_also(problems[i].problem->graph, runs_here);
+    }
     auto measure = [&](size_t i, const ScheduleParams &q) {
         State &st = states[i];
         const auto ts = std::chrono::steady_clock::now();

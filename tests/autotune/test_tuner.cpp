@@ -325,7 +325,8 @@ TEST(Measurer, CompileWorkersPrepareTheGraphsHostArrays) {
     p.spmm = {BinaryOp::Mul, ReduceOp::Sum};  // source tiles reduce with sum and mean
     p.prepare();
     const ScheduleSpace space = schedule_space(p);
-    const ScheduleParams tiled = space.complete(ScheduleParams{"cpu_spmm", {{"vector_width", 4}, {"rows_per_task", 16}, {"kSrcTile", 64}}});
+    const ScheduleParams tiled =
+        space.complete(ScheduleParams{"cpu_spmm", {{"vector_width", 4}, {"rows_per_task", 16}, {"kSrcTile", 64}}});
     const ScheduleParams plain = build_search_space(p).expert_default;
     ASSERT_EQ(plain.get("kSrcTile"), 0);
     Graph wanted = test::random_graph(32), unwanted = test::random_graph(33);

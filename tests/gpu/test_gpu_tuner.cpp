@@ -80,9 +80,10 @@ TEST_F(GpuTuner, CompileWorkersPrepareTheGraphAndOneDeviceCopyServesEveryRowTile
     p.device = Device::CUDA;
     p.prepare(3);
     auto point = [](int64_t M, int64_t balance) {
-        return ScheduleParams{"gpu_spmm", {{"kMTile", M}, {"kNTile", 16}, {"kNRegTile", 1}, {"kNnzTile", 32}, {"smemColIdx", 0},
-                                           {"kRowSplit", 0}, {"rowBalance", balance}, {"kNnzLanes", 1}, {"kVecWidth", 1},
-                                           {"kNnzUnroll", 1}, {"kSrcTile", 0}}};
+        return ScheduleParams{"gpu_spmm",
+                              {{"kMTile", M}, {"kNTile", 16}, {"kNRegTile", 1}, {"kNnzTile", 32}, {"smemColIdx", 0},
+                               {"kRowSplit", 0}, {"rowBalance", balance}, {"kNnzLanes", 1}, {"kVecWidth", 1},
+                               {"kNnzUnroll", 1}, {"kSrcTile", 0}}};
     };
     const std::vector<ScheduleParams> points = {point(4, 3), point(8, 2), point(2, 1), point(16, 1), point(32, 0)};
     auto has = [](const Graph &g, const std::string &prefix) {
