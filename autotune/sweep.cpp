@@ -67,10 +67,10 @@ std::vector<TuneResult> sweep_together(const std::vector<SweepProblem> &problems
             if (listed.insert(q).second) order.push_back(q);
     }
     // The first measurer compiles for all problems; its workers prepare every graph that will run
-    // the candidate.
+    // the candidate. The predicate owns what it reads: the workers may outlive the other states.
     for (size_t i = 1; i < problems.size(); i++) {
-        auto runs_here = [&st = states[i], &pr = problems[i]](const ScheduleParams &q) {
-            return st.points.count(q) && !(pr.recorded && pr.recorded(q));
+        auto runs_here = [points = states[i].points, recorded = problems[i].recorded](const ScheduleParams &q) {
+            return points.count(q) && !(recorded && recorded(q));
         };
         states.front().measurer->prepare_also(problems[i].problem->graph, runs_here);
     }
