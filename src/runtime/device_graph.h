@@ -1,7 +1,8 @@
 // Device copies of a graph's index arrays for GPU kernels. They are uploaded once per graph, CUDA
-// context and row tile, kept with the graph (Graph::attachment), and freed in the context they were
-// allocated in. row_ptr is padded with empty rows to a multiple of the row tile, so blocks of a
-// schedule with kMTile rows never read past its end.
+// context and padding tile, kept with the graph (Graph::attachment), and freed in the context they
+// were allocated in. row_ptr is padded with empty rows to a multiple of the row tile, so blocks of a
+// schedule with kMTile rows never read past its end; a row tile that divides 32 (every kMTile of
+// the schedules) gets the copy padded to 32 rows, so kernels of every row tile share one copy.
 #pragma once
 
 #include <Halide.h>
@@ -26,7 +27,8 @@ public:
     /// num_rows (row_ptr holds at least two padding entries, so that row exists).
     Halide::Buffer<> balanced;
 
-    /// The device copy for (g, row_tile, launch.context), created on first use.
+    /// The device copy for (g, row_tile, launch.context), created on first use (shared by the row
+    /// tiles that divide 32).
     static std::shared_ptr<DeviceCsr> get(const Graph &g, int row_tile, const CudaLaunch &launch,
                                           const Halide::Target &target);
 
