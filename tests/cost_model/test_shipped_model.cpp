@@ -77,6 +77,21 @@ TEST(ShippedModel, SpmmLoadsRanksAndKeepsItsHeldOutScore) {
     const auto &names = feature_names();
     for (const auto &n : model.feature_names())
         EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+    // Its inputs: the schedule point's own metrics and the feature shape, none of the metrics that
+    // read row-length statistics (those misled the model on graphs it had not seen).
+    const std::vector<std::string> row_length_metrics = {
+        "gpu_blocks",           "gpu_parallel_degree",     "gpu_waves",
+        "gpu_nnz_tile_over_avg_row", "gpu_staged_steps_per_row", "gpu_smem_tile_waste",
+        "gpu_split_ratio",      "gpu_segments_per_row",    "gpu_longest_unit",
+        "gpu_block_imbalance",  "gpu_intra_block_imbalance", "gpu_work_per_thread"};
+    for (const auto &n : row_length_metrics) {
+        EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n << " is no longer a feature";
+        EXPECT_EQ(std::count(model.feature_names().begin(), model.feature_names().end(), n), 0) << n;
+    }
+    for (const auto &n : model.feature_names())
+        EXPECT_TRUE(n.rfind("gpu_", 0) == 0 || n.rfind("shape_feat", 0) == 0 || n == "shape_heads" ||
+                    n == "sched_gpu_spmm")
+            << n;
     EXPECT_TRUE(model.knows_schedule("gpu_spmm"));
     EXPECT_FALSE(model.knows_schedule("gpu_sddmm"));
     expect_ranks_its_space(model, gpu_problem(OpKind::Spmm));
