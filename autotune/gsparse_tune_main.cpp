@@ -21,6 +21,8 @@
 #include "autotune/features.h"
 #include "autotune/records.h"
 #include "autotune/replay.h"
+#include "autotune/search_space.h"
+#include "autotune/shipped_models.h"
 #include "autotune/tuner.h"
 #include "runtime/aot.h"
 #include "core/error.h"
@@ -37,7 +39,7 @@ struct Args {
     std::string graph_file, dataset = "reddit";
     TwinArgs twin;
     OperatorArgs op;
-    std::string mode = "genetic", target = "cpu", json_out, cache_file, model_prefix, records_file, emit_dir, replay,
+    std::string mode = "genetic", target = "cpu", json_out, cache_file, model_prefix = "auto", records_file, emit_dir, replay,
                 emit_name = "gsparse_kernel";
     bool no_cache = false;
     bool resume = false;
@@ -56,7 +58,7 @@ Graph load_problem_graph(const Args &a, std::string &name) {
     return make_twin(a.dataset, a.twin, name);
 }
 
-void print_summary(const TuneResult &r) {
+void print_summary(const TuneResult &r, const std::string &model) {
     if (r.from_cache) {
         std::printf("operator      %s, lhs features %s, rhs features %s\n", r.op.c_str(), shape_str(r.lhs_feat).c_str(),
                     shape_str(r.rhs_feat).c_str());
@@ -73,6 +75,7 @@ void print_summary(const TuneResult &r) {
                 r.mode.c_str(), r.valid_size,
                 r.alias_size ? (", less " + std::to_string(r.alias_size) + " that name the same kernel as another").c_str() : "",
                 r.space_size, r.device.c_str(), std::thread::hardware_concurrency(), r.wall_s);
+    if (!model.empty()) std::printf("model         %s\n", model.c_str());
     size_t reused = r.expert_default.recorded ? 1 : 0;
     for (const auto &c : r.candidates) reused += c.recorded && !(c.schedule == r.expert_default.schedule);
     if (reused) std::printf("measured      %zu candidates, %zu of them from earlier records (--resume)\n", r.candidates.size() + 1, reused);
@@ -108,8 +111,10 @@ int main(int argc, char **argv) {
     app.add_option("--budget", a.budget, "candidates measured in random mode")->check(CLI::PositiveNumber);
     app.add_option("--cache", a.cache_file, "tuning cache file (default: " + TuningCache::default_path() + ")");
     app.add_flag("--no-cache", a.no_cache, "tune afresh even when the cache has this problem (the result is stored)");
-    app.add_option("--model", a.model_prefix, "cost model (PREFIX.pt + PREFIX.json from gsparse-train-cost-model) "
-                                              "that ranks the space for the genetic search");
+    app.add_option("--model", a.model_prefix, "cost model that ranks the space for the genetic search: PREFIX (PREFIX.pt + "
+                                              "PREFIX.json from gsparse-train-cost-model), auto (the model shipped for the "
+                                              "problem's schedule, if any) or none (random seeds)")
+        ->capture_default_str();
     auto *records_opt = app.add_option("--records", a.records_file, "append every measurement to this JSON Lines file as it is "
                                                 "taken (training data for gsparse-train-cost-model)");
     auto *resume_opt = app.add_flag("--resume", a.resume, "reuse the times that --records already holds for this problem "
@@ -149,8 +154,13 @@ int main(int argc, char **argv) {
         set_operator(p, a.op);
         if (a.replay.empty()) p.prepare(a.seed);
         else p.plan_layout();
+        // --model auto (the default): the model shipped for this problem's schedule.
+        const ModelChoice choice = choose_model(a.model_prefix, schedule_space(p).schedule,
+                                                parse_search_mode(a.mode) == SearchMode::Genetic,
+                                                CostModel::available());
+        const std::string &model_prefix = choice.prefix;
         std::optional<CostModel> model;
-        if (!a.model_prefix.empty()) model = CostModel::load(a.model_prefix);
+        if (!model_prefix.empty()) model = CostModel::load(model_prefix);
         TuningCache cache(a.cache_file.empty() ? TuningCache::default_path() : a.cache_file);
         TuneOptions opt;
         opt.cache = &cache;
@@ -172,7 +182,7 @@ int main(int argc, char **argv) {
                     if (model->knows_schedule(q.schedule)) continue;
                     std::string known;
                     for (const auto &k : model->report().schedules) known += (known.empty() ? "" : ", ") + k;
-                    fail<Error>("cost model '", a.model_prefix, "' was trained on ", known, " points, not ",
+                    fail<Error>("cost model '", model_prefix, "' was trained on ", known, " points, not ",
                                 q.schedule, ": pass a model of ", q.schedule, " (autotune/models/README.md) or none");
                 }
                 std::vector<std::vector<float>> features;
@@ -198,7 +208,7 @@ int main(int argc, char **argv) {
         if (!a.emit_dir.empty() && !std::regex_match(a.emit_name, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
             fail<Error>("--emit-name '", a.emit_name, "' is not a C identifier");
         TuneResult r = tune(p, opt);
-        print_summary(r);
+        print_summary(r, r.from_cache ? std::string() : choice.line);
         if (!a.emit_dir.empty()) {
             EmittedKernel k;
             if (p.kind == OpKind::Sddmm) {
@@ -243,7 +253,9 @@ int main(int argc, char **argv) {
                         k.name.c_str());
         }
         if (!a.json_out.empty()) {
-            json_file << r.to_json().dump(2) << "\n";
+            nlohmann::json j = r.to_json();
+            if (!r.from_cache) j["model"] = model_prefix.empty() ? nlohmann::json() : nlohmann::json(model_prefix);
+            json_file << j.dump(2) << "\n";
             if (!json_file) fail<Error>("writing ", a.json_out, " failed");
         }
     } catch (const std::exception &e) {

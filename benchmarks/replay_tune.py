@@ -99,7 +99,7 @@ def main(argv=None) -> int:
             best = best_ms(run)
             op = op_args(run.get("op", "spmm copy_u_sum"))
             strategies = {"genetic, cost model": op + ["--model", args.model]} if args.model else {}
-            strategies["genetic, random seeds"] = op
+            strategies["genetic, random seeds"] = op + ["--model", "none"]  # not the shipped model (--model auto)
             row = {"graph": run["graph"]["name"], "op": run.get("op", ""), "feat": feat, "valid_points": run["valid_size"],
                    "exhaustive_best_ms": best, "seeds": args.seeds, "device": run.get("device", "")}
             for name, extra in strategies.items():

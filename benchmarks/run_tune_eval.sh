@@ -42,7 +42,7 @@ fi
 work=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/gsparse-tune-eval.XXXXXX")}
 mkdir -p "$work"
 echo "run_tune_eval.sh: work folder $work"
-model_args=()
+model_args=(--model none)  # gsparse-tune's default (auto) would pick the shipped model
 if [ -n "$MODEL" ]; then
   if [ -f "$MODEL.pt" ]; then model_args=(--model "$MODEL"); else echo "run_tune_eval.sh: no $MODEL.pt; tuning without a model"; fi
 fi

@@ -30,8 +30,15 @@ assert b["from_cache"] and b["best"]["params"] == a["best"]["params"], (a["best"
 PY
 
 # Genetic search afresh, and random sampling for g-SDDMM.
-fresh=$("$tune" --dataset ogbn-products --scale 0.001 --feat 16 --runs 2 --quiet --cache "$cache" --no-cache)
+fresh=$("$tune" --dataset ogbn-products --scale 0.001 --feat 16 --runs 2 --quiet --cache "$cache" --no-cache \
+        --json "$dir/c.json")
 grep -q "search        genetic" <<<"$fresh"
+# --model auto (the default) finds no shipped model for the CPU schedule and says so; the result names none.
+grep -q "model         none: no cost model ships for cpu_spmm" <<<"$fresh"
+python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["model"] is None, r["model"]' "$dir/c.json"
+# --model none: no model line at all.
+none=$("$tune" --dataset ogbn-products --scale 0.001 --feat 16 --runs 1 --quiet --cache "$cache" --no-cache --model none)
+if grep -q "^model" <<<"$none"; then echo "--model none printed a model line"; exit 1; fi
 out=$("$tune" --dataset reddit --scale 0.002 --op sddmm --binary dot --feat 33 --mode random --budget 2 --runs 1 \
       --quiet --cache "$cache" --emit-lib "$dir/sddmm_lib" --emit-name tuned_sddmm)
 grep -q "best schedule cpu_sddmm{" <<<"$out"
