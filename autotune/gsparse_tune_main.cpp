@@ -254,7 +254,10 @@ int main(int argc, char **argv) {
         }
         if (!a.json_out.empty()) {
             nlohmann::json j = r.to_json();
-            if (!r.from_cache) j["model"] = model_prefix.empty() ? nlohmann::json() : nlohmann::json(model_prefix);
+            // The model that seeded the search: only the genetic search is seeded by one.
+            if (!r.from_cache)
+                j["model"] = model_prefix.empty() || opt.mode != SearchMode::Genetic ? nlohmann::json()
+                                                                                      : nlohmann::json(model_prefix);
             json_file << j.dump(2) << "\n";
             if (!json_file) fail<Error>("writing ", a.json_out, " failed");
         }

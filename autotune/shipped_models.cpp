@@ -39,7 +39,8 @@ std::optional<std::string> find_shipped_model(const std::string &schedule, const
 ModelChoice choose_model(const std::string &arg, const std::string &schedule, bool genetic, bool have_libtorch,
                          const std::vector<std::string> &dirs) {
     if (arg == "none") return {};
-    if (arg != "auto") return {arg, arg};
+    if (arg != "auto")
+        return {arg, genetic ? arg : arg + " (not used: only the genetic search is seeded by a model)"};
     if (!genetic) return {};
     const char *random_start = "; the genetic search starts from random points";
     const auto name = shipped_model_name(schedule);

@@ -30,9 +30,10 @@ struct ModelChoice {
     std::string line;    ///< which model, and why none, for the tool's summary; empty when no model applies
 };
 
-/// ARG is a model prefix, "none", or "auto": the model shipped for `schedule` when the search is
-/// genetic (the only one a model seeds), one ships for the schedule, this build has LibTorch and one
-/// of `dirs` holds it. Without one, `line` says why the search starts from random points.
+/// ARG is a model prefix (loaded as given; the line says when the search does not use it), "none",
+/// or "auto": the model shipped for `schedule` when the search is genetic (the only one a model
+/// seeds), one ships for the schedule, this build has LibTorch and one of `dirs` holds it. Without
+/// one, `line` says why the search starts from random points.
 ModelChoice choose_model(const std::string &arg, const std::string &schedule, bool genetic, bool have_libtorch,
                          const std::vector<std::string> &dirs = shipped_model_dirs());
 

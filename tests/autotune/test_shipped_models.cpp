@@ -96,6 +96,9 @@ TEST(ShippedModels, ModelOptionChoices) {
     c = choose_model("/models/mine", "gpu_spmm", true, true, {both});
     EXPECT_EQ(c.prefix, "/models/mine");
     EXPECT_EQ(c.line, "/models/mine");
+    c = choose_model("/models/mine", "gpu_spmm", false, true, {both});
+    EXPECT_EQ(c.prefix, "/models/mine");  // still loaded: a bad file is an error in any mode
+    EXPECT_NE(c.line.find("not used"), std::string::npos) << c.line;
 }
 
 }  // namespace
