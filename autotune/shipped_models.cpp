@@ -14,11 +14,13 @@ std::optional<std::string> shipped_model_name(const std::string &schedule) {
 std::vector<std::string> shipped_model_dirs() {
     std::vector<std::string> dirs;
     if (const char *env = std::getenv("GSPARSE_MODELS_DIR"); env && *env) dirs.emplace_back(env);
-#ifdef GSPARSE_INSTALLED_MODELS_DIR
-    dirs.emplace_back(GSPARSE_INSTALLED_MODELS_DIR);
-#endif
+    // The source tree first: where it still exists, its models are the ones this build came with,
+    // while an installed copy may be an older version's.
 #ifdef GSPARSE_SOURCE_MODELS_DIR
     dirs.emplace_back(GSPARSE_SOURCE_MODELS_DIR);
+#endif
+#ifdef GSPARSE_INSTALLED_MODELS_DIR
+    dirs.emplace_back(GSPARSE_INSTALLED_MODELS_DIR);
 #endif
     return dirs;
 }

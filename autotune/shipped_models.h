@@ -15,8 +15,8 @@ namespace gsparse::autotune {
 /// gpu_sddmm), or nullopt when none ships for it (the CPU schedules).
 std::optional<std::string> shipped_model_name(const std::string &schedule);
 
-/// The folders searched for shipped models, in order: $GSPARSE_MODELS_DIR when set, the installed
-/// share/gsparse/models, and this source tree's autotune/models.
+/// The folders searched for shipped models, in order: $GSPARSE_MODELS_DIR when set, the source
+/// tree's autotune/models this build came from, and the installed share/gsparse/models.
 std::vector<std::string> shipped_model_dirs();
 
 /// The prefix (PREFIX.pt and PREFIX.json both present) of the model shipped for `schedule` in the

@@ -29,15 +29,22 @@ TEST(ShippedModels, NamedBySchedule) {
 }
 
 TEST(ShippedModels, TheSourceTreesModelsAreFound) {
-    // Without GSPARSE_MODELS_DIR (or an installed copy) the search ends in autotune/models.
+    // Without GSPARSE_MODELS_DIR the search finds them in the source tree's autotune/models, ahead
+    // of any installed copy.
+    const char *before = std::getenv("GSPARSE_MODELS_DIR");
+    const std::string saved = before ? before : "";
+    ::unsetenv("GSPARSE_MODELS_DIR");
+    const std::vector<std::string> dirs = shipped_model_dirs();
+    if (before) ::setenv("GSPARSE_MODELS_DIR", saved.c_str(), 1);
     for (const char *schedule : {"gpu_spmm", "gpu_sddmm"}) {
-        const auto prefix = find_shipped_model(schedule);
+        const auto prefix = find_shipped_model(schedule, dirs);
         ASSERT_TRUE(prefix) << schedule;
+        EXPECT_EQ(*prefix, std::string(GSPARSE_SOURCE_DIR) + "/autotune/models/" + *shipped_model_name(schedule));
         EXPECT_TRUE(fs::is_regular_file(*prefix + ".pt")) << *prefix;
         EXPECT_TRUE(fs::is_regular_file(*prefix + ".json")) << *prefix;
         EXPECT_EQ(fs::path(*prefix).filename(), *shipped_model_name(schedule));
     }
-    EXPECT_FALSE(find_shipped_model("cpu_spmm"));
+    EXPECT_FALSE(find_shipped_model("cpu_spmm", dirs));
 }
 
 TEST(ShippedModels, FirstFolderWithBothFilesWins) {
@@ -62,7 +69,7 @@ TEST(ShippedModels, EnvironmentFolderIsSearchedFirst) {
     else ::unsetenv("GSPARSE_MODELS_DIR");
     ASSERT_FALSE(dirs.empty());
     EXPECT_EQ(dirs.front(), dir);
-    EXPECT_GE(dirs.size(), 2u);  // and the installed and source-tree folders after it
+    EXPECT_GE(dirs.size(), 2u);  // and the source-tree and installed folders after it
     EXPECT_EQ(found, (fs::path(dir) / "h100_sddmm").string());
 }
 
