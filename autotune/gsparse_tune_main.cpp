@@ -154,10 +154,10 @@ int main(int argc, char **argv) {
         set_operator(p, a.op);
         if (a.replay.empty()) p.prepare(a.seed);
         else p.plan_layout();
+        const SearchMode mode = parse_search_mode(a.mode);
         // --model auto (the default): the model shipped for this problem's schedule.
         const ModelChoice choice = choose_model(a.model_prefix, schedule_space(p).schedule,
-                                                parse_search_mode(a.mode) == SearchMode::Genetic,
-                                                CostModel::available());
+                                                mode == SearchMode::Genetic, CostModel::available());
         const std::string &model_prefix = choice.prefix;
         std::optional<CostModel> model;
         if (!model_prefix.empty()) model = CostModel::load(model_prefix);
@@ -165,7 +165,7 @@ int main(int argc, char **argv) {
         TuneOptions opt;
         opt.cache = &cache;
         opt.read_cache = !a.no_cache;
-        opt.mode = parse_search_mode(a.mode);
+        opt.mode = mode;
         opt.budget = a.budget;
         opt.runs = a.runs;
         opt.cutoff = a.cutoff;
@@ -256,7 +256,7 @@ int main(int argc, char **argv) {
             nlohmann::json j = r.to_json();
             // The model that seeded the search: only the genetic search is seeded by one.
             if (!r.from_cache)
-                j["model"] = model_prefix.empty() || opt.mode != SearchMode::Genetic ? nlohmann::json()
+                j["model"] = model_prefix.empty() || mode != SearchMode::Genetic ? nlohmann::json()
                                                                                       : nlohmann::json(model_prefix);
             json_file << j.dump(2) << "\n";
             if (!json_file) fail<Error>("writing ", a.json_out, " failed");

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "autotune/shipped_models.h"
 
@@ -11,6 +12,24 @@ namespace gsparse::autotune {
 namespace {
 
 namespace fs = std::filesystem;
+
+/// Sets GSPARSE_MODELS_DIR (or unsets it, for nullptr) for its lifetime, then restores it.
+class ModelsDirEnv {
+public:
+    explicit ModelsDirEnv(const char *value) {
+        if (const char *before = std::getenv(kName)) saved_ = before;
+        if (value) ::setenv(kName, value, 1);
+        else ::unsetenv(kName);
+    }
+    ~ModelsDirEnv() {
+        if (saved_) ::setenv(kName, saved_->c_str(), 1);
+        else ::unsetenv(kName);
+    }
+
+private:
+    static constexpr const char *kName = "GSPARSE_MODELS_DIR";
+    std::optional<std::string> saved_;
+};
 
 /// A fresh folder under the test temp dir holding `files` (empty files).
 std::string folder_with(const std::string &name, const std::vector<std::string> &files) {
@@ -31,11 +50,11 @@ TEST(ShippedModels, NamedBySchedule) {
 TEST(ShippedModels, TheSourceTreesModelsAreFound) {
     // Without GSPARSE_MODELS_DIR the search finds them in the source tree's autotune/models, ahead
     // of any installed copy.
-    const char *before = std::getenv("GSPARSE_MODELS_DIR");
-    const std::string saved = before ? before : "";
-    ::unsetenv("GSPARSE_MODELS_DIR");
-    const std::vector<std::string> dirs = shipped_model_dirs();
-    if (before) ::setenv("GSPARSE_MODELS_DIR", saved.c_str(), 1);
+    std::vector<std::string> dirs;
+    {
+        ModelsDirEnv unset(nullptr);
+        dirs = shipped_model_dirs();
+    }
     for (const char *schedule : {"gpu_spmm", "gpu_sddmm"}) {
         const auto prefix = find_shipped_model(schedule, dirs);
         ASSERT_TRUE(prefix) << schedule;
@@ -60,13 +79,13 @@ TEST(ShippedModels, FirstFolderWithBothFilesWins) {
 
 TEST(ShippedModels, EnvironmentFolderIsSearchedFirst) {
     const std::string dir = folder_with("models_env", {"h100_sddmm.pt", "h100_sddmm.json"});
-    const char *before = std::getenv("GSPARSE_MODELS_DIR");
-    const std::string saved = before ? before : "";
-    ::setenv("GSPARSE_MODELS_DIR", dir.c_str(), 1);
-    const auto dirs = shipped_model_dirs();
-    const auto found = find_shipped_model("gpu_sddmm");
-    if (before) ::setenv("GSPARSE_MODELS_DIR", saved.c_str(), 1);
-    else ::unsetenv("GSPARSE_MODELS_DIR");
+    std::vector<std::string> dirs;
+    std::optional<std::string> found;
+    {
+        ModelsDirEnv set(dir.c_str());
+        dirs = shipped_model_dirs();
+        found = find_shipped_model("gpu_sddmm");
+    }
     ASSERT_FALSE(dirs.empty());
     EXPECT_EQ(dirs.front(), dir);
     EXPECT_GE(dirs.size(), 2u);  // and the source-tree and installed folders after it
