@@ -11,7 +11,14 @@
 // to DIR/<op>-<twin>-F<F>-exhaustive.records.jsonl as it is taken; --resume reuses the times those
 // records hold, so a sweep cut short continues where it stopped. --time-limit stops it between chunks
 // (its results then say "complete": false and how many points are left) for machines lent by the hour.
+//
+// --screen RECORDS makes a screened sweep: the records of an earlier sweep of the same twins at another
+// feature length (usually the one below) leave out the points that were slower there than
+// --screen-factor x the best (sweep.h, screen_by_records). Its results count them ("screened_points")
+// and say which records screened them ("screen"); their best is the best of the points measured. A
+// later sweep without --screen, with --resume, measures what the screen left out.
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -36,10 +43,10 @@ using namespace gsparse::autotune;
 namespace {
 
 struct Args {
-    std::string datasets, target = "cuda", out_dir;
+    std::string datasets, target = "cuda", out_dir, screen;
     TwinArgs twin{1.0};
     OperatorArgs op;
-    double cutoff = 1.5, time_limit_s = 0;
+    double cutoff = 1.5, time_limit_s = 0, screen_factor = 3;
     uint64_t seed = 1;
     int runs = 5, threads = 0;
     bool resume = false, quiet = false;
@@ -79,6 +86,11 @@ int main(int argc, char **argv) {
                    "start no chunk of points after this many seconds (0: none); the results are then "
                    "marked incomplete and --resume continues")
         ->check(CLI::Range(0.0, 1e9));
+    app.add_option("--screen", a.screen,
+                   "records of an earlier sweep of the same twins at another feature length: leave out the "
+                   "points slower there than --screen-factor x the best")
+        ->check(CLI::ExistingFile);
+    app.add_option("--screen-factor", a.screen_factor, "see --screen")->check(CLI::Range(1.0, 1000.0));
     app.add_flag("--quiet", a.quiet, "no progress bar");
     CLI11_PARSE(app, argc, argv);
 
@@ -100,6 +112,9 @@ int main(int argc, char **argv) {
             bases.push_back(a.out_dir + "/" + a.op.op + "-" + name + "-F" + std::to_string(a.op.feat) + "-exhaustive");
             problems.push_back(std::move(p));
         }
+        std::vector<MeasurementRecord> screen_records;
+        if (!a.screen.empty()) screen_records = read_records(a.screen);
+        std::vector<nlohmann::json> screens(problems.size());
         std::vector<std::unique_ptr<RecordAppender>> records;
         std::vector<SweepProblem> sweep;
         for (size_t i = 0; i < problems.size(); i++) {
@@ -108,6 +123,12 @@ int main(int argc, char **argv) {
             SweepProblem sp;
             sp.problem = &p;
             if (a.resume && std::filesystem::exists(path)) sp.recorded = recorded_measurements(read_records(path), p);
+            if (!a.screen.empty()) {
+                SweepScreen screen = screen_by_records(screen_records, p, a.screen_factor);
+                screens[i] = {{"records", a.screen}, {"feat", screen.feat}, {"factor", a.screen_factor},
+                              {"recorded_points", screen.recorded}, {"best_ms", screen.best_ms}};
+                sp.screened = std::move(screen.screened);
+            }
             records.push_back(std::make_unique<RecordAppender>(path));
             RecordAppender &out = *records.back();
             sp.on_measurement = [&p, &out](const Measurement &m) {
@@ -125,14 +146,22 @@ int main(int argc, char **argv) {
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         for (size_t i = 0; i < results.size(); i++) {
             const TuneResult &r = results[i];
+            nlohmann::json result = r.to_json();
+            if (!screens[i].is_null()) result["screen"] = screens[i];
             std::ofstream json(bases[i] + ".json");
-            json << r.to_json().dump(2) << "\n";
+            json << result.dump(2) << "\n";
             if (!json) fail<Error>("writing ", bases[i], ".json failed");
             if (r.unmeasured > 0)
                 std::printf("%-16s F=%lld  %zu of %zu kernels measured (stopped at the time limit), best so far "
                             "%.3f ms, default %.3f ms\n",
                             names[i].c_str(), static_cast<long long>(a.op.feat), r.valid_size - r.unmeasured,
                             r.valid_size, r.best.mean_ms, r.expert_default.mean_ms);
+            else if (r.screened > 0)
+                std::printf("%-16s F=%lld  %zu of %zu kernels measured (%zu screened out by F=%lld), best %.3f ms, "
+                            "default %.3f ms\n",
+                            names[i].c_str(), static_cast<long long>(a.op.feat), r.valid_size - r.screened, r.valid_size,
+                            r.screened, static_cast<long long>(screens[i].value("feat", int64_t{0})), r.best.mean_ms,
+                            r.expert_default.mean_ms);
             else
                 std::printf("%-16s F=%lld  %zu kernels (%zu aliases left out), best %.3f ms, default %.3f ms\n",
                             names[i].c_str(), static_cast<long long>(a.op.feat), r.valid_size, r.alias_size,

@@ -29,6 +29,9 @@ std::function<Measurement(const ScheduleParams &)> replayed_measurements(const s
     if (j.value("complete", true) == false)
         fail<Error>("--replay ", path, " is a sweep stopped before its end (", j.value("unmeasured_points", 0),
                     " points unmeasured); finish it with gsparse-sweep --resume");
+    if (j.value("screened_points", 0) > 0)
+        fail<Error>("--replay ", path, " is a screened sweep (", j.value("screened_points", 0),
+                    " points left out); a replay needs every point: measure them with gsparse-sweep --resume");
     const GraphStats st = p.graph.stats();
     if (j["op"] != p.op_name() || j.value("lhs_feat", std::vector<int64_t>{}) != p.lhs_feat ||
         j["graph"].value("nodes", int64_t{-1}) != st.num_rows || j["graph"].value("edges", int64_t{-1}) != st.nnz)

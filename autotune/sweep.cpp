@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <limits>
+#include <map>
 #include <memory>
 #include <set>
 #include <thread>
 
 #include "autotune/progress.h"
+#include "autotune/replay.h"
 #include "core/error.h"
 
 namespace gsparse::autotune {
@@ -19,6 +22,38 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 }
 
 }  // namespace
+
+SweepScreen screen_by_records(const std::vector<MeasurementRecord> &records, const TuningProblem &p, double factor) {
+    if (!(factor >= 1)) fail<Error>("the screen factor must be >= 1, got ", factor);
+    const ScheduleSpace space = schedule_space(p);
+    const std::string device = p.device_label(), op = p.op_name();
+    const uint64_t fingerprint = p.graph.fingerprint();
+    // The latest record of a point wins (as in recorded_measurements); one feature length only.
+    auto times = std::make_shared<std::map<std::string, double>>();
+    SweepScreen out;
+    out.best_ms = std::numeric_limits<double>::infinity();
+    for (const auto &r : records) {
+        if (r.device != device || r.op != op || r.graph_fingerprint != fingerprint || r.schedule.schedule != space.schedule)
+            continue;
+        if (out.feat == 0) out.feat = r.feat;
+        if (r.feat != out.feat)
+            fail<Error>("the screen's records of ", p.graph_name, " hold two feature lengths (", out.feat, " and ", r.feat,
+                        "); screen by one sweep");
+        if (!(r.time_ms > 0)) fail<Error>("a screen record of ", p.graph_name, " has time ", r.time_ms, " ms");
+        (*times)[space.complete(r.schedule).str()] = r.time_ms;
+    }
+    if (times->empty())
+        fail<Error>("the screen's records hold no ", op, " of ", p.graph_name, " (fingerprint ", p.graph.fingerprint(),
+                    ") on ", device, " with schedule ", space.schedule);
+    for (const auto &[point, ms] : *times) out.best_ms = std::min(out.best_ms, ms);
+    out.recorded = times->size();
+    const double limit = factor * out.best_ms;
+    out.screened = [times, space, limit](const ScheduleParams &q) {
+        auto it = times->find(space.complete(q).str());
+        return it != times->end() && it->second > limit;
+    };
+    return out;
+}
 
 std::vector<TuneResult> sweep_together(const std::vector<SweepProblem> &problems, const TuneOptions &options,
                                        double time_limit_s) {
@@ -69,8 +104,9 @@ std::vector<TuneResult> sweep_together(const std::vector<SweepProblem> &problems
     // The first measurer compiles for all problems; its workers prepare every graph that will run
     // the candidate. The predicate owns what it reads: the workers may outlive the other states.
     for (size_t i = 1; i < problems.size(); i++) {
-        auto runs_here = [points = states[i].points, recorded = problems[i].recorded](const ScheduleParams &q) {
-            return points.count(q) && !(recorded && recorded(q));
+        auto runs_here = [points = states[i].points, recorded = problems[i].recorded, screened = problems[i].screened,
+                          fallback = states[i].space.expert_default](const ScheduleParams &q) {
+            return points.count(q) && !(recorded && recorded(q)) && !(screened && !(q == fallback) && screened(q));
         };
         states.front().measurer->prepare_also(problems[i].problem->graph, runs_here);
     }
@@ -87,6 +123,14 @@ std::vector<TuneResult> sweep_together(const std::vector<SweepProblem> &problems
         st.wall_s += seconds_since(ts);
         if (!m.recorded && problems[i].on_measurement) problems[i].on_measurement(m);
         return m;
+    };
+    // A point a problem's screen leaves out (never its expert default; one measured earlier is used
+    // all the same), and one it still has to time.
+    auto left_out = [&](size_t i, const ScheduleParams &q) {
+        return problems[i].screened && !(q == states[i].space.expert_default) && problems[i].screened(q);
+    };
+    auto to_measure = [&](size_t i, const ScheduleParams &q) {
+        return states[i].points.count(q) && !left_out(i, q) && !(problems[i].recorded && problems[i].recorded(q));
     };
     // The expert defaults first (each problem's cutoff starts from it, as in tune()).
     for (size_t i = 0; i < problems.size(); i++) {
@@ -107,7 +151,7 @@ std::vector<TuneResult> sweep_together(const std::vector<SweepProblem> &problems
         std::vector<ScheduleParams> fresh;
         for (size_t k = at; k < end; k++)
             for (size_t i = 0; i < problems.size(); i++)
-                if (!problems[i].recorded || !problems[i].recorded(order[k])) {
+                if (to_measure(i, order[k])) {
                     fresh.push_back(order[k]);
                     break;
                 }
@@ -117,6 +161,10 @@ std::vector<TuneResult> sweep_together(const std::vector<SweepProblem> &problems
             for (size_t k = at; k < end; k++) {
                 const ScheduleParams &q = order[k];
                 if (!st.points.count(q)) continue;  // not a point of this problem's space
+                if (left_out(i, q) && !(problems[i].recorded && problems[i].recorded(q))) {
+                    st.r.screened++;
+                    continue;
+                }
                 st.r.add(q == st.space.expert_default ? st.r.expert_default : measure(i, q));
             }
         }
@@ -138,7 +186,7 @@ std::vector<TuneResult> sweep_together(const std::vector<SweepProblem> &problems
         const bool default_reached =
             std::any_of(st.r.candidates.begin(), st.r.candidates.end(),
                         [&](const Measurement &m) { return m.schedule == st.space.expert_default; });
-        st.r.unmeasured = st.space.valid.size() - st.r.candidates.size() - (default_reached ? 0 : 1);
+        st.r.unmeasured = st.space.valid.size() - st.r.candidates.size() - st.r.screened - (default_reached ? 0 : 1);
         out.push_back(std::move(st.r));
     }
     return out;

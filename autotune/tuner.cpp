@@ -103,6 +103,7 @@ nlohmann::json TuneResult::to_json() const {
         // A sweep stopped at its time limit is not an exhaustive result: its best is not the space's.
         j["complete"] = unmeasured == 0;
         j["unmeasured_points"] = unmeasured;
+        j["screened_points"] = screened;
     }
     j["kernels_compiled"] = kernels_compiled;
     j["expert_default"] = measurement_json(expert_default);

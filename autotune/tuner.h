@@ -66,6 +66,9 @@ struct TuneResult {
     /// Exhaustive mode: valid points left unmeasured because a sweep stopped at its time limit
     /// (sweep_together); 0 for a complete sweep and for the other modes.
     size_t unmeasured = 0;
+    /// Exhaustive mode: valid points a screened sweep left out (SweepProblem::screened); its best is
+    /// then the best of the points measured, not the space's.
+    size_t screened = 0;
     Measurement expert_default;
     std::vector<Measurement> candidates;  ///< in measurement order
     Measurement best;                     ///< fastest by median among default and candidates

@@ -75,6 +75,9 @@ def summarize(cases):
         if "exhaustive" in runs:
             row["valid_points"] = runs["exhaustive"].get("valid_size")
             row["exhaustive_wall_s"] = runs["exhaustive"].get("wall_s")
+            # A screened sweep (gsparse-sweep --screen) left out points that were slow at another F.
+            row["screened_points"] = runs["exhaustive"].get("screened_points", 0)
+            row["screen"] = runs["exhaustive"].get("screen")
         for mode in ("genetic", "random"):
             if mode not in runs:
                 continue
@@ -107,11 +110,19 @@ def write_markdown(rows, meta, path):
              "random (ms) | vs exh. | default (ms) | vs exh. |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        lines.append(f"| {r['graph']} | {r['feat']} | {r.get('valid_points') or '–'} | {fmt(r['exhaustive_ms'])} | "
+        mark = " †" if r.get("screened_points") else ""
+        lines.append(f"| {r['graph']} | {r['feat']} | {r.get('valid_points') or '–'} | {fmt(r['exhaustive_ms'])}{mark} | "
                      f"{fmt(r.get('genetic_ms'))} | {fmt(r['genetic_vs_exhaustive'], '.2f')} | "
                      f"{fmt(r.get('genetic_wall_s'), '.1f')} | {r.get('genetic_trials', '–')} | "
                      f"{fmt(r.get('random_ms'))} | {fmt(r['random_vs_exhaustive'], '.2f')} | "
                      f"{fmt(r.get('default_ms'))} | {fmt(r['default_vs_exhaustive'], '.2f')} |")
+    screened = [r for r in rows if r.get("screened_points")]
+    if screened:
+        lines += [""] + [
+            f"† {r['graph']}, F = {r['feat']}: best of a screened sweep, {r['valid_points'] - r['screened_points']} "
+            f"of {r['valid_points']} points measured; left out: the points slower than {r['screen']['factor']:g}x "
+            f"the best at F = {r['screen']['feat']} ({Path(r['screen']['records']).name})."
+            for r in screened]
     judged = [r for r in rows if r["genetic_vs_exhaustive"] is not None]
     walls = [r["genetic_wall_s"] for r in rows if r.get("genetic_wall_s") is not None]
     lines += ["", "## Summary", ""]

@@ -46,6 +46,22 @@ grep -q "incomplete sweep" "$dir/partial.err"
 python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['cases'][0]; assert c['exhaustive_ms'] is None and c['genetic_vs_exhaustive'] is None, c" \
   "$dir/outpartial/tune_eval.json"
 
+# A screened sweep (gsparse-sweep --screen) is judged against, and marked as such in the table.
+python3 - "$dir/exhaustive.json" "$dir/screened.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["screened_points"] = 2
+r["screen"] = {"records": "/x/sweep-F4.jsonl", "feat": 4, "factor": 3, "recorded_points": 9, "best_ms": 0.1}
+json.dump(r, open(sys.argv[2], "w"))
+PY
+python3 "$report" "$dir"/genetic.json "$dir"/random.json "$dir/screened.json" --out-dir "$dir/outscreened" > /dev/null
+grep -q "| [0-9.]* † |" "$dir/outscreened/tune_eval.md"
+grep -q "best of a screened sweep, [0-9]* of [0-9]* points measured; left out: the points slower than 3x the best at F = 4 (sweep-F4.jsonl)" \
+  "$dir/outscreened/tune_eval.md"
+python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['cases'][0]; assert c['screened_points'] == 2 and c['exhaustive_ms'] > 0, c" \
+  "$dir/outscreened/tune_eval.json"
+grep -q "screened sweep" "$dir/out/tune_eval.md" && { echo "an unscreened sweep was marked screened"; exit 1; }
+
 # --replay: a search over the sweep's recorded times measures nothing and reports exactly those times.
 replay=(--dataset reddit --scale 0.002 --feat 8 --quiet --replay "$dir/exhaustive.json")
 "$tune" "${replay[@]}" --mode genetic --seed 3 --json "$dir/replay.json" > /dev/null
