@@ -46,7 +46,8 @@ struct Args {
     std::string datasets, target = "cuda", out_dir, screen;
     TwinArgs twin{1.0};
     OperatorArgs op;
-    double cutoff = 1.5, time_limit_s = 0, screen_factor = 3;
+    // The evaluation sweeps' cutoff (1.5x, no slack), not gsparse-tune's.
+    double cutoff = 1.5, cutoff_slack_ms = 0, time_limit_s = 0, screen_factor = 3;
     uint64_t seed = 1;
     int runs = 5, threads = 0;
     bool resume = false, quiet = false;
@@ -75,8 +76,12 @@ int main(int argc, char **argv) {
     app.add_option("--target", a.target, "device")->check(CLI::IsMember({"cpu", "cuda"}));
     app.add_option("--runs", a.runs, "timed runs per point (after one warm-up)")->check(CLI::Range(1, 10000));
     app.add_option("--cutoff", a.cutoff, "time a point once only when its first run is slower than CUTOFF x the "
-                                         "fastest so far (0: time every point fully)")
+                                         "fastest so far plus --cutoff-slack (0: time every point fully)")
+        ->capture_default_str()
         ->check(CLI::Range(0.0, 1000.0));
+    app.add_option("--cutoff-slack", a.cutoff_slack_ms, "milliseconds added to the cutoff's limit (see --cutoff)")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 1e6));
     app.add_option("--threads", a.threads, "kernels compiled in parallel (0: one per hardware thread)")
         ->check(CLI::Range(0, 1024));
     app.add_option("--seed", a.seed, "seed of the problems' random feature values");
@@ -139,6 +144,7 @@ int main(int argc, char **argv) {
         TuneOptions opt;
         opt.runs = a.runs;
         opt.cutoff = a.cutoff;
+        opt.cutoff_slack_ms = a.cutoff_slack_ms;
         opt.compile_threads = a.threads;
         opt.progress = !a.quiet;
         const auto t0 = std::chrono::steady_clock::now();

@@ -45,7 +45,7 @@ struct Args {
     bool resume = false;
     size_t budget = 0;
     int runs = 10, threads = 0;
-    double cutoff = 1.5;
+    double cutoff = TuneOptions{}.cutoff, cutoff_slack_ms = TuneOptions{}.cutoff_slack_ms;
     uint64_t seed = 1;
     bool quiet = false;
 };
@@ -129,8 +129,12 @@ int main(int argc, char **argv) {
                            ->excludes(resume_opt);
     app.add_option("--runs", a.runs, "timed runs per candidate (after one warm-up)")->check(CLI::Range(1, 10000));
     app.add_option("--cutoff", a.cutoff, "time a candidate once only when its first run is slower than CUTOFF x the "
-                                         "fastest so far (0: time every candidate fully)")
+                                         "fastest so far plus --cutoff-slack (0: time every candidate fully)")
+        ->capture_default_str()
         ->check(CLI::Range(0.0, 1000.0));
+    app.add_option("--cutoff-slack", a.cutoff_slack_ms, "milliseconds added to the cutoff's limit (see --cutoff)")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 1e6));
     app.add_option("--threads", a.threads, "candidates compiled in parallel (0: one per hardware thread)")
         ->check(CLI::Range(0, 1024));
     app.add_option("--seed", a.seed, "seed of the search");
@@ -169,6 +173,7 @@ int main(int argc, char **argv) {
         opt.budget = a.budget;
         opt.runs = a.runs;
         opt.cutoff = a.cutoff;
+        opt.cutoff_slack_ms = a.cutoff_slack_ms;
         opt.compile_threads = a.threads;
         opt.seed = a.seed;
         opt.progress = !a.quiet;

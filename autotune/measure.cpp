@@ -26,9 +26,11 @@ Measurer::Measurer(TuningProblem &problem, int runs, int warmup, KernelCache *ke
     if (warmup < 0) fail<Error>("the number of warm-up runs must be >= 0, got ", warmup);
 }
 
-void Measurer::set_cutoff(double factor) {
+void Measurer::set_cutoff(double factor, double slack_ms) {
     if (!(factor == 0 || factor >= 1)) fail<Error>("the measurement cutoff must be 0 (off) or >= 1, got ", factor);
+    if (!(slack_ms >= 0)) fail<Error>("the measurement cutoff's slack must be >= 0 ms, got ", slack_ms);
     cutoff_ = factor;
+    cutoff_slack_ms_ = slack_ms;
 }
 
 void Measurer::note_reference(const Measurement &m) {
@@ -145,7 +147,9 @@ Measurement Measurer::measure(const ScheduleParams &schedule) {
             problem_.sync();
             return ms_since(t);
         };
-        auto too_slow = [&](double ms) { return cutoff_ > 0 && best_median_ms_ > 0 && ms > cutoff_ * best_median_ms_; };
+        auto too_slow = [&](double ms) {
+            return cutoff_ > 0 && best_median_ms_ > 0 && ms > cutoff_ * best_median_ms_ + cutoff_slack_ms_;
+        };
         double last_warmup = 0;
         for (int i = 0; i < warmup_; i++) {
             last_warmup = timed_run();

@@ -56,9 +56,10 @@ public:
     Measurer(const Measurer &) = delete;
     Measurer &operator=(const Measurer &) = delete;
     /// factor > 0: stop timing a candidate whose last warm-up run (first timed run without warm-up)
-    /// exceeds factor x the fastest median measured so far; that run is its one time. 0 (the
-    /// default) times every candidate `runs` times.
-    void set_cutoff(double factor);
+    /// exceeds factor x the fastest median measured so far, plus slack_ms; that run is its one time.
+    /// The slack keeps short kernels, whose first runs vary most (launch, clocks), from being cut by
+    /// noise; on long ones the factor decides. 0 (the default) times every candidate `runs` times.
+    void set_cutoff(double factor, double slack_ms = 0);
     /// A measurement not timed by this measurer (one recorded earlier, as a resumed sweep or tune
     /// reads it): the cutoff compares later candidates against it as against one timed here, so a
     /// resumed run cuts off the same slow kernels as an uninterrupted one.
@@ -91,7 +92,7 @@ private:
     /// problem_.load_problem(), made on the first measurement.
     std::unique_ptr<TuningProblem> load_;
     int runs_, warmup_;
-    double cutoff_ = 0;
+    double cutoff_ = 0, cutoff_slack_ms_ = 0;
     double best_median_ms_ = 0;  ///< fastest median of a fully timed candidate, 0 before the first
     KernelCache own_cache_;
     KernelCache *cache_;

@@ -96,7 +96,7 @@ std::vector<TuneResult> sweep_together(const std::vector<SweepProblem> &problems
         st.r.set_space(st.space);
         st.r.phases.space_s = seconds_since(ts);
         st.measurer = std::make_unique<Measurer>(p, options.runs, options.warmup, &kernels);
-        st.measurer->set_cutoff(options.cutoff);
+        st.measurer->set_cutoff(options.cutoff, options.cutoff_slack_ms);
         st.points.insert(st.space.valid.begin(), st.space.valid.end());
         for (const auto &q : st.space.valid)
             if (listed.insert(q).second) order.push_back(q);

@@ -192,7 +192,7 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
 
     Measurer measurer(problem, options.runs, options.warmup, options.kernels);
     const size_t compiled_before = measurer.kernels().stats().misses;
-    measurer.set_cutoff(options.cutoff);
+    measurer.set_cutoff(options.cutoff, options.cutoff_slack_ms);
     auto measure = [&](const ScheduleParams &p) {
         if (options.recorded)
             if (auto m = options.recorded(p)) {

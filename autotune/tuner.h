@@ -40,9 +40,11 @@ struct TuneOptions {
     bool read_cache = true;  ///< false: tune afresh (the result is still stored)
     /// Candidates compiled in parallel before they are timed (0: one per hardware thread).
     int compile_threads = 0;
-    /// A candidate whose first timed run is slower than cutoff x the fastest median so far is timed
-    /// no further (its Measurement has one run and cut_off set); 0 times every candidate fully.
-    double cutoff = 1.5;
+    /// A candidate whose first run is slower than cutoff x the fastest median so far plus
+    /// cutoff_slack_ms is timed no further (its Measurement has one run and cut_off set); cutoff 0
+    /// times every candidate fully. See Measurer::set_cutoff and docs/tuner.md ("Measuring").
+    double cutoff = 1.25;
+    double cutoff_slack_ms = 0.5;
     /// Called with every measurement (for measurement records).
     std::function<void(const Measurement &)> on_measurement;
     /// Replaces compiling and timing (a replay of recorded measurements, see gsparse-tune --replay):

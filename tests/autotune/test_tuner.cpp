@@ -175,6 +175,7 @@ TEST(Tuner, CutoffTimesSlowCandidatesOnce) {
     o.mode = SearchMode::Exhaustive;
     o.runs = 3;
     o.cutoff = 1.0;
+    o.cutoff_slack_ms = 0;  // kernels of microseconds: the factor alone decides
     o.progress = false;
     TuneResult r = tune(p, o);
     double fastest = r.expert_default.median_ms;
@@ -231,6 +232,16 @@ TEST(Measurer, RecordedReferenceSetsTheCutoff) {
     ASSERT_TRUE(once.ok) << once.error;
     EXPECT_TRUE(once.cut_off);
     EXPECT_EQ(once.run_ms.size(), 1u);
+
+    // The slack is added to the limit: with an hour of it, nothing is cut, however fast the reference.
+    Measurer slack(p, 3, 1);
+    slack.set_cutoff(1.5, 3.6e6);
+    slack.note_reference(fast);
+    const Measurement timed = slack.measure(q);
+    ASSERT_TRUE(timed.ok) << timed.error;
+    EXPECT_FALSE(timed.cut_off);
+    EXPECT_EQ(timed.run_ms.size(), 3u);
+    EXPECT_THROW(slack.set_cutoff(1.5, -1), Error);
 }
 
 TEST(Sweep, ResumedSweepCutsOffAgainstRecordedTimes) {
@@ -240,6 +251,7 @@ TEST(Sweep, ResumedSweepCutsOffAgainstRecordedTimes) {
     TuneOptions o;
     o.runs = 2;
     o.cutoff = 1.5;
+    o.cutoff_slack_ms = 0;  // kernels of microseconds: the factor alone decides
     o.compile_threads = 2;
     const ScheduleParams d = build_search_space(a).expert_default;
     std::vector<SweepProblem> problems(1);

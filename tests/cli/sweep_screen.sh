@@ -10,7 +10,19 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 common=(--scale 0.001 --target cpu --runs 1 --cutoff 0 --quiet)
 "$sweep" "${common[@]}" --datasets reddit,ogbn-proteins --feat 4 --out-dir "$dir/f4" > /dev/null
-cat "$dir"/f4/*.records.jsonl > "$dir/f4.jsonl"
+# The screen's times are set here, not measured (CPU kernels of microseconds would make the count
+# depend on noise): every other point of each twin is 10x slower than the rest.
+python3 - "$dir" <<'PY'
+import json, sys
+d = sys.argv[1]
+with open(f"{d}/f4.jsonl", "w") as out:
+    for twin in ("reddit", "ogbn-proteins"):
+        recs = [json.loads(l) for l in open(f"{d}/f4/spmm-{twin}-F4-exhaustive.records.jsonl")]
+        recs.sort(key=lambda r: json.dumps(r["schedule"]["params"], sort_keys=True))
+        for i, r in enumerate(recs):
+            r["time_ms"] = 10.0 if i % 2 else 1.0
+            out.write(json.dumps(r) + "\n")
+PY
 "$sweep" "${common[@]}" --datasets reddit,ogbn-proteins --feat 8 --out-dir "$dir/f8" --screen "$dir/f4.jsonl" --screen-factor 1.5 > "$dir/screened.txt"
 cat "$dir/screened.txt"
 grep -q "screened out by F=4" "$dir/screened.txt"
@@ -20,7 +32,8 @@ d = sys.argv[1]
 def key(params):
     return json.dumps(params, sort_keys=True)
 for twin in ("reddit", "ogbn-proteins"):
-    f4 = [json.loads(l) for l in open(f"{d}/f4/spmm-{twin}-F4-exhaustive.records.jsonl")]
+    f4 = [json.loads(l) for l in open(f"{d}/f4.jsonl")]
+    f4 = [r for r in f4 if r["graph"].startswith(twin)]
     t4 = {key(r["schedule"]["params"]): r["time_ms"] for r in f4}
     best4 = min(t4.values())
     r = json.load(open(f"{d}/f8/spmm-{twin}-F8-exhaustive.json"))

@@ -32,6 +32,7 @@ TEST_F(GpuTuner, RandomTuneLoadsEachKernelFirstAndItsBestMatchesTheReference) {
         o.budget = 12;
         o.runs = 3;
         o.cutoff = 1.0;
+        o.cutoff_slack_ms = 0;  // the tightest cutoff: any run slower than the fastest so far
         o.progress = false;
         autotune::TuneResult r = autotune::tune(p, o);
         ASSERT_TRUE(r.best.ok) << r.best.error;
