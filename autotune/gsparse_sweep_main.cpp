@@ -95,7 +95,7 @@ int main(int argc, char **argv) {
                    "records of an earlier sweep of the same twins at another feature length: leave out the "
                    "points slower there than --screen-factor x the best")
         ->check(CLI::ExistingFile);
-    app.add_option("--screen-factor", a.screen_factor, "see --screen")->check(CLI::Range(1.0, 1000.0));
+    app.add_option("--screen-factor", a.screen_factor, "see --screen")->capture_default_str()->check(CLI::Range(1.0, 1000.0));
     app.add_flag("--quiet", a.quiet, "no progress bar");
     CLI11_PARSE(app, argc, argv);
 
