@@ -48,4 +48,15 @@ Graph make_twin(const std::string &name, const TwinArgs &a, std::string &graph_n
     return Graph::from_csr(datasets::generate_twin(datasets::twin_spec(name), opt));
 }
 
+void add_cutoff_options(CLI::App &app, double &factor, double &slack_ms, const std::string &what) {
+    app.add_option("--cutoff", factor,
+                   "time a " + what + " once only when its first run is slower than CUTOFF x the fastest so far "
+                   "plus --cutoff-slack (0: time every " + what + " fully)")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 1000.0));
+    app.add_option("--cutoff-slack", slack_ms, "milliseconds added to the cutoff's limit (see --cutoff)")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 1e6));
+}
+
 }  // namespace gsparse::autotune

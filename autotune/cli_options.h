@@ -1,5 +1,5 @@
 // Command-line options that gsparse-tune and gsparse-sweep share: the operator and its feature
-// lengths, and the dataset twin a problem runs on.
+// lengths, the dataset twin a problem runs on, and the measurement cutoff.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -34,5 +34,9 @@ std::vector<CLI::Option *> add_twin_options(CLI::App &app, TwinArgs &a);
 /// The twin `name` (datasets::twin_names()), and its name in results and records:
 /// "reddit twin (scale 0.01, shuffled ids)".
 Graph make_twin(const std::string &name, const TwinArgs &a, std::string &graph_name);
+
+/// --cutoff and --cutoff-slack (TuneOptions::cutoff, cutoff_slack_ms), with the caller's defaults
+/// in `factor` and `slack_ms`; `what` names a measured thing in the help ("candidate", "point").
+void add_cutoff_options(CLI::App &app, double &factor, double &slack_ms, const std::string &what);
 
 }  // namespace gsparse::autotune

@@ -75,13 +75,7 @@ int main(int argc, char **argv) {
     add_operator_options(app, a.op);
     app.add_option("--target", a.target, "device")->check(CLI::IsMember({"cpu", "cuda"}));
     app.add_option("--runs", a.runs, "timed runs per point (after one warm-up)")->check(CLI::Range(1, 10000));
-    app.add_option("--cutoff", a.cutoff, "time a point once only when its first run is slower than CUTOFF x the "
-                                         "fastest so far plus --cutoff-slack (0: time every point fully)")
-        ->capture_default_str()
-        ->check(CLI::Range(0.0, 1000.0));
-    app.add_option("--cutoff-slack", a.cutoff_slack_ms, "milliseconds added to the cutoff's limit (see --cutoff)")
-        ->capture_default_str()
-        ->check(CLI::Range(0.0, 1e6));
+    add_cutoff_options(app, a.cutoff, a.cutoff_slack_ms, "point");
     app.add_option("--threads", a.threads, "kernels compiled in parallel (0: one per hardware thread)")
         ->check(CLI::Range(0, 1024));
     app.add_option("--seed", a.seed, "seed of the problems' random feature values");

@@ -128,13 +128,7 @@ int main(int argc, char **argv) {
                            ->excludes(records_opt)
                            ->excludes(resume_opt);
     app.add_option("--runs", a.runs, "timed runs per candidate (after one warm-up)")->check(CLI::Range(1, 10000));
-    app.add_option("--cutoff", a.cutoff, "time a candidate once only when its first run is slower than CUTOFF x the "
-                                         "fastest so far plus --cutoff-slack (0: time every candidate fully)")
-        ->capture_default_str()
-        ->check(CLI::Range(0.0, 1000.0));
-    app.add_option("--cutoff-slack", a.cutoff_slack_ms, "milliseconds added to the cutoff's limit (see --cutoff)")
-        ->capture_default_str()
-        ->check(CLI::Range(0.0, 1e6));
+    add_cutoff_options(app, a.cutoff, a.cutoff_slack_ms, "candidate");
     app.add_option("--threads", a.threads, "candidates compiled in parallel (0: one per hardware thread)")
         ->check(CLI::Range(0, 1024));
     app.add_option("--seed", a.seed, "seed of the search");
