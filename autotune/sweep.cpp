@@ -21,6 +21,14 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
+bool recorded_earlier(const SweepProblem &sp, const ScheduleParams &q) { return sp.recorded && sp.recorded(q); }
+
+/// Whether sp's screen leaves q out: never its expert default (`fallback`), nor a point measured
+/// earlier (its recorded time costs nothing).
+bool left_out(const SweepProblem &sp, const ScheduleParams &fallback, const ScheduleParams &q) {
+    return sp.screened && !(q == fallback) && !recorded_earlier(sp, q) && sp.screened(q);
+}
+
 }  // namespace
 
 SweepScreen screen_by_records(const std::vector<MeasurementRecord> &records, const TuningProblem &p, double factor) {
@@ -104,9 +112,9 @@ std::vector<TuneResult> sweep_together(const std::vector<SweepProblem> &problems
     // The first measurer compiles for all problems; its workers prepare every graph that will run
     // the candidate. The predicate owns what it reads: the workers may outlive the other states.
     for (size_t i = 1; i < problems.size(); i++) {
-        auto runs_here = [points = states[i].points, recorded = problems[i].recorded, screened = problems[i].screened,
+        auto runs_here = [points = states[i].points, sp = problems[i],
                           fallback = states[i].space.expert_default](const ScheduleParams &q) {
-            return points.count(q) && !(recorded && recorded(q)) && !(screened && !(q == fallback) && screened(q));
+            return points.count(q) && !recorded_earlier(sp, q) && !left_out(sp, fallback, q);
         };
         states.front().measurer->prepare_also(problems[i].problem->graph, runs_here);
     }
@@ -124,13 +132,11 @@ std::vector<TuneResult> sweep_together(const std::vector<SweepProblem> &problems
         if (!m.recorded && problems[i].on_measurement) problems[i].on_measurement(m);
         return m;
     };
-    // A point a problem's screen leaves out (never its expert default; one measured earlier is used
-    // all the same), and one it still has to time.
-    auto left_out = [&](size_t i, const ScheduleParams &q) {
-        return problems[i].screened && !(q == states[i].space.expert_default) && problems[i].screened(q);
+    auto screened_out = [&](size_t i, const ScheduleParams &q) {
+        return left_out(problems[i], states[i].space.expert_default, q);
     };
     auto to_measure = [&](size_t i, const ScheduleParams &q) {
-        return states[i].points.count(q) && !left_out(i, q) && !(problems[i].recorded && problems[i].recorded(q));
+        return states[i].points.count(q) && !recorded_earlier(problems[i], q) && !screened_out(i, q);
     };
     // The expert defaults first (each problem's cutoff starts from it, as in tune()).
     for (size_t i = 0; i < problems.size(); i++) {
@@ -161,7 +167,7 @@ std::vector<TuneResult> sweep_together(const std::vector<SweepProblem> &problems
             for (size_t k = at; k < end; k++) {
                 const ScheduleParams &q = order[k];
                 if (!st.points.count(q)) continue;  // not a point of this problem's space
-                if (left_out(i, q) && !(problems[i].recorded && problems[i].recorded(q))) {
+                if (screened_out(i, q)) {
                     st.r.screened++;
                     continue;
                 }
