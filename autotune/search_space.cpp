@@ -25,7 +25,9 @@ static SearchSpace enumerate(const Def &def, const Problem &problem) {
         }
         s.valid.push_back(p);
     }
-    s.expert_default = canonical_point(def, def.default_params(problem));
+    // Completed first: a default that leaves out knobs with an absent value (kFeatChunk = 0, ...)
+    // then names the same point as the enumeration's, so a tune or sweep meets it only once.
+    s.expert_default = canonical_point(def, s.space.complete(def.default_params(problem)));
     if (def.canonical) s.canonical = def.canonical;
     return s;
 }

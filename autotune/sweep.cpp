@@ -184,15 +184,22 @@ std::vector<TuneResult> sweep_together(const std::vector<SweepProblem> &problems
     // The first problem's measurer compiles for all: its result counts the sweep's compiles.
     states.front().r.kernels_compiled = kernels.stats().misses - compiled_before;
     std::vector<TuneResult> out;
-    for (auto &st : states) {
+    for (size_t i = 0; i < states.size(); i++) {
+        State &st = states[i];
         // A problem's wall time: enumerating its space and measuring its points (waits for the
         // shared compiles included); the sweep's whole time is the caller's to report.
         st.r.wall_s = st.wall_s + st.r.phases.space_s;
-        // Every valid point is a candidate once reached; the expert default was measured first.
-        const bool default_reached =
-            std::any_of(st.r.candidates.begin(), st.r.candidates.end(),
-                        [&](const Measurement &m) { return m.schedule == st.space.expert_default; });
-        st.r.unmeasured = st.space.valid.size() - st.r.candidates.size() - st.r.screened - (default_reached ? 0 : 1);
+        // Every valid point is a candidate once reached; the expert default, when it is a point of
+        // the space, was measured first even if the loop did not reach it.
+        const bool default_pending =
+            st.points.count(st.space.expert_default) &&
+            std::none_of(st.r.candidates.begin(), st.r.candidates.end(),
+                         [&](const Measurement &m) { return m.schedule == st.space.expert_default; });
+        const size_t accounted = st.r.candidates.size() + st.r.screened + (default_pending ? 1 : 0);
+        if (accounted > st.space.valid.size())
+            fail<Error>("sweep of ", problems[i].problem->graph_name, ": ", accounted,
+                        " points accounted for in a space of ", st.space.valid.size());
+        st.r.unmeasured = st.space.valid.size() - accounted;
         out.push_back(std::move(st.r));
     }
     return out;

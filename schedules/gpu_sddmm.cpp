@@ -79,6 +79,12 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
     if (M * R > kMaxSddmmEdgeTile)
         return "kMTile * kMRegTile = " + std::to_string(M * R) + " edges per block exceed " +
                std::to_string(kMaxSddmmEdgeTile);
+    // One edge-thread a block (kMTile = 1 leaves a single warp of lanes): with several edges per
+    // thread, Halide 14 generates the dot's lane partials outside the scope of their register
+    // allocation and the kernel fails to compile ("Name not in Scope: ..._intm").
+    if (p.layout.reduce_len > 0 && M == 1 && R > 1)
+        return "kMRegTile > 1 with kMTile = 1 does not compile for dot (Halide 14 warp-shuffle lowering); use "
+               "kMTile >= 2";
     if (V != 1 && V != 2 && V != 4) return "kVecWidth must be 1, 2 or 4, got " + std::to_string(V);
     const int64_t ext = lane_extent(p.layout);
     if (V > 1 && p.layout.reduce_len == 0) return "kVecWidth > 1 applies to dot only";

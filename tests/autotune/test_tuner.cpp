@@ -47,6 +47,22 @@ TEST(SearchSpace, RejectsVectorsWiderThanTheFeatureWithAReason) {
     EXPECT_TRUE(std::find(s.valid.begin(), s.valid.end(), s.expert_default) != s.valid.end());
 }
 
+TEST(SearchSpace, ExpertDefaultIsOneOfTheEnumeratedPoints) {
+    // Defaults may leave out knobs that have an absent value (gpu_sddmm's kFeatChunk, kMRegTile,
+    // groupByDst, kSrcTile); the space's default is completed, so it is the very point the
+    // enumeration lists and a sweep counts it once.
+    for (OpKind kind : {OpKind::Spmm, OpKind::Sddmm})
+        for (Device device : {Device::CPU, Device::CUDA})
+            for (int64_t feat : {1, 7, 8, 32, 128, 256}) {
+                TuningProblem p = small_problem(kind, feat);
+                p.device = device;
+                const SearchSpace s = build_search_space(p);
+                EXPECT_TRUE(std::find(s.valid.begin(), s.valid.end(), s.expert_default) != s.valid.end())
+                    << s.expert_default.str() << " (F = " << feat << ")";
+                for (const auto &knob : s.space.knobs) EXPECT_TRUE(s.expert_default.values.count(knob.name)) << knob.name;
+            }
+}
+
 TEST(SearchSpace, EnumerationMatchesCheckingEveryPointAlone) {
     // The enumeration walks the space with one point updated in place and keeps only the first
     // rejections: point by point, the same valid points (aliases left out) and as many rejections.

@@ -302,6 +302,41 @@ TEST(GpuSddmmIR, EveryValidPointCompilesToPTX) {
     EXPECT_GE(compiled, 8);
 }
 
+TEST(GpuSddmmIR, EdgeRegisterTilesOfOneEdgeBlocksAreRejectedForDot) {
+    // The exhaustive sweeps at F = 128 (H100, 2026-11-23) met kMTile = 1 with kMRegTile > 1 as compile
+    // errors inside Halide; dot rejects those points with the reason, and its neighbours compile.
+    const auto &def = sddmm_schedule("gpu_sddmm");
+    const FeatureLayout dot = plan_features(kDot.op, {128}, {128});
+    for (int64_t R : {2, 4})
+        for (int V : {1, 2, 4}) {
+            ScheduleParams p = point(1, 32, V);
+            p.values["kMRegTile"] = R;
+            const auto why = def.invalid_reason(p, Problem{dot, {}});
+            ASSERT_TRUE(why.has_value()) << p.str();
+            EXPECT_NE(why->find("kMTile >= 2"), std::string::npos) << *why;
+        }
+    const SddmmSpec mul{BinaryOp::Mul, OperandTarget::Src, OperandTarget::Dst};
+    const FeatureLayout elementwise = plan_features(mul.op, {128}, {128});
+    int compiled = 0;
+    struct Compiled {
+        SddmmSpec spec;
+        FeatureLayout layout;
+        ScheduleParams p;
+    };
+    for (const Compiled &c : {Compiled{kDot, dot, point(1, 32, 4)}, Compiled{kDot, dot, point(2, 32, 4)},
+                              Compiled{mul, elementwise, point(1, 32)}}) {
+        for (int64_t R : {1, 2}) {
+            ScheduleParams p = c.p;
+            p.values["kMRegTile"] = R;
+            if (def.invalid_reason(p, Problem{c.layout, {}})) continue;  // the dot point above
+            SddmmKernelKey key{c.spec, c.layout, DType::F32, p, Device::CUDA, false};
+            EXPECT_NO_THROW(SddmmKernel{key}) << key.str();
+            compiled++;
+        }
+    }
+    EXPECT_EQ(compiled, 5);  // all but the rejected dot point
+}
+
 TEST(GpuSddmmIR, InvalidPointsAreRejectedWithAReason) {
     const auto &def = sddmm_schedule("gpu_sddmm");
     Problem dot8{plan_features(BinaryOp::Dot, {8}, {8}), {}};
