@@ -79,9 +79,9 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
     if (M * R > kMaxSddmmEdgeTile)
         return "kMTile * kMRegTile = " + std::to_string(M * R) + " edges per block exceed " +
                std::to_string(kMaxSddmmEdgeTile);
-    // One edge-thread a block (kMTile = 1 leaves a single warp of lanes): with several edges per
-    // thread, Halide 14 generates the dot's lane partials outside the scope of their register
-    // allocation and the kernel fails to compile ("Name not in Scope: ..._intm").
+    // One edge-thread a block (kMTile = 1 leaves a single warp of lanes) with several edges per
+    // thread: Halide 14's PTX code generation fails on dot's lane partials ("Name not in Scope:
+    // sddmm_dot..._intm"; seen in the F = 128 sweeps, H100, 2026-11-23).
     if (p.layout.reduce_len > 0 && M == 1 && R > 1)
         return "kMRegTile > 1 with kMTile = 1 does not compile for dot (Halide 14 warp-shuffle lowering); use "
                "kMTile >= 2";
