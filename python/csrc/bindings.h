@@ -10,6 +10,8 @@ namespace gsparse::python {
 void bind_errors(pybind11::module_ &m);
 /// gsparse._C.Graph: construction from COO / CSR arrays and files, sizes, derived layouts.
 void bind_graph(pybind11::module_ &m);
+/// gsparse._C.GraphView (graphs over tensors built by the package) and the kernel calls on it.
+void bind_views(pybind11::module_ &m);
 /// gspmm, gsddmm and output feature shapes on raw tensor arguments.
 void bind_ops(pybind11::module_ &m);
 

@@ -7,5 +7,6 @@ PYBIND11_MODULE(_C, m) {
     m.doc() = "gsparse native module: g-SpMM / g-SDDMM kernels on caller memory";
     gsparse::python::bind_errors(m);
     gsparse::python::bind_graph(m);
+    gsparse::python::bind_views(m);
     gsparse::python::bind_ops(m);
 }

@@ -19,12 +19,14 @@ __path__ = _pkgutil.extend_path(__path__, __name__)
 
 from ._native import Error, FormatError, GraphError, KernelError, ScheduleError, ShapeError  # noqa: E402
 from .graph import Graph  # noqa: E402
+from .batch import batch_graphs  # noqa: E402
 from .sddmm import gsddmm  # noqa: E402
 from .softmax import edge_softmax  # noqa: E402
 from .spmm import gspmm  # noqa: E402
 from . import nn  # noqa: E402
+from . import sampling  # noqa: E402
 
 __all__ = [
-    "Graph", "gspmm", "gsddmm", "edge_softmax", "nn",
+    "Graph", "batch_graphs", "sampling", "gspmm", "gsddmm", "edge_softmax", "nn",
     "Error", "GraphError", "FormatError", "ShapeError", "ScheduleError", "KernelError",
 ]

@@ -71,15 +71,34 @@ def _tuned(g, kind, op, a, b, lhs, rhs, dtype, device):
     return g.tuned_schedule(kind, op, a, b, lf if lf is not None else rf, rf if rf is not None else lf, device)
 
 
+def _check_graph_device(g, device):
+    """A dynamic graph's arrays live on one device: the operands must be there too."""
+    if g._t is not None and g._t.device != device:
+        raise ShapeError(f"the graph is dynamic on {g._t.device} but the operands are on {device}; "
+                         "build the graph from index tensors on the operands' device")
+
+
 def spmm(g, op, reduce, lhs, rhs):
-    """g-SpMM: (out, arg_u, arg_e); the arg tensors (int64) only for max / min, else None."""
+    """g-SpMM: (out, arg_u, arg_e); the arg tensors (int32) only for max / min, else None."""
     lhs, rhs, device, dtype, feat = _operands(op, lhs, rhs)
+    _check_graph_device(g, device)
     shape = [g.num_dst] + feat
     out = torch.empty(shape, dtype=dtype, device=device)
     arg_u = arg_e = None
     if reduce in ("max", "min"):
         arg_u = torch.empty(shape, dtype=torch.int32, device=device)
         arg_e = torch.empty(shape, dtype=torch.int32, device=device)
+    if g._t is not None:
+        if g.num_edges == 0 and device.type == "cuda":
+            # Nothing to gather: every node is empty (no kernel needed).
+            out.zero_()
+            if arg_u is not None:
+                arg_u.fill_(-1)
+                arg_e.fill_(-1)
+            return out, arg_u, arg_e
+        _C.gspmm_view(g._t.view, op, reduce, tensor_arg(lhs, "lhs"), tensor_arg(rhs, "rhs"), tensor_arg(out, "out"),
+                      tensor_arg(arg_u, "arg_u"), tensor_arg(arg_e, "arg_e"), launch_arg(device))
+        return out, arg_u, arg_e
     schedule = _tuned(g, "spmm", op, reduce, "", lhs, rhs, dtype, device)
     _C.gspmm(g._g, op, reduce, tensor_arg(lhs, "lhs"), tensor_arg(rhs, "rhs"), tensor_arg(out, "out"),
              tensor_arg(arg_u, "arg_u"), tensor_arg(arg_e, "arg_e"), launch_arg(device), schedule)
@@ -89,7 +108,13 @@ def spmm(g, op, reduce, lhs, rhs):
 def sddmm(g, op, lhs, rhs, lhs_target, rhs_target):
     """g-SDDMM: num_edges rows in edge-id order."""
     lhs, rhs, device, dtype, feat = _operands(op, lhs, rhs)
+    _check_graph_device(g, device)
     out = torch.empty([g.num_edges] + feat, dtype=dtype, device=device)
+    if g._t is not None:
+        if g.num_edges:
+            _C.gsddmm_view(g._t.sddmm_view(), op, lhs_target, rhs_target, tensor_arg(lhs, "lhs"),
+                           tensor_arg(rhs, "rhs"), tensor_arg(out, "out"), launch_arg(device))
+        return out
     schedule = _tuned(g, "sddmm", op, lhs_target, rhs_target, lhs, rhs, dtype, device)
     _C.gsddmm(g._g, op, lhs_target, rhs_target, tensor_arg(lhs, "lhs"), tensor_arg(rhs, "rhs"),
               tensor_arg(out, "out"), launch_arg(device), schedule)

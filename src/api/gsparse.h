@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "core/tensor.h"
 #include "graph/graph.h"
+#include "graph/graph_view.h"
 #include "ops/broadcast.h"
 #include "ops/op_spec.h"
 #include "runtime/cuda_launch.h"
@@ -58,6 +59,16 @@ Tensor gsddmm(const Graph &g, const std::string &op, const Tensor &lhs, const Te
               const std::string &lhs_target = "u", const std::string &rhs_target = "v",
               const OpOptions &options = {});
 void gsddmm_into(const Graph &g, const SddmmSpec &spec, const Tensor &lhs, const Tensor &rhs, Tensor &out,
+                 const OpOptions &options = {});
+
+/// The same on a graph over caller arrays (graph/graph_view.h: host or device memory, nothing
+/// copied): with no schedule given, the graph-blind default of the operator and feature shapes, so
+/// that graphs of every size share one compiled kernel. A given schedule must be one that runs on
+/// a view (no row orders, row splitting, source tiles, relabeling or destination-grouped edges;
+/// KernelError otherwise).
+void gspmm_into(const GraphView &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs, Tensor &out,
+                Tensor *arg_u = nullptr, Tensor *arg_e = nullptr, const OpOptions &options = {});
+void gsddmm_into(const GraphView &g, const SddmmSpec &spec, const Tensor &lhs, const Tensor &rhs, Tensor &out,
                  const OpOptions &options = {});
 
 /// Output shapes (including the leading dimension).

@@ -32,12 +32,22 @@ DType operand_dtype(BinaryOp op, const Tensor &lhs, const Tensor &rhs) {
     return uses_lhs(op) ? lhs.dtype() : rhs.dtype();
 }
 
+/// The node and edge counts operands are checked against (a Graph's or a GraphView's).
+struct Sizes {
+    int64_t src, dst, edges;
+    Sizes(const Graph &g) : src(g.num_src()), dst(g.num_dst()), edges(g.num_edges()) {}
+    Sizes(const GraphView &g) : src(g.num_src), dst(g.num_dst), edges(g.num_edges) {}
+    int64_t num_src() const { return src; }
+    int64_t num_dst() const { return dst; }
+    int64_t num_edges() const { return edges; }
+};
+
 struct SpmmPlan {
     FeatureLayout layout;
     DType dtype;
 };
 
-SpmmPlan plan_spmm(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs) {
+SpmmPlan plan_spmm(const Sizes &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs) {
     check_spmm_spec(spec);
     std::vector<int64_t> lf, rf;
     if (uses_lhs(spec.op)) lf = check_operand(lhs, "lhs (source-node features)", g.num_src(), "source nodes");
@@ -47,7 +57,7 @@ SpmmPlan plan_spmm(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, cons
     return {plan_features(spec.op, lf, rf), operand_dtype(spec.op, lhs, rhs)};
 }
 
-int64_t operand_rows(const Graph &g, OperandTarget t) {
+int64_t operand_rows(const Sizes &g, OperandTarget t) {
     return t == OperandTarget::Src ? g.num_src() : t == OperandTarget::Dst ? g.num_dst() : g.num_edges();
 }
 
@@ -55,7 +65,7 @@ const char *rows_what(OperandTarget t) {
     return t == OperandTarget::Src ? "source nodes" : t == OperandTarget::Dst ? "destination nodes" : "edges";
 }
 
-SpmmPlan plan_sddmm(const Graph &g, const SddmmSpec &spec, const Tensor &lhs, const Tensor &rhs) {
+SpmmPlan plan_sddmm(const Sizes &g, const SddmmSpec &spec, const Tensor &lhs, const Tensor &rhs) {
     std::vector<int64_t> lf, rf;
     if (uses_lhs(spec.op)) lf = check_operand(lhs, "lhs", operand_rows(g, spec.lhs), rows_what(spec.lhs));
     if (uses_rhs(spec.op)) rf = check_operand(rhs, "rhs", operand_rows(g, spec.rhs), rows_what(spec.rhs));
@@ -126,6 +136,59 @@ void gspmm_into(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const T
                                     : default_spmm_schedule(key.device).default_params(spmm_problem(spec, plan.layout, g.stats()));
     auto kernel = SpmmKernel::get(key, options.cache ? *options.cache : KernelCache::global());
     kernel->run(g, lhs, rhs, out, arg_u, arg_e, options.cuda);
+}
+
+namespace {
+
+void check_view_device(const GraphView &g, Device tensors) {
+    if (g.device != tensors)
+        fail<ShapeError>("the graph view's arrays are on ", device_name(g.device), " but the tensors on ",
+                         device_name(tensors));
+}
+
+}  // namespace
+
+void gspmm_into(const GraphView &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs, Tensor &out,
+                Tensor *arg_u, Tensor *arg_e, const OpOptions &options) {
+    g.check();
+    SpmmPlan plan = plan_spmm(g, spec, lhs, rhs);
+    const auto shape = with_rows(g.num_dst, plan.layout.out_shape);
+    check_output(out, shape, plan.dtype, "out");
+    if (has_arg_outputs(spec.reduce)) {
+        if (!arg_u || !arg_e) fail<ShapeError>(spec.name(), " needs arg_u and arg_e outputs");
+        check_output(*arg_u, shape, DType::I32, "arg_u");
+        check_output(*arg_e, shape, DType::I32, "arg_e");
+    }
+    SpmmKernelKey key;
+    key.spec = spec;
+    key.layout = plan.layout;
+    key.dtype = plan.dtype;
+    key.identity_edge_ids = !reads_edge_ids(spec) || g.identity_edge_ids();
+    key.device = common_device({uses_lhs(spec.op) ? &lhs : nullptr, uses_rhs(spec.op) ? &rhs : nullptr, &out, arg_u, arg_e});
+    check_view_device(g, key.device);
+    // The graph-blind default: the kernel depends on the operator and feature shapes only.
+    key.schedule = options.schedule ? *options.schedule
+                                    : default_spmm_schedule(key.device).default_params(spmm_problem(spec, plan.layout));
+    auto kernel = SpmmKernel::get(key, options.cache ? *options.cache : KernelCache::global());
+    kernel->run(g, lhs, rhs, out, arg_u, arg_e, options.cuda);
+}
+
+void gsddmm_into(const GraphView &g, const SddmmSpec &spec, const Tensor &lhs, const Tensor &rhs, Tensor &out,
+                 const OpOptions &options) {
+    g.check();
+    SpmmPlan plan = plan_sddmm(g, spec, lhs, rhs);
+    check_output(out, with_rows(g.num_edges, plan.layout.out_shape), plan.dtype, "out");
+    SddmmKernelKey key;
+    key.spec = spec;
+    key.layout = plan.layout;
+    key.dtype = plan.dtype;
+    key.device = common_device({uses_lhs(spec.op) ? &lhs : nullptr, uses_rhs(spec.op) ? &rhs : nullptr, &out});
+    check_view_device(g, key.device);
+    key.schedule = options.schedule ? *options.schedule
+                                    : default_sddmm_schedule(key.device).default_params({plan.layout, GraphStats{}});
+    key.fit_indexing({&lhs, &rhs, &out});
+    auto kernel = SddmmKernel::get(key, options.cache ? *options.cache : KernelCache::global());
+    kernel->run(g, lhs, rhs, out, options.cuda);
 }
 
 SpmmResult gspmm(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs,

@@ -10,6 +10,7 @@
 
 #include "core/tensor.h"
 #include "graph/graph.h"
+#include "graph/graph_view.h"
 #include "runtime/cuda_launch.h"
 #include "ops/sddmm_algorithm.h"
 #include "runtime/kernel_cache.h"
@@ -42,6 +43,10 @@ public:
     /// Runs on g; out has num_edges rows in edge-id order. Throws ShapeError on mismatched tensors.
     /// CUDA kernels take tensors holding device pointers and run on the launch's context and stream.
     void run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, const CudaLaunch &launch = {}) const;
+
+    /// Runs on a graph over caller arrays (its COO in edge-id order); KernelError for schedules that
+    /// group edges by destination (they need the graph's edges reordered first).
+    void run(const GraphView &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, const CudaLaunch &launch = {}) const;
 
     /// Builds on the host the edge order the kernel runs in on g (the destination order and its
     /// source tiles, kept by the graph), which a first run would otherwise build before its launch.

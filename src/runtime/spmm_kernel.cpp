@@ -172,6 +172,100 @@ void SpmmKernel::run_cuda(const Graph &graph, const Tensor &lhs, const Tensor &r
         for (auto &b : *list) b.get()->device_detach_native(&ctx);
 }
 
+bool SpmmKernel::runs_on_views() const {
+    return algo_.src_tile == 0 && algo_.segment_len == 0 && !algo_.relabeled && !algo_.rows_bound;
+}
+
+void SpmmKernel::run(const GraphView &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u,
+                     Tensor *arg_e, const CudaLaunch &launch) const {
+    if (!runs_on_views())
+        fail<KernelError>("schedule ", key_.schedule.str(),
+                          " needs per-graph preprocessing (row orders, row splitting, source tiles or relabeling) and "
+                          "cannot run on a graph view; use a schedule that reads only the CSR");
+    if (reads_edge_ids(key_.spec) && g.identity_edge_ids() != key_.identity_edge_ids)
+        fail<KernelError>("kernel compiled for ", key_.identity_edge_ids ? "identity" : "mapped",
+                          " edge ids called on a graph view with the other kind");
+    const bool args = has_arg_outputs(key_.spec.reduce);
+    if (args && (!arg_u || !arg_e)) fail<ShapeError>(key_.spec.name(), " needs arg_u and arg_e output tensors");
+    if (out.dim() < 1 || out.size(0) != g.num_dst)
+        fail<ShapeError>("output ", out.str(), " must have ", g.num_dst, " rows");
+    if (out.dtype() != key_.dtype) fail<ShapeError>("output dtype ", dtype_name(out.dtype()), " != kernel dtype");
+    if (g.device != key_.device)
+        fail<ShapeError>("the graph view is on ", device_name(g.device), " but the kernel runs on ",
+                         device_name(key_.device));
+    for (const Tensor *t : std::initializer_list<const Tensor *>{&lhs, &rhs, &out, arg_u, arg_e})
+        if (t && t->defined() && t->data() && t->device() != key_.device)
+            fail<ShapeError>("tensor ", t->str(), " is on ", device_name(t->device()), " but the kernel runs on ",
+                             device_name(key_.device));
+    if (g.num_dst == 0) return;
+    if (g.num_edges == 0 && key_.device == Device::CPU) {
+        std::memset(out.data(), 0, out.nbytes());
+        if (args) {
+            std::fill_n(arg_u->data_as<int32_t>(), arg_u->numel(), -1);
+            std::fill_n(arg_e->data_as<int32_t>(), arg_e->numel(), -1);
+        }
+        return;
+    }
+    const bool cuda = key_.device == Device::CUDA;
+    // Every buffer views the caller's memory: host buffers directly, device buffers through
+    // device_wrap_native (detached again after the run).
+    std::vector<Halide::Buffer<>> wrapped;
+    auto view = [&](Halide::Type type, const void *ptr, const std::vector<int> &sizes, const char *name) {
+        if (cuda) wrapped.push_back(wrap_device_buffer(type, const_cast<void *>(ptr), sizes, target_, name));
+        else wrapped.push_back(Halide::Buffer<>(type, const_cast<void *>(ptr), sizes, name));
+        return wrapped.back();
+    };
+    auto index_view = [&](const index_t *ptr, int64_t len, const char *name) {
+        return view(Halide::Int(32), ptr, {static_cast<int>(std::max<int64_t>(len, 1))}, name);
+    };
+    auto feature_view = [&](const Tensor &t, const std::vector<int64_t> &extents, const char *name) {
+        int64_t len = 1;
+        for (int64_t e : extents) len *= e;
+        if (len != t.row_numel())
+            fail<ShapeError>(name, " tensor ", t.str(), " does not match the kernel's feature length ", len);
+        return view(halide_type(t.dtype()), t.data(), halide_sizes(extents, t.size(0)), name);
+    };
+    Halide::ParamMap params;
+    params.set(algo_.row_ptr, index_view(g.row_ptr, g.row_ptr_len, "row_ptr"));
+    params.set(algo_.col_idx, index_view(g.col_idx, g.num_edges, "col_idx"));
+    if (algo_.reads_edge_ids) {
+        if (!g.edge_ids) fail<KernelError>("kernel ", key_.str(), " reads edge ids but the graph view has none");
+        params.set(algo_.edge_ids, index_view(g.edge_ids, g.num_edges, "edge_ids"));
+    }
+    params.set(algo_.max_degree, static_cast<int32_t>(std::max<int64_t>(g.degree_bound(), 1)));
+    params.set(algo_.num_edges, static_cast<int32_t>(std::max<int64_t>(g.num_edges, 1)));
+    params.set(algo_.num_src, static_cast<int32_t>(std::max<int64_t>(g.num_src, 1)));
+    if (algo_.uses_lhs()) {
+        check_operand_alignment(lhs, algo_.operand_alignment, "lhs", key_.schedule.str());
+        params.set(algo_.lhs, feature_view(lhs, key_.layout.lhs_extents(), "lhs"));
+    }
+    if (algo_.uses_rhs()) {
+        check_operand_alignment(rhs, algo_.operand_alignment, "rhs", key_.schedule.str());
+        params.set(algo_.rhs, feature_view(rhs, key_.layout.rhs_extents(), "rhs"));
+    }
+    std::vector<Halide::Buffer<>> outs = {feature_view(out, key_.layout.extents, "out")};
+    if (args) {
+        outs.push_back(feature_view(*arg_u, key_.layout.extents, "arg_u"));
+        outs.push_back(feature_view(*arg_e, key_.layout.extents, "arg_e"));
+    }
+    CudaJITContext ctx(launch);
+    try {
+        if (cuda) {
+            if (outs.size() == 1) pipeline_.realize(&ctx, outs[0], target_, params);
+            else pipeline_.realize(&ctx, Halide::Realization(outs), target_, params);
+        } else {
+            if (outs.size() == 1) pipeline_.realize(outs[0], target_, params);
+            else pipeline_.realize(Halide::Realization(outs), target_, params);
+        }
+    } catch (const Halide::Error &e) {
+        if (cuda)
+            for (auto &b : wrapped) b.get()->device_detach_native(&ctx);
+        fail<KernelError>("running ", key_.str(), " on a graph view failed: ", e.what());
+    }
+    if (cuda)
+        for (auto &b : wrapped) b.get()->device_detach_native(&ctx);
+}
+
 void SpmmKernel::prepare(const Graph &graph) const {
     if (graph.csr().num_rows == 0) return;
     // GPU kernels built for the locality order run on the relabeled graph (bind_graph_cuda).

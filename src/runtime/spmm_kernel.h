@@ -9,6 +9,7 @@
 
 #include "core/tensor.h"
 #include "graph/graph.h"
+#include "graph/graph_view.h"
 #include "ops/spmm_algorithm.h"
 #include "runtime/cuda_launch.h"
 #include "runtime/kernel_cache.h"
@@ -45,6 +46,14 @@ public:
     /// On a CUDA kernel the tensors hold device pointers and launch names the context and stream.
     void run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u, Tensor *arg_e,
              const CudaLaunch &launch = {}) const;
+
+    /// Runs on a graph over caller arrays (no per-graph state: nothing is derived, copied or kept).
+    /// The schedule must read only the CSR (KernelError for row orders, row splitting, source tiles
+    /// and relabeled graphs, which need per-graph preprocessing).
+    void run(const GraphView &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u, Tensor *arg_e,
+             const CudaLaunch &launch = {}) const;
+    /// Whether run(GraphView) accepts this kernel's schedule.
+    bool runs_on_views() const;
 
     /// Builds on the host what the kernel runs on in g and a first run would otherwise build before
     /// its launch: the relabeled graph, the row order, the edges in source-tile order and their runs

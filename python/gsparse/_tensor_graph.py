@@ -1,0 +1,199 @@
+"""Graphs built with PyTorch operations on the device of their index tensors ("dynamic" graphs).
+
+A dynamic gsparse.Graph keeps its index arrays as int32 tensors on one device and hands them to the
+kernels by address (gsparse._C.GraphView): nothing goes through the host, nothing is copied to the
+device, and no per-graph preprocessing runs. Everything here is made of PyTorch operations that
+run asynchronously on the current stream; the only host synchronisation is the optional validation
+(one flag read back), which graphs valid by construction (the sampler's blocks, batches) skip.
+
+Layout (graph/graph_view.h on the C++ side):
+  row_ptr   the CSR by destination, padded with num_edges to round_up(num_dst, 32) + 2 entries;
+  col_idx   the source of every CSR position (at least one entry);
+  edge_ids  the edge id of every CSR position, or None when position i holds edge i;
+  coo       (src, dst) in edge-id order, padded with 0 to a multiple of 1024 entries, made on
+            first use (g-SDDMM);
+  max_degree an upper bound of the longest row known without a synchronisation (the sampler's
+            fan-out, else num_edges).
+Derived graphs (the reverse graph for backward passes, the self-loop graph of the layers) are
+built on the device on first use and cached by the Graph.
+"""
+
+import torch
+
+from ._native import GraphError, _C
+
+ROW_PAD = 32
+EDGE_PAD = 1024
+INT32_MAX = 2**31 - 1
+
+
+def _round_up(x, m):
+    return (x + m - 1) // m * m
+
+
+def padded_row_ptr(row_ptr, num_dst, num_edges):
+    """row_ptr [num_dst + 1] (any integer dtype) as the padded int32 layout above."""
+    out = torch.full((_round_up(num_dst, ROW_PAD) + 2,), num_edges, dtype=torch.int32, device=row_ptr.device)
+    out[: num_dst + 1].copy_(row_ptr)
+    return out
+
+
+def padded_int32(t, length, pad_to):
+    """t as int32 in a buffer of round_up(max(length, 1), pad_to) entries, padded with 0."""
+    out = torch.zeros((_round_up(max(length, 1), pad_to),), dtype=torch.int32, device=t.device)
+    out[:length].copy_(t)
+    return out
+
+
+def check_async(checks):
+    """Raises GraphError with the first failing message of [(bad_flag_tensor, message_fn)]; one
+    device-to-host copy of all flags (the only synchronisation of a graph build)."""
+    if not checks:
+        return
+    flags = torch.stack([c[0].reshape(()) for c in checks]).cpu()
+    for ok, (_, message) in zip(flags.tolist(), checks):
+        if ok:
+            raise GraphError(message())
+
+
+class TensorGraph:
+    """The index tensors of a dynamic graph (see the module docstring)."""
+
+    def __init__(self, num_src, num_dst, num_edges, row_ptr, col_idx, edge_ids=None, max_degree=None, coo=None):
+        self.num_src, self.num_dst, self.num_edges = int(num_src), int(num_dst), int(num_edges)
+        self.device = col_idx.device
+        self.row_ptr = row_ptr  # padded int32
+        self.col_idx = col_idx if col_idx.numel() else torch.zeros(1, dtype=torch.int32, device=self.device)
+        self.edge_ids = edge_ids
+        self.max_degree = self.num_edges if max_degree is None else min(int(max_degree), self.num_edges)
+        self._coo = coo  # (src, dst) padded int32, or None
+        self._view = None
+
+    # --- The native view ---------------------------------------------------------------------------
+
+    @property
+    def view(self):
+        if self._view is None:
+            self._view = _C.GraphView(self.device.type, self.num_src, self.num_dst, self.num_edges,
+                                      self.row_ptr.data_ptr(), self.row_ptr.numel(), self.col_idx.data_ptr(),
+                                      self.edge_ids.data_ptr() if self.edge_ids is not None else 0,
+                                      self.max_degree)
+        return self._view
+
+    def sddmm_view(self):
+        """The view with its COO arrays set (built on first use)."""
+        src, dst = self.coo_padded()
+        v = self.view
+        v.set_coo(src.data_ptr(), dst.data_ptr(), src.numel())
+        return v
+
+    # --- Derived arrays ----------------------------------------------------------------------------
+
+    def row_of_position(self):
+        """The destination of every CSR position (int64, num_edges entries)."""
+        deg = self.row_ptr[1: self.num_dst + 1] - self.row_ptr[: self.num_dst]
+        return torch.repeat_interleave(torch.arange(self.num_dst, device=self.device), deg,
+                                       output_size=self.num_edges)
+
+    def positions_edge_ids(self):
+        """The edge id of every CSR position (int64)."""
+        if self.edge_ids is None:
+            return torch.arange(self.num_edges, device=self.device)
+        return self.edge_ids.to(torch.int64)
+
+    def coo_padded(self):
+        if self._coo is None:
+            E = self.num_edges
+            rows = self.row_of_position()
+            cols = self.col_idx[:E]
+            if self.edge_ids is None:
+                self._coo = (padded_int32(cols, E, EDGE_PAD), padded_int32(rows, E, EDGE_PAD))
+            else:
+                src = torch.zeros(_round_up(max(E, 1), EDGE_PAD), dtype=torch.int32, device=self.device)
+                dst = torch.zeros_like(src)
+                eid = self.edge_ids.to(torch.int64)
+                src[eid] = cols
+                dst[eid] = rows.to(torch.int32)
+                self._coo = (src, dst)
+        return self._coo
+
+    def coo(self):
+        """(src, dst) int32 in edge-id order, num_edges entries each."""
+        src, dst = self.coo_padded()
+        return src[: self.num_edges], dst[: self.num_edges]
+
+    def csr(self):
+        """(row_ptr [num_dst + 1], col_idx [num_edges], edge_ids [num_edges]) int32."""
+        eid = self.edge_ids if self.edge_ids is not None else torch.arange(
+            self.num_edges, dtype=torch.int32, device=self.device)
+        return self.row_ptr[: self.num_dst + 1], self.col_idx[: self.num_edges], eid
+
+    def in_degrees(self):
+        return (self.row_ptr[1: self.num_dst + 1] - self.row_ptr[: self.num_dst]).to(torch.int64)
+
+    def reverse(self):
+        """The reversed graph (edges v -> u, same ids), built with one stable sort on the device."""
+        E = self.num_edges
+        cols = self.col_idx[:E].to(torch.int64)
+        order = torch.sort(cols, stable=True).indices
+        sorted_src = cols[order]
+        row_ptr = torch.searchsorted(sorted_src, torch.arange(self.num_src + 1, device=self.device))
+        rev_cols = self.row_of_position()[order].to(torch.int32)
+        eid = self.positions_edge_ids()[order].to(torch.int32)
+        return TensorGraph(self.num_dst, self.num_src, E, padded_row_ptr(row_ptr, self.num_src, E), rev_cols,
+                           eid, None)
+
+
+def from_coo(src, dst, num_src, num_dst, validate=True, max_degree=None):
+    """A dynamic graph of the edges src[i] -> dst[i] (edge id i) on their device."""
+    device = src.device
+    E = int(src.numel())
+    if E > INT32_MAX:
+        raise GraphError(f"{E} edges exceed int32 indices (gsparse uses int32)")
+    if validate and E:
+        check_async([
+            (src.min() < 0, lambda: f"edge_index holds the negative source id {int(src.min())}"),
+            (dst.min() < 0, lambda: f"edge_index holds the negative destination id {int(dst.min())}"),
+            (src.max() >= num_src,
+             lambda: f"edge source id {int(src.max())} is out of range [0, num_src = {num_src})"),
+            (dst.max() >= num_dst,
+             lambda: f"edge destination id {int(dst.max())} is out of range [0, num_dst = {num_dst})"),
+        ])
+    coo = (padded_int32(src, E, EDGE_PAD), padded_int32(dst, E, EDGE_PAD))
+    dst64 = dst.to(torch.int64)
+    order = torch.sort(dst64, stable=True).indices
+    row_ptr = torch.searchsorted(dst64[order], torch.arange(num_dst + 1, device=device))
+    col_idx = coo[0][order]
+    edge_ids = order.to(torch.int32)
+    return TensorGraph(num_src, num_dst, E, padded_row_ptr(row_ptr, num_dst, E), col_idx, edge_ids, max_degree, coo)
+
+
+def from_csr(row_ptr, col_idx, num_src, edge_ids=None, validate=True, max_degree=None):
+    """A dynamic graph over a CSR by destination on its device (edge ids: positions, or edge_ids)."""
+    num_dst = int(row_ptr.numel()) - 1
+    E = int(col_idx.numel())
+    if E > INT32_MAX:
+        raise GraphError(f"{E} edges exceed int32 indices (gsparse uses int32)")
+    if validate:
+        checks = [
+            (row_ptr[0] != 0, lambda: f"row_ptr[0] = {int(row_ptr[0])}, expected 0"),
+            (row_ptr[-1] != E, lambda: f"row_ptr[-1] = {int(row_ptr[-1])} but col_idx has {E} entries"),
+        ]
+        if num_dst > 0:
+            checks.append(((row_ptr[1:] < row_ptr[:-1]).any(), lambda: "row_ptr decreases"))
+        if E:
+            checks += [
+                (col_idx.min() < 0, lambda: f"col_idx holds the negative source id {int(col_idx.min())}"),
+                (col_idx.max() >= num_src,
+                 lambda: f"col_idx holds the source id {int(col_idx.max())}, out of range [0, num_src = {num_src})"),
+            ]
+        if edge_ids is not None and E:
+            seen = torch.zeros(E, dtype=torch.int32, device=edge_ids.device)
+            ok_range = (edge_ids.min() >= 0) & (edge_ids.max() < E)
+            seen.index_add_(0, edge_ids.to(torch.int64).clamp(0, E - 1), torch.ones_like(seen))
+            checks.append((~ok_range | (seen != 1).any(),
+                           lambda: f"edge_ids is not a permutation of 0..{E - 1}"))
+        check_async(checks)
+    eid = edge_ids.to(torch.int32).contiguous() if edge_ids is not None else None
+    return TensorGraph(num_src, num_dst, E, padded_row_ptr(row_ptr, num_dst, E),
+                       col_idx.to(torch.int32).contiguous(), eid, max_degree)

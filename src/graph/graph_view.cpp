@@ -1,0 +1,39 @@
+#include "graph/graph_view.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+#include "core/error.h"
+
+namespace gsparse {
+
+namespace {
+
+int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+}  // namespace
+
+void GraphView::check() const {
+    for (auto [name, n] : {std::pair{"num_src", num_src}, {"num_dst", num_dst}, {"num_edges", num_edges}})
+        if (n < 0 || n > INT32_MAX) fail<GraphError>("graph view: ", name, " = ", n, " is out of range [0, 2^31)");
+    if (!row_ptr) fail<GraphError>("graph view: row_ptr is null");
+    if (!col_idx) fail<GraphError>("graph view: col_idx is null (it holds at least one entry)");
+    const int64_t need = device == Device::CUDA ? round_up(num_dst, kViewRowPad) + 2 : num_dst + 1;
+    if (row_ptr_len < need)
+        fail<GraphError>("graph view: row_ptr has ", row_ptr_len, " entries, ", need, " needed for ", num_dst,
+                         " destinations on ", device_name(device));
+    if (max_degree > num_edges)
+        fail<GraphError>("graph view: max_degree ", max_degree, " exceeds num_edges ", num_edges);
+}
+
+void GraphView::check_coo() const {
+    if (!coo_src || !coo_dst) fail<GraphError>("graph view: g-SDDMM needs the COO arrays (coo_src, coo_dst)");
+    const int64_t need = device == Device::CUDA ? round_up(std::max<int64_t>(num_edges, 1), kViewEdgePad)
+                                                : std::max<int64_t>(num_edges, 1);
+    if (coo_len < need)
+        fail<GraphError>("graph view: the COO arrays have ", coo_len, " entries, ", need, " needed for ", num_edges,
+                         " edges on ", device_name(device));
+}
+
+}  // namespace gsparse
