@@ -39,25 +39,34 @@ class GATConv(torch.nn.Module):
         if self.bias is not None:
             torch.nn.init.zeros_(self.bias)
 
-    def forward(self, x, edge_index, return_attention_weights=None):
-        if x.dim() != 2:
-            raise ShapeError(f"x must be [num_nodes, in_channels], got {list(x.shape)}")
-        g = self._graph(edge_index, x.shape[0], x.shape[0])
+    def forward(self, x, edge_index, return_attention_weights=None, size=None):
+        # x: [N, in] on a graph, or (x_src, x_dst) on a bipartite block (both through lin, as PyG's
+        # GATConv with an int in_channels); the block's self-loops join node i to itself for
+        # i < min(num_src, num_dst).
+        x_src, x_dst = x if isinstance(x, (tuple, list)) else (x, None)
+        if x_src.dim() != 2:
+            raise ShapeError(f"x must be [num_nodes, in_channels], got {list(x_src.shape)}")
+        num_src = x_src.shape[0]
+        num_dst = x_dst.shape[0] if x_dst is not None else num_src
+        if size is not None:
+            num_src, num_dst = size
+        g = self._graph(edge_index, num_src, num_dst)
         if self.add_self_loops:
             g = g.with_self_loops()
         H, C = self.heads, self.out_channels
-        h = self.lin(x).view(-1, H, C)
-        a_src = (h * self.att_src).sum(-1)  # [N, H]
-        a_dst = (h * self.att_dst).sum(-1)
+        h = self.lin(x_src).view(-1, H, C)
+        h_dst = self.lin(x_dst).view(-1, H, C) if x_dst is not None else h
+        a_src = (h * self.att_src).sum(-1)  # [N_src, H]
+        a_dst = (h_dst * self.att_dst).sum(-1)  # [N_dst, H]
         s = F.leaky_relu(sddmm.gsddmm(g, "add", a_src, a_dst, "u", "v"), self.negative_slope)
         alpha = softmax.edge_softmax(g, s)  # [E, H]
         alpha = F.dropout(alpha, p=self.dropout, training=self.training)
-        out = spmm.gspmm(g, "mul", "sum", h, alpha.unsqueeze(-1))  # [N, H, C]
+        out = spmm.gspmm(g, "mul", "sum", h, alpha.unsqueeze(-1))  # [N_dst, H, C]
         out = out.reshape(-1, H * C) if self.concat else out.mean(dim=1)
         if self.bias is not None:
             out = out + self.bias
         if return_attention_weights:
-            return out, (g.edge_index(x.device), alpha)
+            return out, (g.edge_index(x_src.device), alpha)
         return out
 
     def __repr__(self):

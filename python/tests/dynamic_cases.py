@@ -1,0 +1,227 @@
+"""Shared checks of dynamic graphs (built from tensors on their device) against static graphs and
+plain references, run on the CPU (test_dynamic.py, in CI) and on CUDA (test_dynamic_cuda.py)."""
+
+import torch
+
+import gsparse
+from gsparse.sampling import NeighborSampler
+
+SPMM_CASES = [("copy_lhs", "sum"), ("copy_lhs", "mean"), ("mul", "sum"), ("copy_lhs", "max"), ("add", "min"),
+              ("copy_rhs", "sum"), ("div", "mean")]
+
+
+def random_edges(n_src=120, n_dst=90, e=1500, seed=0):
+    """Random edges with empty rows (destinations >= 80 get none), one long row, duplicate edges
+    and self-loops."""
+    gen = torch.Generator().manual_seed(seed)
+    src = torch.randint(0, n_src, (e,), generator=gen)
+    dst = torch.randint(0, min(n_dst, 80), (e,), generator=gen)
+    dst[:300] = 3                      # a long row
+    src[300:320] = 5                   # duplicates 5 -> 3 ... and 5 -> dst
+    dst[300:320] = 3
+    src[320:340] = dst[320:340]        # self-loops
+    return torch.stack([src, dst])
+
+
+def check_spmm(device, feats=(1, 5, 33, 64)):
+    ei = random_edges()
+    static = gsparse.Graph(ei, num_src=120, num_dst=90)
+    dyn = gsparse.Graph(ei.to(device), num_src=120, num_dst=90, dynamic=True)
+    assert dyn.is_dynamic and not static.is_dynamic
+    for f in feats:
+        for op, reduce in SPMM_CASES:
+            x = torch.rand(120, f, dtype=torch.float32) + 0.5
+            w = torch.rand(ei.shape[1], 1 if op in ("mul", "div") else f) + 0.5
+            ref = gsparse.gspmm(static, op, reduce, x, w)
+            out = gsparse.gspmm(dyn, op, reduce, x.to(device), w.to(device))
+            assert out.shape == ref.shape
+            torch.testing.assert_close(out.cpu(), ref, rtol=1e-5, atol=1e-5), (f, op, reduce)
+            assert torch.all(out[80:].cpu() == 0), "empty rows give 0"
+
+
+def check_sddmm(device, feats=(1, 7, 32, 128)):
+    ei = random_edges()
+    static = gsparse.Graph(ei, num_src=120, num_dst=90)
+    dyn = gsparse.Graph(ei.to(device), num_src=120, num_dst=90, dynamic=True)
+    for f in feats:
+        a, b = torch.rand(120, f), torch.rand(90, f)
+        for op in ("dot", "add", "mul", "sub"):
+            ref = gsparse.gsddmm(static, op, a, b, "u", "v")
+            out = gsparse.gsddmm(dyn, op, a.to(device), b.to(device), "u", "v")
+            torch.testing.assert_close(out.cpu(), ref, rtol=1e-5, atol=1e-5)
+
+
+def check_gradients(device):
+    ei = random_edges()
+    static = gsparse.Graph(ei, num_src=120, num_dst=90)
+    dyn = gsparse.Graph(ei.to(device), num_src=120, num_dst=90, dynamic=True)
+    x = torch.rand(120, 16)
+    w = torch.rand(ei.shape[1], 1)
+    grads = []
+    for g, dev in ((static, "cpu"), (dyn, device)):
+        xv = x.detach().clone().to(dev).requires_grad_()
+        wv = w.detach().clone().to(dev).requires_grad_()
+        out = gsparse.gspmm(g, "mul", "mean", xv, wv)
+        s = gsparse.edge_softmax(g, gsparse.gsddmm(g, "dot", xv, out, "u", "v"))
+        (out.square().sum() + s.sum() * 0.5 + (s * wv).sum()).backward()
+        grads.append((xv.grad.cpu(), wv.grad.cpu()))
+    for a, b in zip(*grads):
+        torch.testing.assert_close(b, a, rtol=1e-4, atol=1e-5)
+
+
+def check_from_csr(device):
+    ei = random_edges()
+    static = gsparse.Graph(ei, num_src=120, num_dst=90)
+    row_ptr, col_idx, edge_ids = static.csr()
+    dyn = gsparse.Graph.from_csr(row_ptr.to(device), col_idx.to(device), num_src=120, edge_ids=edge_ids.to(device),
+                                 dynamic=True)
+    x = torch.rand(120, 9)
+    w = torch.rand(ei.shape[1], 9)
+    torch.testing.assert_close(gsparse.gspmm(dyn, "mul", "sum", x.to(device), w.to(device)).cpu(),
+                               gsparse.gspmm(static, "mul", "sum", x, w))
+    r_static, r_dyn = static.reverse(), dyn.reverse()
+    y = torch.rand(90, 4)
+    torch.testing.assert_close(gsparse.gspmm(r_dyn, "copy_lhs", "sum", y.to(device)).cpu(),
+                               gsparse.gspmm(r_static, "copy_lhs", "sum", y))
+    src_s, dst_s = static.coo()
+    src_d, dst_d = dyn.coo()
+    assert torch.equal(src_d.cpu(), src_s) and torch.equal(dst_d.cpu(), dst_s)
+
+
+def sample_reference_check(batch, row_ptr, col_idx, fanouts, replace):
+    """Degree and membership invariants of a sampled MiniBatch against the full CSR."""
+    rp, ci = row_ptr.cpu().to(torch.int64), col_idx.cpu().to(torch.int64)
+    nodes = batch.input_nodes.cpu()
+    assert torch.unique(nodes).numel() == nodes.numel(), "input nodes are distinct"
+    for b, fanout, eids in zip(batch.blocks, fanouts, batch.edge_ids):
+        src_ids = nodes[: b.num_src]
+        dst_ids = nodes[: b.num_dst]  # destinations are the first sources
+        brp, bci, _ = (t.cpu().to(torch.int64) for t in b.csr())
+        eids = eids.cpu()
+        for v in range(b.num_dst):
+            gv = int(dst_ids[v])
+            deg = int(rp[gv + 1] - rp[gv])
+            got = int(brp[v + 1] - brp[v])
+            want = (fanout if deg > 0 else 0) if replace else min(deg, fanout)
+            assert got == want, (v, deg, got, want)
+            picked = eids[brp[v]:brp[v + 1]]
+            assert torch.all((picked >= rp[gv]) & (picked < rp[gv + 1])), "edges of the node"
+            if not replace:
+                assert torch.unique(picked).numel() == picked.numel(), "no edge twice without replacement"
+            assert torch.equal(src_ids[bci[brp[v]:brp[v + 1]]], ci[picked]), "sources are the edges' sources"
+        nodes = nodes  # the next block's sources are this block's destinations (a prefix)
+    assert torch.equal(batch.seeds.cpu(), nodes[: batch.blocks[-1].num_dst])
+
+
+def check_sampler(device):
+    gen = torch.Generator().manual_seed(3)
+    n = 400
+    ei = torch.randint(0, n, (2, 6000), generator=gen)
+    ei[1, :100] = 11  # a high in-degree node
+    g = gsparse.Graph(ei, num_nodes=n)
+    row_ptr, col_idx, _ = g.csr()
+    seeds = torch.tensor([11, 0, 5, 399, 17, 250])
+    for replace in (False, True):
+        s1 = NeighborSampler(g, [6, 4], replace=replace, seed=7, device=device)
+        b1 = s1.sample(seeds.to(device))
+        sample_reference_check(b1, row_ptr, col_idx, [6, 4], replace)
+        b2 = NeighborSampler(g, [6, 4], replace=replace, seed=7, device=device).sample(seeds.to(device))
+        for x, y in zip(b1.edge_ids, b2.edge_ids):
+            assert torch.equal(x, y), "deterministic under a seed"
+        x = torch.rand(b1.input_nodes.numel(), 8, device=device)
+        conv = gsparse.nn.SAGEConv(8, 3).to(device)
+        h = conv((x, x[: b1.blocks[0].num_dst]), b1.blocks[0])
+        assert h.shape == (b1.blocks[0].num_dst, 3)
+
+
+def check_uniformity(device):
+    """Without replacement every in-edge of a node is equally likely (chi-square-like bound)."""
+    deg, fanout, trials = 12, 4, 3000
+    src = torch.arange(deg)
+    dst = torch.zeros(deg, dtype=torch.int64)
+    g = gsparse.Graph(torch.stack([src, dst]), num_src=deg, num_dst=1)
+    s = NeighborSampler(g, [fanout], seed=1, device=device)
+    counts = torch.zeros(deg)
+    for _ in range(trials):
+        e = s.sample(torch.tensor([0])).edge_ids[0].cpu()
+        counts[e] += 1
+    expected = trials * fanout / deg
+    assert torch.all((counts - expected).abs() < 0.15 * expected), counts
+
+
+def check_batch_and_pool(device):
+    eis = [torch.tensor([[0, 1, 2], [1, 2, 0]]), torch.tensor([[0], [1]]), torch.zeros((2, 0), dtype=torch.int64)]
+    g, batch = gsparse.batch_graphs([e.to(device) for e in eis], [3, 2, 1])
+    assert g.num_nodes == 6 and g.num_edges == 4
+    src, dst = g.coo()
+    assert src.cpu().tolist() == [0, 1, 2, 3] and dst.cpu().tolist() == [1, 2, 0, 4]
+    assert batch.cpu().tolist() == [0, 0, 0, 1, 1, 2]
+    x = torch.arange(12.0, device=device).view(6, 2).requires_grad_()
+    mean = gsparse.nn.global_mean_pool(x, batch, 3)
+    torch.testing.assert_close(mean.cpu(), torch.tensor([[2.0, 3.0], [7.0, 8.0], [10.0, 11.0]]))
+    total = gsparse.nn.global_add_pool(x, batch, 3)
+    total.sum().backward()
+    assert torch.all(x.grad == 1)
+    try:
+        gsparse.batch_graphs([torch.tensor([[0], [3]], device=device)], [2])
+    except gsparse.GraphError as e:
+        assert "outside its graph" in str(e)
+    else:
+        raise AssertionError("an out-of-range local id must be rejected")
+
+
+def check_layers(device):
+    """The layers on a dynamic graph match the same layers on the static graph."""
+    gen = torch.Generator().manual_seed(5)
+    n = 60
+    ei = torch.randint(0, n, (2, 400), generator=gen)
+    static = gsparse.Graph(ei, num_nodes=n)
+    dyn = gsparse.Graph(ei.to(device), num_nodes=n, dynamic=True)
+    x = torch.rand(n, 12, generator=gen)
+    for make in (lambda: gsparse.nn.GCNConv(12, 8), lambda: gsparse.nn.SAGEConv(12, 8),
+                 lambda: gsparse.nn.GATConv(12, 4, heads=2),
+                 lambda: gsparse.nn.GINConv(torch.nn.Linear(12, 8), train_eps=True)):
+        torch.manual_seed(0)
+        a = make()
+        b = make().to(device)
+        b.load_state_dict(a.state_dict())
+        xa = x.detach().clone().requires_grad_()
+        xb = x.detach().clone().to(device).requires_grad_()
+        ya, yb = a(xa, static), b(xb, dyn)
+        torch.testing.assert_close(yb.cpu(), ya, rtol=1e-4, atol=1e-5)
+        ya.square().sum().backward()
+        yb.square().sum().backward()
+        torch.testing.assert_close(xb.grad.cpu(), xa.grad, rtol=1e-4, atol=1e-5)
+
+
+def check_bad_input(device):
+    ei = torch.tensor([[0, 1], [1, 5]], device=device)
+    for kwargs, what in (({"num_nodes": 3}, "out of range"), ({"num_src": 2, "num_dst": 3}, "out of range")):
+        try:
+            gsparse.Graph(ei, dynamic=True, **kwargs)
+        except gsparse.GraphError as e:
+            assert what in str(e), str(e)
+        else:
+            raise AssertionError("out-of-range ids must be rejected")
+    try:
+        gsparse.Graph(torch.tensor([[0, -1], [1, 0]], device=device), num_nodes=3, dynamic=True)
+    except gsparse.GraphError as e:
+        assert "negative" in str(e)
+    else:
+        raise AssertionError("negative ids must be rejected")
+    rp = torch.tensor([0, 2, 1, 3], device=device)
+    try:
+        gsparse.Graph.from_csr(rp, torch.tensor([0, 1, 2], device=device), dynamic=True)
+    except gsparse.GraphError as e:
+        assert "decreases" in str(e)
+    else:
+        raise AssertionError("a decreasing row_ptr must be rejected")
+    g = gsparse.Graph(torch.tensor([[0, 1], [1, 2]], device=device), num_nodes=3, dynamic=True)
+    other = "cpu" if torch.device(device).type == "cuda" else None
+    if other:
+        try:
+            gsparse.gspmm(g, "copy_lhs", "sum", torch.rand(3, 2))
+        except gsparse.ShapeError as e:
+            assert "dynamic on" in str(e)
+        else:
+            raise AssertionError("operands on another device than a dynamic graph must be rejected")

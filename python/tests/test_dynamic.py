@@ -1,0 +1,15 @@
+"""Dynamic graphs (built with PyTorch operations on the tensors' device) on the CPU: kernels on
+graph views against the static graph's kernels, gradients, CSR input, the sampler's invariants and
+determinism, batches of small graphs and pooling, the layers, and bad input. The same checks run
+on CUDA in test_dynamic_cuda.py."""
+
+import pytest
+
+import dynamic_cases as C
+
+
+@pytest.mark.parametrize("check", [C.check_spmm, C.check_sddmm, C.check_gradients, C.check_from_csr,
+                                   C.check_sampler, C.check_uniformity, C.check_batch_and_pool, C.check_layers,
+                                   C.check_bad_input], ids=lambda f: f.__name__)
+def test_dynamic_cpu(check):
+    check("cpu")

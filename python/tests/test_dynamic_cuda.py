@@ -1,0 +1,19 @@
+"""The checks of test_dynamic.py on CUDA tensors: dynamic graphs built on the GPU, their kernels
+against the static graph's CPU kernels. Skipped without a CUDA device."""
+
+import pytest
+import torch
+
+import dynamic_cases as C
+
+pytestmark = [pytest.mark.cuda, pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")]
+
+
+@pytest.mark.parametrize("check", [C.check_spmm, C.check_sddmm, C.check_gradients, C.check_from_csr,
+                                   C.check_sampler, C.check_uniformity, C.check_batch_and_pool, C.check_layers,
+                                   C.check_bad_input], ids=lambda f: f.__name__)
+def test_dynamic_cuda(check):
+    if check is C.check_spmm:
+        C.check_spmm("cuda", feats=(1, 5, 33, 64, 256))
+    else:
+        check("cuda")
