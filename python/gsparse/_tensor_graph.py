@@ -38,6 +38,13 @@ def padded_row_ptr(row_ptr, num_dst, num_edges):
     return out
 
 
+def row_ptr_of_sorted(sorted_dst, num_dst):
+    """The padded int32 row_ptr of edges sorted by destination: one searchsorted over the padded
+    row range (rows past num_dst get num_edges, as every destination id is below num_dst)."""
+    rows = torch.arange(_round_up(num_dst, ROW_PAD) + 2, device=sorted_dst.device, dtype=sorted_dst.dtype)
+    return torch.searchsorted(sorted_dst, rows, out_int32=True)
+
+
 def padded_int32(t, length, pad_to):
     """t as int32 in a buffer of round_up(max(length, 1), pad_to) entries, padded with 0."""
     out = torch.zeros((_round_up(max(length, 1), pad_to),), dtype=torch.int32, device=t.device)
@@ -59,7 +66,8 @@ def check_async(checks):
 class TensorGraph:
     """The index tensors of a dynamic graph (see the module docstring)."""
 
-    def __init__(self, num_src, num_dst, num_edges, row_ptr, col_idx, edge_ids=None, max_degree=None, coo=None):
+    def __init__(self, num_src, num_dst, num_edges, row_ptr, col_idx, edge_ids=None, max_degree=None, coo=None,
+                 coo_source=None):
         self.num_src, self.num_dst, self.num_edges = int(num_src), int(num_dst), int(num_edges)
         self.device = col_idx.device
         self.row_ptr = row_ptr  # padded int32
@@ -67,6 +75,7 @@ class TensorGraph:
         self.edge_ids = edge_ids
         self.max_degree = self.num_edges if max_degree is None else min(int(max_degree), self.num_edges)
         self._coo = coo  # (src, dst) padded int32, or None
+        self._coo_source = coo_source  # (src, dst) in edge-id order, any integer dtype: padded on first use
         self._view = None
 
     # --- The native view ---------------------------------------------------------------------------
@@ -102,6 +111,10 @@ class TensorGraph:
         return self.edge_ids.to(torch.int64)
 
     def coo_padded(self):
+        if self._coo is None and self._coo_source is not None:
+            E = self.num_edges
+            self._coo = tuple(padded_int32(t, E, EDGE_PAD) for t in self._coo_source)
+            self._coo_source = None
         if self._coo is None:
             E = self.num_edges
             rows = self.row_of_position()
@@ -136,36 +149,42 @@ class TensorGraph:
         E = self.num_edges
         cols = self.col_idx[:E].to(torch.int64)
         order = torch.sort(cols, stable=True).indices
-        sorted_src = cols[order]
-        row_ptr = torch.searchsorted(sorted_src, torch.arange(self.num_src + 1, device=self.device))
+        row_ptr = row_ptr_of_sorted(cols[order], self.num_src)
         rev_cols = self.row_of_position()[order].to(torch.int32)
-        eid = self.positions_edge_ids()[order].to(torch.int32)
-        return TensorGraph(self.num_dst, self.num_src, E, padded_row_ptr(row_ptr, self.num_src, E), rev_cols,
-                           eid, None)
+        eid = (order if self.edge_ids is None else self.edge_ids[order]).to(torch.int32)
+        return TensorGraph(self.num_dst, self.num_src, E, row_ptr, rev_cols, eid, None)
 
 
 def from_coo(src, dst, num_src, num_dst, validate=True, max_degree=None):
-    """A dynamic graph of the edges src[i] -> dst[i] (edge id i) on their device."""
+    """A dynamic graph of the edges src[i] -> dst[i] (edge id i) on their device. With validation
+    (one read of a few flags), edges already sorted by destination (PyG's sorted edge_index, the
+    sampler's blocks) also skip the sort and keep their ids as CSR positions."""
     device = src.device
     E = int(src.numel())
     if E > INT32_MAX:
         raise GraphError(f"{E} edges exceed int32 indices (gsparse uses int32)")
+    in_order = False
     if validate and E:
-        check_async([
-            (src.min() < 0, lambda: f"edge_index holds the negative source id {int(src.min())}"),
-            (dst.min() < 0, lambda: f"edge_index holds the negative destination id {int(dst.min())}"),
-            (src.max() >= num_src,
-             lambda: f"edge source id {int(src.max())} is out of range [0, num_src = {num_src})"),
-            (dst.max() >= num_dst,
-             lambda: f"edge destination id {int(dst.max())} is out of range [0, num_dst = {num_dst})"),
-        ])
-    coo = (padded_int32(src, E, EDGE_PAD), padded_int32(dst, E, EDGE_PAD))
-    dst64 = dst.to(torch.int64)
-    order = torch.sort(dst64, stable=True).indices
-    row_ptr = torch.searchsorted(dst64[order], torch.arange(num_dst + 1, device=device))
-    col_idx = coo[0][order]
-    edge_ids = order.to(torch.int32)
-    return TensorGraph(num_src, num_dst, E, padded_row_ptr(row_ptr, num_dst, E), col_idx, edge_ids, max_degree, coo)
+        lo = torch.minimum(src.min(), dst.min())
+        flags = torch.stack([lo < 0, src.max() >= num_src, dst.max() >= num_dst,
+                             (dst[1:] < dst[:-1]).any() if E > 1 else lo < lo]).cpu().tolist()
+        if flags[0]:
+            which = "source" if int(src.min()) < 0 else "destination"
+            raise GraphError(f"edge_index holds the negative {which} id {int(torch.minimum(src.min(), dst.min()))}")
+        if flags[1]:
+            raise GraphError(f"edge source id {int(src.max())} is out of range [0, num_src = {num_src})")
+        if flags[2]:
+            raise GraphError(f"edge destination id {int(dst.max())} is out of range [0, num_dst = {num_dst})")
+        in_order = not flags[3]
+    if in_order or E == 0:
+        row_ptr = row_ptr_of_sorted(dst, num_dst)
+        col_idx = src.to(torch.int32)
+        return TensorGraph(num_src, num_dst, E, row_ptr, col_idx, None, max_degree, coo_source=(src, dst))
+    order = torch.sort(dst, stable=True)
+    row_ptr = row_ptr_of_sorted(order.values, num_dst)
+    col_idx = src[order.indices].to(torch.int32)
+    edge_ids = order.indices.to(torch.int32)
+    return TensorGraph(num_src, num_dst, E, row_ptr, col_idx, edge_ids, max_degree, coo_source=(src, dst))
 
 
 def from_csr(row_ptr, col_idx, num_src, edge_ids=None, validate=True, max_degree=None):

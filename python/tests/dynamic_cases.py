@@ -39,6 +39,24 @@ def check_spmm(device, feats=(1, 5, 33, 64)):
             assert torch.all(out[80:].cpu() == 0), "empty rows give 0"
 
 
+def check_sorted_edges(device):
+    """Edges already sorted by destination take the no-sort path (ids stay CSR positions)."""
+    ei = random_edges()
+    ei = ei[:, torch.sort(ei[1], stable=True).indices]
+    static = gsparse.Graph(ei, num_src=120, num_dst=90)
+    dyn = gsparse.Graph(ei.to(device), num_src=120, num_dst=90, dynamic=True)
+    assert dyn._t.edge_ids is None
+    x, w = torch.rand(120, 6), torch.rand(ei.shape[1], 6)
+    for op, reduce in SPMM_CASES:
+        torch.testing.assert_close(gsparse.gspmm(dyn, op, reduce, x.to(device), w.to(device)).cpu(),
+                                   gsparse.gspmm(static, op, reduce, x, w))
+    torch.testing.assert_close(gsparse.gsddmm(dyn, "dot", x.to(device), x[:90].to(device), "u", "v").cpu(),
+                               gsparse.gsddmm(static, "dot", x, x[:90], "u", "v"))
+    y = torch.rand(90, 3)
+    torch.testing.assert_close(gsparse.gspmm(dyn.reverse(), "copy_lhs", "sum", y.to(device)).cpu(),
+                               gsparse.gspmm(static.reverse(), "copy_lhs", "sum", y))
+
+
 def check_sddmm(device, feats=(1, 7, 32, 128)):
     ei = random_edges()
     static = gsparse.Graph(ei, num_src=120, num_dst=90)

@@ -1,5 +1,9 @@
 #include "runtime/cuda_launch.h"
 
+#include <mutex>
+#include <utility>
+#include <vector>
+
 #include "core/error.h"
 
 namespace gsparse {
@@ -30,7 +34,18 @@ CudaJITContext::CudaJITContext(const CudaLaunch &launch) : launch_(launch) {
 }
 
 const halide_device_interface_t *cuda_device_interface(const Halide::Target &target) {
-    return Halide::get_device_interface_for_device_api(Halide::DeviceAPI::CUDA, target, "gsparse");
+    // Halide looks the interface up in its shared JIT runtime (a lock, a vector of modules and a
+    // symbol search) on every call; kernels wrap several buffers per launch, so the answer is kept
+    // per target.
+    static std::mutex mu;
+    static std::vector<std::pair<Halide::Target, const halide_device_interface_t *>> known;
+    std::lock_guard<std::mutex> lock(mu);
+    for (const auto &[t, iface] : known)
+        if (t == target) return iface;
+    const halide_device_interface_t *iface =
+        Halide::get_device_interface_for_device_api(Halide::DeviceAPI::CUDA, target, "gsparse");
+    known.emplace_back(target, iface);
+    return iface;
 }
 
 Halide::Buffer<> wrap_device_buffer(Halide::Type type, void *device_ptr, const std::vector<int> &sizes,
