@@ -147,11 +147,16 @@ class TensorGraph:
     def reverse(self):
         """The reversed graph (edges v -> u, same ids), built with one stable sort on the device."""
         E = self.num_edges
-        cols = self.col_idx[:E].to(torch.int64)
-        order = torch.sort(cols, stable=True).indices
-        row_ptr = row_ptr_of_sorted(cols[order], self.num_src)
-        rev_cols = self.row_of_position()[order].to(torch.int32)
-        eid = (order if self.edge_ids is None else self.edge_ids[order]).to(torch.int32)
+        cols = self.col_idx[:E]
+        if self._coo_source is not None and self.edge_ids is None:
+            rows = self._coo_source[1]  # positions are edge ids: the destinations as given
+        else:
+            rows = torch.searchsorted(self.row_ptr[1: self.num_dst + 1], torch.arange(E, dtype=torch.int32,
+                                      device=self.device), right=True, out_int32=True)
+        order = torch.sort(cols, stable=True)
+        row_ptr = row_ptr_of_sorted(order.values, self.num_src)
+        rev_cols = rows[order.indices].to(torch.int32)
+        eid = (order.indices if self.edge_ids is None else self.edge_ids[order.indices]).to(torch.int32)
         return TensorGraph(self.num_dst, self.num_src, E, row_ptr, rev_cols, eid, None)
 
 
