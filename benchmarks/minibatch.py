@@ -13,11 +13,14 @@ weights, the same inputs):
            new batch every step; GIN and GCN (3 layers, hidden 128), global mean pool, 10 classes.
 A pool of batches is sampled once before timing and cycled; the feature rows of each batch are
 gathered before timing (data loading, identical for both). Each timed step, for each library:
-builds the step's graphs from the blocks' edge_index tensors (gsparse.Graph on the GPU, validated;
-PyG takes the tensors as they are), forward, cross-entropy loss, backward and an Adam step. Median
+takes the step's graphs as the sampler produced them (gsparse: fresh gsparse graphs over the
+sampler's CSR arrays, nothing derived kept across steps; PyG: the blocks' edge_index tensors; GCN's
+subgraph and the molecule batches: gsparse.Graph built from the edge_index on the GPU, validated),
+forward, cross-entropy loss, backward and an Adam step. Median
 over the timed steps, CUDA events, after warm-up.
 
-Also per case: the time to build the step's graphs alone (gsparse), the first step in this process
+Also per case: the time to build the step's graphs from the blocks' edge_index tensors alone (gsparse,
+validated: PyG-style drop-in use), the first step in this process
 (kernels compiled on first use: gsparse's JIT, PyTorch's own lazy initialisation), the peak of
 PyTorch's allocator for each library alone, and the sampler against a plain PyTorch sampler (random
 keys per candidate edge, one sort).
@@ -156,6 +159,15 @@ def block_inputs(batch):
     return out
 
 
+def block_csrs(batch, fanouts):
+    """Per block: the sampler's own CSR arrays (row_ptr, col_idx), (num_src, num_dst) and fan-out."""
+    out = []
+    for b, f in zip(batch.blocks, fanouts):
+        row_ptr, col_idx, _ = b.csr(b.device)
+        out.append((row_ptr, col_idx, (b.num_src, b.num_dst), f))
+    return out
+
+
 def molecule_batch(gen, device, graphs=128, feat=32, classes=10):
     sizes = torch.randint(10, 51, (graphs,), generator=gen)
     eis = []
@@ -284,7 +296,8 @@ def block_cases(name, path, fanout_sets, args, device):
         for i in range(args.pool):
             batch = sampler.sample(seeds_all[i * args.batch:(i + 1) * args.batch])
             inputs = block_inputs(batch)
-            pool.append({"x": x_all[batch.input_nodes], "y": y_all[batch.seeds], "blocks": inputs})
+            pool.append({"x": x_all[batch.input_nodes], "y": y_all[batch.seeds], "blocks": inputs,
+                         "csrs": block_csrs(batch, fanouts)})
         edges = [ei.shape[1] for ei, _ in pool[0]["blocks"]]
         fo = "/".join(str(f) for f in fanouts)
         log(f"  {name} fan-outs {fo}: block edges {edges}, sampler {statistics.median(t_ours):.2f} ms "
@@ -315,7 +328,10 @@ def block_cases(name, path, fanout_sets, args, device):
                 def make_step(lib, model, opt):
                     def step(item):
                         if lib == "gsparse":
-                            adjs = [(gsparse.Graph(ei, num_src=s[0], num_dst=s[1]), s) for ei, s in item["blocks"]]
+                            # The sampler's blocks as a gsparse user gets them: fresh graphs over the
+                            # sampler's CSR arrays each step (nothing derived is reused across steps).
+                            adjs = [(gsparse.Graph.from_csr(rp, ci, num_src=s[0], dynamic=True, validate=False,
+                                                            max_degree=f), s) for rp, ci, s, f in item["csrs"]]
                         else:
                             adjs = item["blocks"]
                         opt.zero_grad(set_to_none=True)
