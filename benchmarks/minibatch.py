@@ -188,6 +188,7 @@ def molecule_batch(gen, device, graphs=128, feat=32, classes=10):
 # --- Timing ----------------------------------------------------------------------------------------
 
 def time_steps(step, pool, warmup, runs):
+    """(median, all) CUDA-event times in ms of step over the pool's items, cycled, after warm-up."""
     for i in range(warmup):
         step(pool[i % len(pool)])
     torch.cuda.synchronize()
@@ -247,21 +248,10 @@ def case_record(workload, model, graph, res, build_ms, extra=None):
 
 def time_build(inputs, runs=20):
     """Median time to build a step's gsparse graphs from its blocks' edge_index tensors (CUDA events)."""
-    def build():
+    def build(_):
         for ei, size in inputs:
             gsparse.Graph(ei, num_src=size[0], num_dst=size[1])
-    for _ in range(3):
-        build()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(runs):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        build()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    return statistics.median(times)
+    return time_steps(build, [None], 3, runs)[0]
 
 
 # --- Workloads -------------------------------------------------------------------------------------
@@ -360,21 +350,7 @@ def molecule_cases(args, device):
         pool.append({"ei": ei, "batch": batch, "x": x, "y": y, "n": n})
     cases = []
 
-    def build():
-        it = pool[0]
-        gsparse.Graph(it["ei"], num_nodes=it["n"])
-    for _ in range(3):
-        build()
-    torch.cuda.synchronize()
-    bt = []
-    for _ in range(20):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        build()
-        b.record()
-        b.synchronize()
-        bt.append(a.elapsed_time(b))
-    build_ms = statistics.median(bt)
+    build_ms = time_build([(pool[0]["ei"], (pool[0]["n"], pool[0]["n"]))])
     log(f"  molecules: {pool[0]['n']} nodes, {pool[0]['ei'].shape[1]} edges a batch; build {build_ms:.3f} ms")
     for kind in ("gin", "gcn"):
         def make_model(lib, kind=kind):

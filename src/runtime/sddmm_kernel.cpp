@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "runtime/caller_buffers.h"
 #include "runtime/device_graph.h"
 #include "runtime/halide_buffers.h"
 #include "runtime/lowered_stmt.h"
@@ -88,47 +89,27 @@ void SddmmKernel::run(const GraphView &g, const Tensor &lhs, const Tensor &rhs, 
                              device_name(key_.device));
     if (edges == 0) return;
     g.check_coo();
-    const bool cuda = key_.device == Device::CUDA;
-    std::vector<Halide::Buffer<>> wrapped;
-    auto view = [&](Halide::Type type, const void *ptr, const std::vector<int> &sizes, const char *name) {
-        if (cuda) wrapped.push_back(wrap_device_buffer(type, const_cast<void *>(ptr), sizes, target_, name));
-        else wrapped.push_back(Halide::Buffer<>(type, const_cast<void *>(ptr), sizes, name));
-        return wrapped.back();
-    };
-    auto feature_view = [&](const Tensor &t, const std::vector<int64_t> &extents, const char *name) {
-        int64_t len = 1;
-        for (int64_t e : extents) len *= e;
-        if (len != t.row_numel())
-            fail<ShapeError>(name, " tensor ", t.str(), " does not match the kernel's feature length ", len);
-        return view(halide_type(t.dtype()), t.data(), halide_sizes(extents, t.size(0)), name);
-    };
+    CallerBuffers bufs(key_.device, target_, launch);
     Halide::ParamMap params;
-    const std::vector<int> coo_sizes = {static_cast<int>(std::max<int64_t>(g.coo_len, 1))};
-    if (algo_.reads_src()) params.set(algo_.src_idx, view(Halide::Int(32), g.coo_src, coo_sizes, "src_idx"));
-    if (algo_.reads_dst()) params.set(algo_.dst_idx, view(Halide::Int(32), g.coo_dst, coo_sizes, "dst_idx"));
+    if (algo_.reads_src()) params.set(algo_.src_idx, bufs.index(g.coo_src, g.coo_len, "src_idx"));
+    if (algo_.reads_dst()) params.set(algo_.dst_idx, bufs.index(g.coo_dst, g.coo_len, "dst_idx"));
     if (algo_.uses_lhs()) {
         check_operand_alignment(lhs, algo_.operand_alignment, "lhs", key_.schedule.str());
-        params.set(algo_.lhs, feature_view(lhs, key_.layout.lhs_extents(), "lhs"));
+        params.set(algo_.lhs, bufs.features(lhs, key_.layout.lhs_extents(), "lhs"));
     }
     if (algo_.uses_rhs()) {
         check_operand_alignment(rhs, algo_.operand_alignment, "rhs", key_.schedule.str());
-        params.set(algo_.rhs, feature_view(rhs, key_.layout.rhs_extents(), "rhs"));
+        params.set(algo_.rhs, bufs.features(rhs, key_.layout.rhs_extents(), "rhs"));
     }
     params.set(algo_.num_edges, static_cast<int32_t>(edges));
     params.set(algo_.num_src, static_cast<int32_t>(std::max<int64_t>(g.num_src, 1)));
     params.set(algo_.num_dst, static_cast<int32_t>(std::max<int64_t>(g.num_dst, 1)));
-    Halide::Buffer<> out_buf = feature_view(out, key_.layout.extents, "out");
-    CudaJITContext ctx(launch);
+    Halide::Buffer<> out_buf = bufs.features(out, key_.layout.extents, "out");
     try {
-        if (cuda) pipeline_.realize(&ctx, out_buf, target_, params);
-        else pipeline_.realize(out_buf, target_, params);
+        pipeline_.realize(bufs.context(), out_buf, target_, params);
     } catch (const Halide::Error &e) {
-        if (cuda)
-            for (auto &b : wrapped) b.get()->device_detach_native(&ctx);
         fail<KernelError>("running ", key_.str(), " on a graph view failed: ", e.what());
     }
-    if (cuda)
-        for (auto &b : wrapped) b.get()->device_detach_native(&ctx);
 }
 
 void SddmmKernel::prepare(const Graph &g) const {

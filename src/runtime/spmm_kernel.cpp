@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "halide_ext/bind_buffer.h"
 #include "halide_ext/block_uniform_loop.h"
+#include "runtime/caller_buffers.h"
 #include "runtime/device_graph.h"
 #include "runtime/halide_buffers.h"
 #include "runtime/lowered_stmt.h"
@@ -206,64 +207,36 @@ void SpmmKernel::run(const GraphView &g, const Tensor &lhs, const Tensor &rhs, T
         }
         return;
     }
-    const bool cuda = key_.device == Device::CUDA;
-    // Every buffer views the caller's memory: host buffers directly, device buffers through
-    // device_wrap_native (detached again after the run).
-    std::vector<Halide::Buffer<>> wrapped;
-    auto view = [&](Halide::Type type, const void *ptr, const std::vector<int> &sizes, const char *name) {
-        if (cuda) wrapped.push_back(wrap_device_buffer(type, const_cast<void *>(ptr), sizes, target_, name));
-        else wrapped.push_back(Halide::Buffer<>(type, const_cast<void *>(ptr), sizes, name));
-        return wrapped.back();
-    };
-    auto index_view = [&](const index_t *ptr, int64_t len, const char *name) {
-        return view(Halide::Int(32), ptr, {static_cast<int>(std::max<int64_t>(len, 1))}, name);
-    };
-    auto feature_view = [&](const Tensor &t, const std::vector<int64_t> &extents, const char *name) {
-        int64_t len = 1;
-        for (int64_t e : extents) len *= e;
-        if (len != t.row_numel())
-            fail<ShapeError>(name, " tensor ", t.str(), " does not match the kernel's feature length ", len);
-        return view(halide_type(t.dtype()), t.data(), halide_sizes(extents, t.size(0)), name);
-    };
+    CallerBuffers bufs(key_.device, target_, launch);
     Halide::ParamMap params;
-    params.set(algo_.row_ptr, index_view(g.row_ptr, g.row_ptr_len, "row_ptr"));
-    params.set(algo_.col_idx, index_view(g.col_idx, g.num_edges, "col_idx"));
+    params.set(algo_.row_ptr, bufs.index(g.row_ptr, g.row_ptr_len, "row_ptr"));
+    params.set(algo_.col_idx, bufs.index(g.col_idx, g.num_edges, "col_idx"));
     if (algo_.reads_edge_ids) {
         if (!g.edge_ids) fail<KernelError>("kernel ", key_.str(), " reads edge ids but the graph view has none");
-        params.set(algo_.edge_ids, index_view(g.edge_ids, g.num_edges, "edge_ids"));
+        params.set(algo_.edge_ids, bufs.index(g.edge_ids, g.num_edges, "edge_ids"));
     }
     params.set(algo_.max_degree, static_cast<int32_t>(std::max<int64_t>(g.degree_bound(), 1)));
     params.set(algo_.num_edges, static_cast<int32_t>(std::max<int64_t>(g.num_edges, 1)));
     params.set(algo_.num_src, static_cast<int32_t>(std::max<int64_t>(g.num_src, 1)));
     if (algo_.uses_lhs()) {
         check_operand_alignment(lhs, algo_.operand_alignment, "lhs", key_.schedule.str());
-        params.set(algo_.lhs, feature_view(lhs, key_.layout.lhs_extents(), "lhs"));
+        params.set(algo_.lhs, bufs.features(lhs, key_.layout.lhs_extents(), "lhs"));
     }
     if (algo_.uses_rhs()) {
         check_operand_alignment(rhs, algo_.operand_alignment, "rhs", key_.schedule.str());
-        params.set(algo_.rhs, feature_view(rhs, key_.layout.rhs_extents(), "rhs"));
+        params.set(algo_.rhs, bufs.features(rhs, key_.layout.rhs_extents(), "rhs"));
     }
-    std::vector<Halide::Buffer<>> outs = {feature_view(out, key_.layout.extents, "out")};
+    std::vector<Halide::Buffer<>> outs = {bufs.features(out, key_.layout.extents, "out")};
     if (args) {
-        outs.push_back(feature_view(*arg_u, key_.layout.extents, "arg_u"));
-        outs.push_back(feature_view(*arg_e, key_.layout.extents, "arg_e"));
+        outs.push_back(bufs.features(*arg_u, key_.layout.extents, "arg_u"));
+        outs.push_back(bufs.features(*arg_e, key_.layout.extents, "arg_e"));
     }
-    CudaJITContext ctx(launch);
     try {
-        if (cuda) {
-            if (outs.size() == 1) pipeline_.realize(&ctx, outs[0], target_, params);
-            else pipeline_.realize(&ctx, Halide::Realization(outs), target_, params);
-        } else {
-            if (outs.size() == 1) pipeline_.realize(outs[0], target_, params);
-            else pipeline_.realize(Halide::Realization(outs), target_, params);
-        }
+        if (outs.size() == 1) pipeline_.realize(bufs.context(), outs[0], target_, params);
+        else pipeline_.realize(bufs.context(), Halide::Realization(outs), target_, params);
     } catch (const Halide::Error &e) {
-        if (cuda)
-            for (auto &b : wrapped) b.get()->device_detach_native(&ctx);
         fail<KernelError>("running ", key_.str(), " on a graph view failed: ", e.what());
     }
-    if (cuda)
-        for (auto &b : wrapped) b.get()->device_detach_native(&ctx);
 }
 
 void SpmmKernel::prepare(const Graph &graph) const {
