@@ -67,8 +67,9 @@ std::vector<SchedulePoint> load_schedule_points(const std::string &path) {
 
 std::vector<std::string> real_dir_candidates(const GraphSelection &sel) {
     if (!sel.real_dir.empty()) return {sel.real_dir};
-    std::vector<std::string> c{"../shared/datasets/real", "shared/datasets/real"};
-    if (!sel.shared_dir.empty()) c.push_back(sel.shared_dir + "/datasets/real");
+    std::vector<std::string> c;
+    if (!sel.default_real_dir.empty()) c.push_back(sel.default_real_dir);
+    c.push_back("datasets/real");
     return c;
 }
 

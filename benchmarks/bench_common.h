@@ -55,8 +55,8 @@ struct GraphSelection {
     std::string order = "both";       ///< twin node order: shuffled, community or both
     uint64_t twin_seed = 1;
     int threads = 0;                  ///< twin generator threads (0: all cores)
-    std::string real_dir;             ///< empty: ../shared/datasets/real, shared/datasets/real, shared_dir
-    std::string shared_dir;           ///< the configured shared folder (GSPARSE_SHARED_DIR), may be empty
+    std::string real_dir;             ///< empty: default_real_dir, then datasets/real of the working directory
+    std::string default_real_dir;     ///< the repository's datasets/real (GSPARSE_REAL_GRAPHS_DIR), may be empty
     /// Twins' edge ids in random order (as for a graph built from an unsorted edge list) instead of
     /// in CSR order; the order label gets "+edge-ids".
     bool shuffle_edge_ids = false;
@@ -86,9 +86,9 @@ void for_each_graph(const GraphSelection &sel, const std::function<void(GraphCas
                     const std::function<void(const std::string &, const std::string &)> &skipped);
 
 /// The graph selection of a benchmark's options (fields graphs, scale, order, twin_seed, threads and
-/// real_dir); the shared folder is the configured GSPARSE_SHARED_DIR.
+/// real_dir); default_real_dir is the repository's datasets/real, compiled in.
 template <typename Options>
-GraphSelection graph_selection(const Options &a, const std::string &shared_dir) {
+GraphSelection graph_selection(const Options &a, const std::string &default_real_dir) {
     GraphSelection sel;
     sel.graphs = a.graphs;
     sel.scale = a.scale;
@@ -96,7 +96,7 @@ GraphSelection graph_selection(const Options &a, const std::string &shared_dir) 
     sel.twin_seed = a.twin_seed;
     sel.threads = a.threads;
     sel.real_dir = a.real_dir;
-    sel.shared_dir = shared_dir;
+    sel.default_real_dir = default_real_dir;
     return sel;
 }
 
@@ -117,8 +117,8 @@ void add_common_options(CLI::App &app, Options &a) {
     app.add_option("--twin-seed", a.twin_seed, "twin generator seed (gsparse-data gen's default is 1)")->capture_default_str();
     app.add_option("--threads", a.threads, "twin generator threads (0: all cores)")->capture_default_str();
     app.add_option("--real-dir", a.real_dir,
-                   "folder of real graphs (default: ../shared/datasets/real, then shared/datasets/real, then the "
-                   "configured shared folder)");
+                   "folder of real graphs (default: the repository's datasets/real, then datasets/real in the "
+                   "working directory)");
     app.add_option("--feats", a.feats, "feature lengths F")->delimiter(',')->capture_default_str();
     app.add_option("--runs", a.runs, "timed runs per measurement (>= 10 for reported numbers)")
         ->check(CLI::Range(1, 100000))

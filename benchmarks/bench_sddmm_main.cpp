@@ -55,8 +55,8 @@
 #include "event_timer.h"
 #include "sddmm_util.h"
 
-#ifndef GSPARSE_SHARED_DIR_DEFAULT
-#define GSPARSE_SHARED_DIR_DEFAULT ""
+#ifndef GSPARSE_REAL_GRAPHS_DIR_DEFAULT
+#define GSPARSE_REAL_GRAPHS_DIR_DEFAULT ""
 #endif
 
 using json = nlohmann::json;
@@ -217,7 +217,7 @@ public:
     }
 
     void run_all() {
-        GraphSelection sel = graph_selection(a_, GSPARSE_SHARED_DIR_DEFAULT);
+        GraphSelection sel = graph_selection(a_, GSPARSE_REAL_GRAPHS_DIR_DEFAULT);
         sel.shuffle_edge_ids = a_.shuffle_edge_ids;
         for_each_graph(
             sel, [&](GraphCase &gc) { run_graph(gc); },

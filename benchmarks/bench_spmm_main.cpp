@@ -47,8 +47,8 @@
 #include "graph/io.h"
 #include "twin/twin.h"
 
-#ifndef GSPARSE_SHARED_DIR_DEFAULT
-#define GSPARSE_SHARED_DIR_DEFAULT ""
+#ifndef GSPARSE_REAL_GRAPHS_DIR_DEFAULT
+#define GSPARSE_REAL_GRAPHS_DIR_DEFAULT ""
 #endif
 
 namespace fs = std::filesystem;
@@ -132,7 +132,7 @@ public:
     }
 
     void run_all() {
-        const GraphSelection sel = graph_selection(a_, GSPARSE_SHARED_DIR_DEFAULT);
+        const GraphSelection sel = graph_selection(a_, GSPARSE_REAL_GRAPHS_DIR_DEFAULT);
         for_each_graph(
             sel, [&](GraphCase &gc) { run_graph(gc); },
             [&](const std::string &name, const std::string &reason) {

@@ -15,7 +15,7 @@ separately (graph_index_bytes: the device memory in use outside PyTorch's alloca
 less what was in use before the first case; cumulative, so an upper bound for each case). Failures (out of memory, unsupported
 input forms) are recorded with their message.
 
-Accuracy parity on Cora (../shared/datasets/real/cora.mtx has structure only): node features are
+Accuracy parity on Cora (datasets/real/cora.mtx has structure only): node features are
 Gaussian (seeded), labels are synthetic: 7 classes from a fixed random "teacher", the argmax of
 A_hat^2 X W (A_hat = GCN normalization with self-loops), so that they depend on the graph; train /
 val / test = 140 / 500 / 1000 random nodes. Both implementations start from the same weights (the
@@ -248,7 +248,7 @@ def write_report(results, out_dir):
     for r in results["cora"]:
         md.append(f"| {r['model']} | {fmt(r.get('pyg_test_acc'))} | {fmt(r.get('gsparse_test_acc'))} | "
                   f"{r.get('initial_logit_max_abs_diff', '–')} | {r.get('error', '')} |")
-    md += ["", "Cora has no labels in ../shared/datasets/real: features are Gaussian and the 7 labels come from a "
+    md += ["", "Cora has no labels in datasets/real: features are Gaussian and the 7 labels come from a "
            "fixed random teacher (argmax of A_hat^2 X W), so accuracies measure parity between the two "
            "implementations, not the Cora benchmark."]
     with open(os.path.join(out_dir, "gnn.md"), "w") as f:
@@ -284,7 +284,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--graph", action="append", default=[], help="NAME=PATH of a twin (.gcsr), NAME in "
                     + ", ".join(TWINS))
-    ap.add_argument("--cora", default=None, help="cora.mtx [../shared/datasets/real/cora.mtx]")
+    ap.add_argument("--cora", default=None, help="cora.mtx [datasets/real/cora.mtx]")
     ap.add_argument("--models", default="gcn,sage,gat")
     ap.add_argument("--hidden", type=int, default=256)
     ap.add_argument("--runs", type=int, default=10)
@@ -322,8 +322,7 @@ def main():
                 results["timing"].append(rec)
         del x, y, g
         torch.cuda.empty_cache()
-    cora = args.cora or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "datasets",
-                                     "real", "cora.mtx")
+    cora = args.cora or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "datasets", "real", "cora.mtx")
     task = cora_task(cora, device, args.seed)
     for kind in models:
         rec = cora_parity(kind, task, args)

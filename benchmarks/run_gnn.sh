@@ -30,8 +30,7 @@ for g in reddit ogbn-products; do
   [ -s "$f" ] || "$BUILD_DIR/datasets/gsparse-data" gen "$g" --scale "$SCALE" -o "$f"
   graphs+=(--graph "$g=$f")
 done
-real=../shared/datasets/real
-[ -d "$real" ] || real=.shared-data/datasets/real
+real=datasets/real
 # shellcheck disable=SC2086
 PYTHONPATH="$root/python:$root/$BUILD_DIR/python${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 \
   "$PYTHON" benchmarks/gnn_training.py "${graphs[@]}" --cora "$real/cora.mtx" --out-root "$OUT" ${ARGS:-}

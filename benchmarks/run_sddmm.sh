@@ -23,7 +23,7 @@
 #   SCALE      twin scale [1.0]                        ORDER      shuffled|community|both [both]
 #   RUNS [10]  WARMUP [3]                              SCHEDULES  schedule-point JSON (replaces the grid) [none]
 #   GRID_THREADS [128,256]  MAX_FEATS_PER_LANE [64]    SCREEN_RUNS [3]  FINALISTS [2]
-#   REAL_DIR   real graphs [first of ../shared/datasets/real, shared/datasets/real]
+#   REAL_DIR   real graphs [datasets/real]
 #   GRAPH_DIR  where twin .gcsr files go [$BUILD_DIR/bench-graphs]
 #   SKIP_BUILD=1   use the existing binaries           SKIP_TORCH=1  no PyTorch baselines
 #   SKIP_GSPARSE_BENCH=1  no gsparse-bench-sddmm run   PYTHON     [python3]
@@ -51,12 +51,7 @@ FINALISTS=${FINALISTS:-2}
 GRAPH_DIR=${GRAPH_DIR:-$BUILD_DIR/bench-graphs}
 PYTHON=${PYTHON:-python3}
 JOBS=${JOBS:-$(nproc)}
-if [ -z "${REAL_DIR:-}" ]; then
-  for d in ../shared/datasets/real shared/datasets/real; do
-    if [ -d "$d" ]; then REAL_DIR=$d; break; fi
-  done
-fi
-REAL_DIR=${REAL_DIR:-../shared/datasets/real}
+REAL_DIR=${REAL_DIR:-datasets/real}
 
 mkdir -p "$OUT" "$GRAPH_DIR"
 work=$(mktemp -d "${TMPDIR:-/tmp}/gsparse-bench-sddmm.XXXXXX")

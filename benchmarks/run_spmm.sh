@@ -18,7 +18,7 @@
 #   SCHEDULES  schedule-point JSON for gsparse [benchmarks/schedules/small_f_lanes.json: the default
 #              schedule, plus for F <= 32 the kNnzLanes points and the one-thread-per-row points they
 #              replace as defaults]; SCHEDULES= (empty) runs the default schedule only
-#   REAL_DIR   real graphs [first of ../shared/datasets/real, shared/datasets/real]
+#   REAL_DIR   real graphs [datasets/real]
 #   GRAPH_DIR  where twin .gcsr files go [$BUILD_DIR/bench-graphs]
 #   SKIP_BUILD=1   use the existing binaries           SKIP_TORCH=1  no PyTorch baselines
 #   SKIP_GSPARSE_BENCH=1  no gsparse-bench-spmm run    PYTHON     [python3]
@@ -43,12 +43,7 @@ GRAPH_DIR=${GRAPH_DIR:-$BUILD_DIR/bench-graphs}
 PYTHON=${PYTHON:-python3}
 JOBS=${JOBS:-$(nproc)}
 SCHEDULES=${SCHEDULES-benchmarks/schedules/small_f_lanes.json}
-if [ -z "${REAL_DIR:-}" ]; then
-  for d in ../shared/datasets/real shared/datasets/real; do
-    if [ -d "$d" ]; then REAL_DIR=$d; break; fi
-  done
-fi
-REAL_DIR=${REAL_DIR:-../shared/datasets/real}
+REAL_DIR=${REAL_DIR:-datasets/real}
 
 mkdir -p "$OUT" "$GRAPH_DIR"
 work=$(mktemp -d "${TMPDIR:-/tmp}/gsparse-bench.XXXXXX")

@@ -25,7 +25,7 @@ first competitor's of the same case (relative error, recorded under "check").
 Graphs are read from .gcsr (gsparse's binary CSR, see docs/graph-formats.md) or .mtx files:
 
   torch_baselines.py --graph reddit:shuffled=graphs/reddit.shuffled.gcsr \
-                     --graph cora=../shared/datasets/real/cora.mtx --json torch.json
+                     --graph cora=datasets/real/cora.mtx --json torch.json
 
 A graph argument is NAME[:ORDER]=PATH (or just PATH: NAME is the file's stem). ORDER shuffled or
 community marks a twin (recorded with --scale); anything else, or none, a real graph (order "file").

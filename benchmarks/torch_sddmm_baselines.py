@@ -21,7 +21,7 @@ interval). Graph arguments and the JSON schema are those of torch_baselines.py, 
 merges this file with gsparse-bench-sddmm's:
 
   torch_sddmm_baselines.py --graph reddit:shuffled=graphs/reddit.shuffled.gcsr \\
-                           --graph cora=../shared/datasets/real/cora.mtx --json torch_sddmm.json
+                           --graph cora=datasets/real/cora.mtx --json torch_sddmm.json
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 // A runnable example of the gsparse C++ API: load a graph, aggregate neighbour features with
 // g-SpMM (mean and max), score every edge with g-SDDMM (dot), and check one value by hand.
 //
-//   ./build/docs/examples/gsparse-example-aggregate ../shared/datasets/real/cora.mtx
+//   ./build/docs/examples/gsparse-example-aggregate datasets/real/cora.mtx
 #include <cmath>
 #include <cstdio>
 #include <vector>

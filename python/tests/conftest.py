@@ -30,8 +30,11 @@ def graph(edge_index):
     return gsparse.Graph(edge_index, num_nodes=N)
 
 
-def shared_dir():
-    return os.environ.get("GSPARSE_SHARED_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared"))
+def real_graph(name):
+    """Path of a small real graph committed in datasets/real (GSPARSE_REAL_GRAPHS_DIR overrides the folder)."""
+    folder = os.environ.get("GSPARSE_REAL_GRAPHS_DIR",
+                            os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "datasets", "real"))
+    return os.path.join(folder, name + ".mtx")
 
 
 # --- Reference implementations (loops over edges in PyTorch, no gsparse) ------------------------

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import gsparse
-from conftest import EDGES, N, shared_dir
+from conftest import EDGES, N, real_graph
 
 
 def test_edge_index_layouts(graph, edge_index):
@@ -46,8 +46,8 @@ def test_from_csr_and_scipy_match(graph):
 
 
 def test_load_cora():
-    path = os.path.join(shared_dir(), "datasets", "real", "cora.mtx")
-    assert os.path.exists(path), f"{path} is missing (set GSPARSE_SHARED_DIR)"
+    path = real_graph("cora")
+    assert os.path.exists(path), f"{path} is missing"
     g = gsparse.Graph.load(path)
     assert g.num_nodes == 2708 and g.num_edges > 0
     assert int(g.in_degrees().sum()) == g.num_edges

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import gsparse
-from conftest import N
+from conftest import N, real_graph
 
 
 def write_cache(path, entries):
@@ -59,9 +59,8 @@ def test_missing_and_malformed_caches(tmp_path, edge_index):
 
 @pytest.mark.skipif(not os.environ.get("GSPARSE_TUNE"), reason="GSPARSE_TUNE (the gsparse-tune binary) not set")
 def test_an_entry_written_by_gsparse_tune_is_found(tmp_path):
-    cora = os.path.join(os.environ.get("GSPARSE_SHARED_DIR", "../shared"), "datasets", "real", "cora.mtx")
-    if not os.path.exists(cora):
-        pytest.skip(f"{cora} missing")
+    cora = real_graph("cora")
+    assert os.path.exists(cora), f"{cora} is missing"
     cache = tmp_path / "tuning.json"
     subprocess.run([os.environ["GSPARSE_TUNE"], "--graph", cora, "--feat", "8", "--mode", "random", "--budget", "2",
                     "--runs", "1", "--quiet", "--cache", str(cache)], check=True, capture_output=True)

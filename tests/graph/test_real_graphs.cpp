@@ -22,7 +22,7 @@ struct RealGraph {
 
 void PrintTo(const RealGraph &g, std::ostream *os) { *os << g.name; }
 
-// From ../shared/datasets/README.md.
+// From datasets/real/README.md.
 const RealGraph kRealGraphs[] = {
     {"cora", 2708, 5278, true},
     {"citeseer", 3327, 4552, true},

@@ -1,4 +1,4 @@
-// Operators on the real graphs of ../shared/datasets/real against the reference.
+// Operators on the real graphs of datasets/real against the reference.
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -32,7 +32,7 @@ struct EdgeList {
 EdgeList random_edges(uint64_t seed, const RandomGraphOptions &opt = {});
 Graph random_graph(uint64_t seed, const RandomGraphOptions &opt = {});
 
-/// Path of a real graph in ../shared/datasets/real, e.g. real_graph_path("cora").
+/// Path of a real graph in datasets/real, e.g. real_graph_path("cora").
 std::string real_graph_path(const std::string &name);
 /// Names of the real graphs available.
 std::vector<std::string> real_graph_names();
