@@ -3,6 +3,8 @@
 
   report.py results/spmm.json results/torch.json [--out-dir DIR] [--title TEXT]
 
+Inputs may be gzip-compressed (spmm.json.gz), as results folders keep their large files.
+
 Records of the inputs that describe the same case (graph, order, scale, F, op) are merged: their
 "results" lists (one entry per competitor) are joined. Per case the report takes
   gsparse          the fastest gsparse entry (over schedule points) whose output passed its checks
@@ -23,6 +25,7 @@ Device and date (from the inputs' metadata) appear in every title.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import math
 import re
@@ -43,7 +46,8 @@ def slug(text: str) -> str:
 def load_inputs(paths):
     metas, records = [], []
     for p in paths:
-        with open(p) as f:
+        # Results folders keep large inputs gzip-compressed (spmm.json.gz): read both forms.
+        with (gzip.open(p, "rt") if str(p).endswith(".gz") else open(p)) as f:
             doc = json.load(f)
         if isinstance(doc, list):
             doc = {"metadata": {}, "records": doc}

@@ -60,7 +60,7 @@ ScheduleSpace space(const Problem &p) {
     // mean): elsewhere they would triple the points to enumerate and reject.
     // With graph statistics, only tiles whose runs keep at least 8 nonzeros of a row on average
     // (average row length x tile / sources): shorter runs cost more in partial results than their
-    // gathers gain in L1 (benchmarks/results/2026-11-22-*-spmm-proteins-l1-tiles), and each tile
+    // gathers gain in L1 (ad13221:benchmarks/results/2026-11-22-*-spmm-proteins-l1-tiles), and each tile
     // size costs the tuner a regrouping of the edges (seconds on the ogbn-products twin, whose
     // 32768- and 65536-wide tiles hold under 2 nonzeros of a row).
     std::vector<int64_t> tiles = {0};
@@ -290,7 +290,7 @@ ScheduleParams band_default(const Problem &p, bool lanes) {
     // Rows of widely varying length on a graph that needs no splitting (row-length COV >= 1):
     // blocks take rows longest first (rowBalance), so that a block's rows end together and the
     // longest rows do not start last. On the H100 (2026-11-22, ogbn-products twin, COV 1.88,
-    // benchmarks/results/2026-11-22-*-spmm-row-balance), against the defaults before and the best
+    // ad13221:benchmarks/results/2026-11-22-*-spmm-row-balance), against the defaults before and the best
     // cached cuSPARSE algorithm:
     //   F = 8..15: 8 rows x 8 feature threads x 2 nonzero lanes (F = 8: 2.49 ms; 2.65; 3.72);
     //   F = 16..31: 8 rows x 16 threads, ids staged in 16-nonzero tiles (F = 16: 3.17; 3.41; 4.56);
@@ -320,7 +320,7 @@ ScheduleParams band_default(const Problem &p, bool lanes) {
     // the kernel) keeps its rows whole, longest first, with a warp of 4-wide loads over 128 features
     // and 64-nonzero shared tiles: ogbn-proteins F = 128 (longest row 19166 of 79 M) 4.96 ms against
     // 5.40 split and 5.23 for cuSPARSE; on reddit (48535 of 115 M) the same point took 10.21 against
-    // 8.28 split (benchmarks/results/2026-11-22-*-spmm-wide-rows-skewed). At 256 and more features the
+    // 8.28 split (ad13221:benchmarks/results/2026-11-22-*-spmm-wide-rows-skewed). At 256 and more features the
     // locality point above wins on both.
     const bool square = p.stats.num_rows == p.stats.num_cols;
     const bool locality_wide = skewed && square && p.stats.nnz > 0 && f0 >= 256 && f0 % 2 == 0;
@@ -340,7 +340,7 @@ ScheduleParams band_default(const Problem &p, bool lanes) {
             V = 4, M = 8, T = 32, KT = 64;
         } else if (f0 >= 64 && f0 % 4 == 0 && row_order == 2 && !skewed) {
             // 2 rows x 16 threads of 4-wide loads (64-feature slices): on the ogbn-products twin
-            // (H100, 2026-11-22, benchmarks/results/2026-11-22-*-spmm-locality-vec4) F = 64 / 128 /
+            // (H100, 2026-11-22, ad13221:benchmarks/results/2026-11-22-*-spmm-locality-vec4) F = 64 / 128 /
             // 256 / 512 took 5.22 / 9.63 / 18.47 / 36.02 ms, where 8 rows x 32 threads of 2-wide
             // loads took 5.76 / 10.68 / 20.59 / 40.34 (cuSPARSE 10.87 / 21.80 / 43.72 / 87.52).
             V = 4, M = 2, T = 16;
@@ -382,7 +382,7 @@ ScheduleParams band_default(const Problem &p, bool lanes) {
     // Source tiles of 32768 ids (128-512 KiB of rows at F = 1..4) where the runs stay long (at
     // least 32 nonzeros of a row per tile on average) and there are several tiles, with half a warp
     // per run and 8 runs per block (runs are shorter than rows) and no further cut. Gathers of the
-    // tile hit the SM's L1 instead of L2. On the H100 (benchmarks/results/2026-11-22-*-spmm-srctiles),
+    // tile hit the SM's L1 instead of L2. On the H100 (ad13221:benchmarks/results/2026-11-22-*-spmm-srctiles),
     // reddit F = 1 / 2 / 4: 0.375 / 0.661 / 0.901 ms where the untiled default took 0.864 / 0.915 /
     // 0.966 ms; ogbn-proteins F = 1 / 2 / 4: 0.222 / 0.414 / 0.632 ms against 0.545 / 0.611 / 0.657 ms.
     // An edge operand (u_mul_e) is read in tile order, scattered: there tiles pay only at F = 1
@@ -398,7 +398,7 @@ ScheduleParams band_default(const Problem &p, bool lanes) {
         split = 0;
     }
     // Untiled nonzero lanes at F = 2..4 keep two nonzeros in flight per lane (on the ogbn-products
-    // twin, H100, 2026-11-22, benchmarks/results/2026-11-22-*-spmm-products-small-f-unroll: F = 2 / 4
+    // twin, H100, 2026-11-22, ad13221:benchmarks/results/2026-11-22-*-spmm-products-small-f-unroll: F = 2 / 4
     // 1.13 / 1.65 ms where one took 1.20 / 1.82; no change at F = 1). Graphs whose lanes run over
     // source tiles are limited by the cache lines the gathers touch, where unrolling did not pay.
     const int64_t unroll = L > 1 && tile == 0 && f0 >= 2 && f0 <= 4 && p.stats.nnz > 0 ? 2 : 1;
