@@ -3,11 +3,11 @@
 #include <algorithm>
 
 #include "core/error.h"
-#include "runtime/caller_buffers.h"
 #include "runtime/device_graph.h"
 #include "runtime/halide_buffers.h"
 #include "runtime/lowered_stmt.h"
 #include "runtime/target.h"
+#include "runtime/view_call.h"
 #include "schedules/schedule.h"
 
 namespace gsparse {
@@ -39,13 +39,28 @@ SddmmKernel::SddmmKernel(const SddmmKernelKey &key) : key_(key) {
     pipeline_ = Halide::Pipeline(algo_.out);
     for (const auto &pass : algo_.lowering_passes) pipeline_.add_custom_lowering_pass(pass.get(), nullptr);
     target_ = jit_target(key.device, key.large_buffers);
-    // Feature-chunked schedules keep a per-edge accumulator on the device: reuse it across calls.
-    if (key.device == Device::CUDA) Halide::Internal::JITSharedRuntime::reuse_device_allocations(true);
-    try {
-        pipeline_.compile_jit(target_);
-    } catch (const Halide::Error &e) {
-        fail<KernelError>("compiling ", key.str(), " failed: ", e.what());
+    // Kernels that can run on graph views (edge-id order) come from the persistent kernel cache when
+    // it is on; the others, and all of them when it is off or cannot link, are JIT-compiled here.
+    if (!algo_.edges_grouped) {
+        try {
+            library_ = KernelLibrary::get(pipeline_, algo_.arguments(), target_, key.str());
+        } catch (const Halide::Error &e) {
+            fail<KernelError>("compiling ", key.str(), " failed: ", e.what());
+        }
     }
+    if (!library_) compile_jit();
+}
+
+void SddmmKernel::compile_jit() const {
+    std::call_once(jit_once_, [&] {
+        // Feature-chunked schedules keep a per-edge accumulator on the device: reuse it across calls.
+        if (key_.device == Device::CUDA) Halide::Internal::JITSharedRuntime::reuse_device_allocations(true);
+        try {
+            pipeline_.compile_jit(target_);
+        } catch (const Halide::Error &e) {
+            fail<KernelError>("compiling ", key_.str(), " failed: ", e.what());
+        }
+    });
 }
 
 std::shared_ptr<const SddmmKernel> SddmmKernel::get(const SddmmKernelKey &key, KernelCache &cache) {
@@ -66,6 +81,7 @@ void SddmmKernel::run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tens
             fail<ShapeError>("tensor ", t->str(), " is on ", device_name(t->device()), " but the kernel runs on ",
                              device_name(key_.device));
     if (edges == 0) return;
+    compile_jit();
     if (key_.device == Device::CUDA) run_cuda(g, lhs, rhs, out, launch);
     else run_cpu(g, lhs, rhs, out);
 }
@@ -89,27 +105,22 @@ void SddmmKernel::run(const GraphView &g, const Tensor &lhs, const Tensor &rhs, 
                              device_name(key_.device));
     if (edges == 0) return;
     g.check_coo();
-    CallerBuffers bufs(key_.device, target_, launch);
-    Halide::ParamMap params;
-    if (algo_.reads_src()) params.set(algo_.src_idx, bufs.index(g.coo_src, g.coo_len, "src_idx"));
-    if (algo_.reads_dst()) params.set(algo_.dst_idx, bufs.index(g.coo_dst, g.coo_len, "dst_idx"));
+    ViewCall call(key_.device, target_, launch, library_.get());
+    if (algo_.reads_src()) call.index(algo_.src_idx, g.coo_src, g.coo_len);
+    if (algo_.reads_dst()) call.index(algo_.dst_idx, g.coo_dst, g.coo_len);
     if (algo_.uses_lhs()) {
         check_operand_alignment(lhs, algo_.operand_alignment, "lhs", key_.schedule.str());
-        params.set(algo_.lhs, bufs.features(lhs, key_.layout.lhs_extents(), "lhs"));
+        call.features(algo_.lhs, lhs, key_.layout.lhs_extents());
     }
     if (algo_.uses_rhs()) {
         check_operand_alignment(rhs, algo_.operand_alignment, "rhs", key_.schedule.str());
-        params.set(algo_.rhs, bufs.features(rhs, key_.layout.rhs_extents(), "rhs"));
+        call.features(algo_.rhs, rhs, key_.layout.rhs_extents());
     }
-    params.set(algo_.num_edges, static_cast<int32_t>(edges));
-    params.set(algo_.num_src, static_cast<int32_t>(std::max<int64_t>(g.num_src, 1)));
-    params.set(algo_.num_dst, static_cast<int32_t>(std::max<int64_t>(g.num_dst, 1)));
-    Halide::Buffer<> out_buf = bufs.features(out, key_.layout.extents, "out");
-    try {
-        pipeline_.realize(bufs.context(), out_buf, target_, params);
-    } catch (const Halide::Error &e) {
-        fail<KernelError>("running ", key_.str(), " on a graph view failed: ", e.what());
-    }
+    call.scalar(algo_.num_edges, static_cast<int32_t>(edges));
+    call.scalar(algo_.num_src, static_cast<int32_t>(std::max<int64_t>(g.num_src, 1)));
+    call.scalar(algo_.num_dst, static_cast<int32_t>(std::max<int64_t>(g.num_dst, 1)));
+    call.output(out, key_.layout.extents, "out");
+    call.run(pipeline_, key_.str() + " on a graph view");
 }
 
 void SddmmKernel::prepare(const Graph &g) const {

@@ -6,6 +6,7 @@
 
 #include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "core/tensor.h"
@@ -14,6 +15,7 @@
 #include "runtime/cuda_launch.h"
 #include "ops/sddmm_algorithm.h"
 #include "runtime/kernel_cache.h"
+#include "runtime/kernel_library.h"
 #include "schedules/schedule_params.h"
 
 namespace gsparse {
@@ -64,10 +66,15 @@ private:
     void run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out) const;
     void run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, const CudaLaunch &launch) const;
 
+    /// JIT-compiles the pipeline (once; runs on graph views of a cached kernel never need it).
+    void compile_jit() const;
+
     SddmmKernelKey key_;
     mutable SddmmAlgorithm algo_;
     mutable Halide::Pipeline pipeline_;
     Halide::Target target_;
+    std::shared_ptr<const KernelLibrary> library_;  ///< from the persistent kernel cache (view runs)
+    mutable std::once_flag jit_once_;
 };
 
 }  // namespace gsparse

@@ -6,11 +6,11 @@
 #include "core/error.h"
 #include "halide_ext/bind_buffer.h"
 #include "halide_ext/block_uniform_loop.h"
-#include "runtime/caller_buffers.h"
 #include "runtime/device_graph.h"
 #include "runtime/halide_buffers.h"
 #include "runtime/lowered_stmt.h"
 #include "runtime/target.h"
+#include "runtime/view_call.h"
 #include "schedules/gpu_schedules.h"
 #include "schedules/schedule.h"
 
@@ -38,21 +38,41 @@ SpmmKernel::SpmmKernel(const SpmmKernelKey &key) : key_(key) {
     for (const auto &pass : algo_.lowering_passes) pipeline_.add_custom_lowering_pass(pass.get(), nullptr);
     target_ = jit_target(key.device);
     if (!algo_.large_buffers) target_ = target_.without_feature(Halide::Target::LargeBuffers);
-    // Device buffers of intermediate stages are kept between calls instead of reallocated.
-    if (key.device == Device::CUDA) Halide::Internal::JITSharedRuntime::reuse_device_allocations(true);
-    try {
-        pipeline_.compile_jit(target_);
-    } catch (const Halide::Error &e) {
-        fail<KernelError>("compiling ", key.str(), " failed: ", e.what());
+    // Kernels that run on graph views come from the persistent kernel cache when it is on: a later
+    // process loads them instead of compiling. The others (and all of them when the cache is off or
+    // cannot link) are JIT-compiled here.
+    if (runs_on_views()) {
+        try {
+            library_ = KernelLibrary::get(pipeline_, algo_.arguments(), target_, key.str(), [&] { check_lowering(); });
+        } catch (const Halide::Error &e) {
+            fail<KernelError>("compiling ", key.str(), " failed: ", e.what());
+        }
     }
+    if (!library_) compile_jit();
+}
+
+void SpmmKernel::check_lowering() const {
     // A block-uniform bound that matched no loop would leave barriers in a loop to the graph's
     // longest row: treat it as a compiler error, not a slow kernel.
     for (const auto &pass : algo_.lowering_passes) {
         if (auto *uniform = dynamic_cast<const ext::BlockUniformLoop *>(pass.get()); uniform && uniform->rewritten() == 0)
-            fail<KernelError>("compiling ", key.str(), ": the block-uniform loop bound matched no loop");
+            fail<KernelError>("compiling ", key_.str(), ": the block-uniform loop bound matched no loop");
         if (auto *bind = dynamic_cast<const ext::BindBufferStores *>(pass.get()); bind && bind->rewritten() == 0)
-            fail<KernelError>("compiling ", key.str(), ": bind_buffer found no output store to remap");
+            fail<KernelError>("compiling ", key_.str(), ": bind_buffer found no output store to remap");
     }
+}
+
+void SpmmKernel::compile_jit() const {
+    std::call_once(jit_once_, [&] {
+        // Device buffers of intermediate stages are kept between calls instead of reallocated.
+        if (key_.device == Device::CUDA) Halide::Internal::JITSharedRuntime::reuse_device_allocations(true);
+        try {
+            pipeline_.compile_jit(target_);
+        } catch (const Halide::Error &e) {
+            fail<KernelError>("compiling ", key_.str(), " failed: ", e.what());
+        }
+        check_lowering();
+    });
 }
 
 std::shared_ptr<const SpmmKernel> SpmmKernel::get(const SpmmKernelKey &key, KernelCache &cache) {
@@ -78,6 +98,7 @@ void SpmmKernel::run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tenso
             fail<ShapeError>("tensor ", t->str(), " is on ", device_name(t->device()), " but the kernel runs on ",
                              device_name(key_.device));
     if (csr.num_rows == 0) return;
+    compile_jit();
     if (key_.device == Device::CUDA) run_cuda(g, lhs, rhs, out, arg_u, arg_e, launch);
     else run_cpu(g, lhs, rhs, out, arg_u, arg_e);
 }
@@ -207,36 +228,30 @@ void SpmmKernel::run(const GraphView &g, const Tensor &lhs, const Tensor &rhs, T
         }
         return;
     }
-    CallerBuffers bufs(key_.device, target_, launch);
-    Halide::ParamMap params;
-    params.set(algo_.row_ptr, bufs.index(g.row_ptr, g.row_ptr_len, "row_ptr"));
-    params.set(algo_.col_idx, bufs.index(g.col_idx, g.num_edges, "col_idx"));
+    ViewCall call(key_.device, target_, launch, library_.get());
+    call.index(algo_.row_ptr, g.row_ptr, g.row_ptr_len);
+    call.index(algo_.col_idx, g.col_idx, g.num_edges);
     if (algo_.reads_edge_ids) {
         if (!g.edge_ids) fail<KernelError>("kernel ", key_.str(), " reads edge ids but the graph view has none");
-        params.set(algo_.edge_ids, bufs.index(g.edge_ids, g.num_edges, "edge_ids"));
+        call.index(algo_.edge_ids, g.edge_ids, g.num_edges);
     }
-    params.set(algo_.max_degree, static_cast<int32_t>(std::max<int64_t>(g.degree_bound(), 1)));
-    params.set(algo_.num_edges, static_cast<int32_t>(std::max<int64_t>(g.num_edges, 1)));
-    params.set(algo_.num_src, static_cast<int32_t>(std::max<int64_t>(g.num_src, 1)));
+    call.scalar(algo_.max_degree, static_cast<int32_t>(std::max<int64_t>(g.degree_bound(), 1)));
+    call.scalar(algo_.num_edges, static_cast<int32_t>(std::max<int64_t>(g.num_edges, 1)));
+    call.scalar(algo_.num_src, static_cast<int32_t>(std::max<int64_t>(g.num_src, 1)));
     if (algo_.uses_lhs()) {
         check_operand_alignment(lhs, algo_.operand_alignment, "lhs", key_.schedule.str());
-        params.set(algo_.lhs, bufs.features(lhs, key_.layout.lhs_extents(), "lhs"));
+        call.features(algo_.lhs, lhs, key_.layout.lhs_extents());
     }
     if (algo_.uses_rhs()) {
         check_operand_alignment(rhs, algo_.operand_alignment, "rhs", key_.schedule.str());
-        params.set(algo_.rhs, bufs.features(rhs, key_.layout.rhs_extents(), "rhs"));
+        call.features(algo_.rhs, rhs, key_.layout.rhs_extents());
     }
-    std::vector<Halide::Buffer<>> outs = {bufs.features(out, key_.layout.extents, "out")};
+    call.output(out, key_.layout.extents, "out");
     if (args) {
-        outs.push_back(bufs.features(*arg_u, key_.layout.extents, "arg_u"));
-        outs.push_back(bufs.features(*arg_e, key_.layout.extents, "arg_e"));
+        call.output(*arg_u, key_.layout.extents, "arg_u");
+        call.output(*arg_e, key_.layout.extents, "arg_e");
     }
-    try {
-        if (outs.size() == 1) pipeline_.realize(bufs.context(), outs[0], target_, params);
-        else pipeline_.realize(bufs.context(), Halide::Realization(outs), target_, params);
-    } catch (const Halide::Error &e) {
-        fail<KernelError>("running ", key_.str(), " on a graph view failed: ", e.what());
-    }
+    call.run(pipeline_, key_.str() + " on a graph view");
 }
 
 void SpmmKernel::prepare(const Graph &graph) const {

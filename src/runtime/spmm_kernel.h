@@ -5,6 +5,7 @@
 #include <Halide.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "core/tensor.h"
@@ -13,6 +14,7 @@
 #include "ops/spmm_algorithm.h"
 #include "runtime/cuda_launch.h"
 #include "runtime/kernel_cache.h"
+#include "runtime/kernel_library.h"
 #include "schedules/schedule_params.h"
 
 namespace gsparse {
@@ -77,10 +79,17 @@ private:
     /// the graph the kernel runs on (graph, or its relabeled form for relabeled kernels).
     const Graph &bind_graph_cuda(const Graph &graph, const CudaLaunch &launch, Halide::ParamMap &params) const;
 
+    /// JIT-compiles the pipeline (once; runs on graph views of a cached kernel never need it).
+    void compile_jit() const;
+    /// Throws KernelError when a lowering pass the schedule relies on matched nothing.
+    void check_lowering() const;
+
     SpmmKernelKey key_;
     mutable SpmmAlgorithm algo_;
     mutable Halide::Pipeline pipeline_;
     Halide::Target target_;
+    std::shared_ptr<const KernelLibrary> library_;  ///< from the persistent kernel cache (view runs)
+    mutable std::once_flag jit_once_;
 };
 
 }  // namespace gsparse
