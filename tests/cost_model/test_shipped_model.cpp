@@ -98,14 +98,14 @@ TEST(ShippedModel, SpmmLoadsRanksAndKeepsItsHeldOutScore) {
     // ogbn-proteins was held out; its sidecar reports the Pearson on these records (the exhaustive
     // sweeps at F = 8, 16, 32, 64 and 128 and the tunes at F = 32, 64, 128 and 256).
     const double r = held_out_pearson(model,
-                                      {"autotune/records/h100_proteins_spmm_F8_2026-11-21b.jsonl",
-                                       "autotune/records/h100_proteins_spmm_F32_F256_2026-11-22.jsonl",
-                                       "autotune/records/h100_locality_spmm_2026-11-22.jsonl",
-                                       "autotune/records/h100_locality_spmm_2026-11-22b.jsonl",
-                                       "autotune/records/h100_sweeps_spmm_F16_F32_2026-11-22.jsonl.gz",
-                                       "autotune/records/h100_sweeps_spmm_F64_2026-11-22.jsonl.gz",
-                                       "autotune/records/h100_sweeps_spmm_F128_2026-11-22.jsonl.gz",
-                                       "autotune/records/h100_tunes_spmm_F64_F128_2026-11-22.jsonl.gz"},
+                                      {"autotune/models/records/h100_proteins_spmm_F8_2026-11-21b.jsonl.gz",
+                                       "autotune/models/records/h100_proteins_spmm_F32_F256_2026-11-22.jsonl.gz",
+                                       "autotune/models/records/h100_locality_spmm_2026-11-22.jsonl.gz",
+                                       "autotune/models/records/h100_locality_spmm_2026-11-22b.jsonl.gz",
+                                       "autotune/models/records/h100_sweeps_spmm_F16_F32_2026-11-22.jsonl.gz",
+                                       "autotune/models/records/h100_sweeps_spmm_F64_2026-11-22.jsonl.gz",
+                                       "autotune/models/records/h100_sweeps_spmm_F128_2026-11-22.jsonl.gz",
+                                       "autotune/models/records/h100_tunes_spmm_F64_F128_2026-11-22.jsonl.gz"},
                                       "ogbn-proteins");
     EXPECT_NEAR(r, model.report().pearson_holdout, 1e-3);
     EXPECT_GE(r, 0.85);
@@ -121,7 +121,7 @@ TEST(ShippedModel, SddmmLoadsRanksAndKeepsItsHeldOutScore) {
     EXPECT_FALSE(model.knows_schedule("gpu_spmm"));
     expect_ranks_its_space(model, gpu_problem(OpKind::Sddmm));
     // ogbn-proteins was held out (F = 8, 32, 128 and 256).
-    const double r = held_out_pearson(model, {"autotune/records/h100_proteins_sddmm_random_2026-11-22b.jsonl"});
+    const double r = held_out_pearson(model, {"autotune/models/records/h100_proteins_sddmm_random_2026-11-22b.jsonl.gz"});
     EXPECT_NEAR(r, model.report().pearson_holdout, 1e-3);
     EXPECT_GE(r, 0.9);
 }
