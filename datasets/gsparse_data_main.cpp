@@ -1,7 +1,7 @@
 // gsparse-data: generates dataset twins and prints graph statistics.
 //
 //   gsparse-data gen NAME [--scale S] [--seed K] [--communities K] [--intra P]
-//                        [--order shuffled|community] [--threads T] -o FILE
+//                        [--order shuffled|community] [--threads T] [--quiet] -o FILE
 //   gsparse-data stats FILE
 //   gsparse-data list
 //
@@ -28,6 +28,40 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+/// 1234567 -> "1,234,567".
+std::string with_commas(int64_t v) {
+    std::string digits = std::to_string(v < 0 ? -v : v), out;
+    for (size_t i = 0; i < digits.size(); i++) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return (v < 0 ? "-" : "") + out;
+}
+
+/// What a long `gen` is doing, on stderr (stdout keeps the results): one line per step, and while
+/// rows are generated a line at most every two seconds. Nothing with --quiet.
+class GenProgress {
+public:
+    explicit GenProgress(bool quiet) : quiet_(quiet) {}
+    void say(const std::string &text) const {
+        if (!quiet_) std::fprintf(stderr, "gsparse-data: %s\n", text.c_str());
+    }
+    void rows(const gsparse::datasets::TwinProgress &p) {
+        const auto now = Clock::now();
+        if (p.rows_done < p.rows && now - last_ < std::chrono::seconds(2)) return;
+        last_ = now;
+        const double share = p.rows > 0 ? 100.0 * static_cast<double>(p.rows_done) / static_cast<double>(p.rows) : 100.0;
+        char tail[64];
+        std::snprintf(tail, sizeof tail, " (%.0f%%), %.1f s", share, seconds_since(start_));
+        say("rows " + with_commas(p.rows_done) + " of " + with_commas(p.rows) + ", edges " + with_commas(p.edges_done) +
+            " of " + with_commas(p.edges) + tail);
+    }
+
+private:
+    bool quiet_;
+    Clock::time_point start_ = Clock::now(), last_ = Clock::now();
+};
 
 void print_stats(const gsparse::GraphStats &s, std::optional<double> target_cov = std::nullopt) {
     std::printf("nodes       %lld", static_cast<long long>(s.num_rows));
@@ -64,6 +98,7 @@ struct GenArgs {
     std::string order = "shuffled";
     int threads = 0;
     std::string output;
+    bool quiet = false;  ///< no progress messages on stderr
     CLI::Option *communities_opt = nullptr;
     CLI::Option *intra_opt = nullptr;
 };
@@ -85,12 +120,18 @@ int run_gen(const GenArgs &a) {
                 opt.scale, static_cast<unsigned long long>(opt.seed), static_cast<long long>(resolved.communities),
                 resolved.intra, node_order_name(opt.order));
     std::fflush(stdout);
+    GenProgress progress(a.quiet);
+    progress.say("generating the " + spec.name + " twin: " + with_commas(resolved.nodes) + " nodes, " +
+                 with_commas(resolved.edges) + " edges");
+    opt.progress = [&progress](const TwinProgress &p) { progress.rows(p); };
     auto t0 = Clock::now();
     gsparse::CSR csr = generate_twin(spec, opt);
     const double gen_s = seconds_since(t0);
+    progress.say("computing statistics");
     print_stats(gsparse::compute_stats(csr), spec.cov);
     std::printf("generated   %.2f s\n", gen_s);
     std::fflush(stdout);
+    progress.say("writing " + a.output + " (" + with_commas(static_cast<int64_t>(csr.col_idx.size())) + " edges)");
     t0 = Clock::now();
     gsparse::save_graph(a.output, csr);
     std::printf("written     %s (%.2f s)\n", a.output.c_str(), seconds_since(t0));
@@ -146,6 +187,7 @@ int main(int argc, char **argv) {
     gen_cmd->add_option("--threads", gen.threads, "worker threads (0: all cores); the graph does not depend on it")
         ->capture_default_str();
     gen_cmd->add_option("-o,--output", gen.output, "output file (.gcsr binary, .mtx, .el)")->required();
+    gen_cmd->add_flag("-q,--quiet", gen.quiet, "no progress messages on stderr (the results still go to stdout)");
 
     std::string stats_path;
     CLI::App *stats_cmd = app.add_subcommand("stats", "print the row statistics of a graph file");

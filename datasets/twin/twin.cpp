@@ -290,11 +290,23 @@ TwinGraph generate_twin_graph(const TwinSpec &spec, const TwinOptions &options) 
     std::atomic<int64_t> next{0};
     std::exception_ptr error;
     std::mutex error_mutex;
+    TwinProgress progress{0, n, 0, e};
+    std::mutex progress_mutex;
     auto worker = [&]() {
         try {
             RowMarks marks(n);
-            for (int64_t ch; (ch = next.fetch_add(1)) < chunks;)
-                for (int64_t i = ch * kChunk, end = std::min(n, i + kChunk); i < end; i++) fill_row(ctx, i, marks);
+            for (int64_t ch; (ch = next.fetch_add(1)) < chunks;) {
+                const int64_t begin = ch * kChunk, end = std::min(n, begin + kChunk);
+                for (int64_t i = begin; i < end; i++) fill_row(ctx, i, marks);
+                if (options.progress) {
+                    int64_t chunk_edges = 0;
+                    for (int64_t i = begin; i < end; i++) chunk_edges += length[i];
+                    std::lock_guard<std::mutex> lock(progress_mutex);
+                    progress.rows_done += end - begin;
+                    progress.edges_done += chunk_edges;
+                    options.progress(progress);
+                }
+            }
         } catch (...) {
             std::lock_guard<std::mutex> lock(error_mutex);
             if (!error) error = std::current_exception();

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +43,12 @@ enum class NodeOrder {
     community,  ///< ids are contiguous per community (community 0 first)
 };
 
+/// How far the generation of a twin's rows is: rows and edges written so far, of the totals.
+struct TwinProgress {
+    int64_t rows_done = 0, rows = 0;
+    int64_t edges_done = 0, edges = 0;
+};
+
 struct TwinOptions {
     double scale = 1.0;                  ///< 0 < scale <= 1: nodes and edges are multiplied by it
     uint64_t seed = 1;
@@ -49,6 +56,9 @@ struct TwinOptions {
     std::optional<double> intra;         ///< default: the spec's
     NodeOrder order = NodeOrder::shuffled;
     int threads = 0;                     ///< worker threads; 0: std::thread::hardware_concurrency()
+    /// Called after every chunk of rows is generated, one call at a time (from the worker threads),
+    /// and not at all when empty. It does not change the graph.
+    std::function<void(const TwinProgress &)> progress;
 };
 
 /// Names of the built-in twins: "reddit", "ogbn-proteins", "ogbn-products".

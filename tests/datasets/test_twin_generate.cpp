@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 #include <cstdio>
+#include <vector>
 
 #include "core/error.h"
 #include "twin/twin.h"
@@ -113,6 +114,27 @@ TEST(Twin, SameSeedSameGraphAtAnyThreadCount) {
     }
     o.threads = 0;
     EXPECT_EQ(a.col_idx, generate_twin(spec, o).col_idx);
+}
+
+TEST(Twin, ProgressCountsEveryRowAndEdgeAndLeavesTheGraphAlone) {
+    const TwinSpec spec = twin_spec("reddit");
+    TwinOptions o = scaled(0.01, 7);
+    o.threads = 3;
+    const CSR plain = generate_twin(spec, o);
+    std::vector<TwinProgress> seen;
+    o.progress = [&seen](const TwinProgress &p) { seen.push_back(p); };  // one call at a time
+    const CSR watched = generate_twin(spec, o);
+    EXPECT_EQ(plain.row_ptr, watched.row_ptr);
+    EXPECT_EQ(plain.col_idx, watched.col_idx);
+    ASSERT_FALSE(seen.empty());
+    for (size_t i = 1; i < seen.size(); i++) {
+        EXPECT_GT(seen[i].rows_done, seen[i - 1].rows_done);
+        EXPECT_GE(seen[i].edges_done, seen[i - 1].edges_done);
+    }
+    EXPECT_EQ(seen.back().rows, plain.num_rows);
+    EXPECT_EQ(seen.back().rows_done, plain.num_rows);
+    EXPECT_EQ(seen.back().edges, plain.nnz());
+    EXPECT_EQ(seen.back().edges_done, plain.nnz());
 }
 
 TEST(Twin, DifferentSeedDifferentGraph) {
