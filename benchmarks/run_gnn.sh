@@ -22,15 +22,22 @@ if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
   cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DGSPARSE_WITH_TORCH=OFF -DGSPARSE_WITH_PYTHON=ON \
     -DPython3_EXECUTABLE="$(command -v "$PYTHON")" ${CMAKE_ARGS:-}
 fi
+echo "run_gnn.sh: building gsparse_python and gsparse-data in $BUILD_DIR"
 cmake --build "$BUILD_DIR" --target gsparse_python gsparse-data -j"$JOBS"
 mkdir -p "$GRAPH_DIR"
 graphs=()
 for g in reddit ogbn-products; do
   f=$GRAPH_DIR/$g.shuffled.s$SCALE.gcsr
-  [ -s "$f" ] || "$BUILD_DIR/datasets/gsparse-data" gen "$g" --scale "$SCALE" -o "$f"
+  if [ -s "$f" ]; then
+    echo "run_gnn.sh: the $g twin (scale $SCALE): $f"
+  else
+    echo "run_gnn.sh: generating the $g twin (scale $SCALE) into $f"
+    "$BUILD_DIR/datasets/gsparse-data" gen "$g" --scale "$SCALE" -o "$f"
+  fi
   graphs+=(--graph "$g=$f")
 done
 real=datasets/real
+echo "run_gnn.sh: training (gnn_training.py), results under $OUT"
 # shellcheck disable=SC2086
 PYTHONPATH="$root/python:$root/$BUILD_DIR/python${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 \
   "$PYTHON" benchmarks/gnn_training.py "${graphs[@]}" --cora "$real/cora.mtx" --out-root "$OUT" ${ARGS:-}
