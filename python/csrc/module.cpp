@@ -9,4 +9,5 @@ PYBIND11_MODULE(_C, m) {
     gsparse::python::bind_graph(m);
     gsparse::python::bind_views(m);
     gsparse::python::bind_ops(m);
+    gsparse::python::bind_kernel_cache(m);
 }

@@ -25,8 +25,16 @@ from .softmax import edge_softmax  # noqa: E402
 from .spmm import gspmm  # noqa: E402
 from . import nn  # noqa: E402
 from . import sampling  # noqa: E402
+from ._native import _C as _native_module  # noqa: E402
+
+# The persistent kernel cache (docs/minibatch.md): kernels of dynamic graphs compiled once per
+# machine, loaded by later processes.
+kernel_cache_dir = _native_module.kernel_cache_dir
+set_kernel_cache_dir = _native_module.set_kernel_cache_dir
+kernel_cache_stats = _native_module.kernel_cache_stats
 
 __all__ = [
     "Graph", "batch_graphs", "sampling", "gspmm", "gsddmm", "edge_softmax", "nn",
     "Error", "GraphError", "FormatError", "ShapeError", "ScheduleError", "KernelError",
+    "kernel_cache_dir", "set_kernel_cache_dir", "kernel_cache_stats",
 ]

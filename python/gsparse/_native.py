@@ -36,7 +36,7 @@ def tensor_arg(t, name):
     dtype = _DTYPE_NAMES.get(t.dtype)
     if dtype is None:
         raise ShapeError(f"{name} has dtype {t.dtype}; gsparse features are float32 or float64")
-    return (t.data_ptr(), list(t.shape), dtype, t.device.type)
+    return (t.data_ptr(), t.shape, dtype, "cuda" if t.is_cuda else t.device.type)
 
 
 def common_device(tensors):
@@ -61,4 +61,12 @@ def launch_arg(device):
     if device.type != "cuda":
         return None
     index = device.index if device.index is not None else torch.cuda.current_device()
-    return (index, torch.cuda.current_stream(index).cuda_stream)
+    return (index, _raw_stream(index))
+
+
+def _current_raw_stream(index):
+    return torch.cuda.current_stream(index).cuda_stream
+
+
+# The current stream's handle without building a torch.cuda.Stream object on every call.
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or _current_raw_stream
