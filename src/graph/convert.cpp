@@ -276,18 +276,37 @@ GraphStats compute_stats(const CSR &csr) {
     s.num_rows = csr.num_rows;
     s.num_cols = csr.num_cols;
     s.nnz = csr.row_ptr.back();
-    if (s.num_rows == 0) return s;
-    const double mean = static_cast<double>(s.nnz) / static_cast<double>(s.num_rows);
-    s.avg_row_length = mean;
-    double sq = 0;
-    for (int64_t r = 0; r < s.num_rows; r++) {
-        const int64_t len = static_cast<int64_t>(csr.row_ptr[r + 1]) - csr.row_ptr[r];
-        s.max_row_length = std::max(s.max_row_length, len);
-        if (len == 0) s.empty_rows++;
-        const double d = static_cast<double>(len) - mean;
-        sq += d * d;
+    if (s.num_rows > 0) {
+        const double mean = static_cast<double>(s.nnz) / static_cast<double>(s.num_rows);
+        s.avg_row_length = mean;
+        double sq = 0;
+        for (int64_t r = 0; r < s.num_rows; r++) {
+            const int64_t len = static_cast<int64_t>(csr.row_ptr[r + 1]) - csr.row_ptr[r];
+            s.max_row_length = std::max(s.max_row_length, len);
+            if (len == 0) s.empty_rows++;
+            const double d = static_cast<double>(len) - mean;
+            sq += d * d;
+        }
+        s.row_length_cov = mean > 0 ? std::sqrt(sq / static_cast<double>(s.num_rows)) / mean : 0.0;
     }
-    s.row_length_cov = mean > 0 ? std::sqrt(sq / static_cast<double>(s.num_rows)) / mean : 0.0;
+    // Column lengths (out-degrees); out-of-range entries are left to validation.
+    if (s.num_cols > 0) {
+        std::vector<index_t> count(static_cast<size_t>(s.num_cols), 0);
+        const int64_t nnz = std::min<int64_t>(s.nnz, static_cast<int64_t>(csr.col_idx.size()));
+        for (int64_t p = 0; p < nnz; p++) {
+            const index_t u = csr.col_idx[p];
+            if (u >= 0 && u < s.num_cols) count[u]++;
+        }
+        const double col_mean = static_cast<double>(s.nnz) / static_cast<double>(s.num_cols);
+        double col_sq = 0;
+        for (index_t c : count) {
+            s.max_col_length = std::max<int64_t>(s.max_col_length, c);
+            if (c == 0) s.empty_cols++;
+            const double d = static_cast<double>(c) - col_mean;
+            col_sq += d * d;
+        }
+        s.col_length_cov = col_mean > 0 ? std::sqrt(col_sq / static_cast<double>(s.num_cols)) / col_mean : 0.0;
+    }
     return s;
 }
 

@@ -67,6 +67,10 @@ struct GraphStats {
     int64_t max_row_length = 0;
     int64_t empty_rows = 0;
     double row_length_cov = 0;  ///< standard deviation / mean of row lengths (0 when the mean is 0)
+    // Columns (out-degrees: how often each source is gathered).
+    int64_t max_col_length = 0;
+    int64_t empty_cols = 0;     ///< sources no row reads
+    double col_length_cov = 0;  ///< standard deviation / mean of column lengths (0 when the mean is 0)
 };
 
 }  // namespace gsparse

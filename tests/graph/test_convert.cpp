@@ -267,6 +267,10 @@ TEST(Convert, StatsOfKnownGraph) {
     EXPECT_EQ(s.max_row_length, 3);
     EXPECT_EQ(s.empty_rows, 1);
     EXPECT_NEAR(s.row_length_cov, std::sqrt(1.25) / 1.5, 1e-12);
+    // Columns 0-4 and 6 once, column 5 never: mean 6/7, population standard deviation sqrt(6) / 7.
+    EXPECT_EQ(s.max_col_length, 1);
+    EXPECT_EQ(s.empty_cols, 1);
+    EXPECT_NEAR(s.col_length_cov, std::sqrt(6.0) / 6.0, 1e-12);
 }
 
 TEST(Convert, StatsOfRegularAndEmptyGraphs) {
@@ -277,6 +281,8 @@ TEST(Convert, StatsOfRegularAndEmptyGraphs) {
     const GraphStats e = compute_stats(make_csr(5, 5, {0, 0, 0, 0, 0, 0}, {}));
     EXPECT_EQ(e.nnz, 0);
     EXPECT_EQ(e.empty_rows, 5);
+    EXPECT_EQ(e.empty_cols, 5);
+    EXPECT_DOUBLE_EQ(e.col_length_cov, 0.0);
     EXPECT_DOUBLE_EQ(e.avg_row_length, 0.0);
     EXPECT_DOUBLE_EQ(e.row_length_cov, 0.0);
     const GraphStats z = compute_stats(make_csr(0, 0, {0}, {}));
