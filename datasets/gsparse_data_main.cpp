@@ -2,15 +2,16 @@
 //
 //   gsparse-data gen NAME [--scale S] [--seed K] [--communities K] [--intra P]
 //                        [--order shuffled|community] [--threads T] [--quiet] -o FILE
-//   gsparse-data gen FAMILY [--PARAM VALUE ...] [--seed K] [--threads T] -o FILE
+//   gsparse-data gen FAMILY [--PARAM VALUE ...] [--seed K] [--threads T] [--quiet] -o FILE
 //   gsparse-data stats FILE [--json]
 //   gsparse-data list
 //   gsparse-data zoo list [--split train|heldout] [--manifest FILE]
 //   gsparse-data zoo gen [NAME ...] [--split train|heldout] [--max-edges N] [--skip-existing]
-//                        [--format gcsr|mtx|el] [--threads T] [--manifest FILE] -o DIR
+//                        [--format gcsr|mtx|el] [--threads T] [--manifest FILE] [--quiet] -o DIR
 //
 // Exit codes: 0 success, 1 a gsparse or runtime error (bad value, unreadable or unwritable file),
-// 2 a command-line error (unknown flag, missing argument, malformed number).
+// 2 a command-line error (unknown flag, missing argument, malformed number, an option that does not
+// apply to the twin or family).
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -170,13 +171,18 @@ int run_family_gen(const GenArgs &a) {
     std::printf("expected    %lld rows, %lld columns, %lld edges\n", static_cast<long long>(shape.rows),
                 static_cast<long long>(shape.cols), static_cast<long long>(shape.edges));
     std::fflush(stdout);
+    const GenProgress progress(a.quiet);
+    progress.say("generating " + a.name + ": " + with_commas(shape.rows) + " rows, " + with_commas(shape.edges) +
+                 " edges");
     auto t0 = Clock::now();
     zoo::ZooGraph g = zoo::generate_zoo(a.name, params, a.seed, a.threads);
     const double gen_s = seconds_since(t0);
+    progress.say("computing statistics");
     print_stats(gsparse::compute_stats(g.csr));
     if (!g.graph_start.empty()) std::printf("graphs      %zu\n", g.graph_start.size() - 1);
     std::printf("generated   %.2f s\n", gen_s);
     std::fflush(stdout);
+    progress.say("writing " + a.output + " (" + with_commas(g.csr.nnz()) + " edges)");
     t0 = Clock::now();
     gsparse::save_graph(a.output, g.csr);
     std::printf("written     %s (%.2f s)\n", a.output.c_str(), seconds_since(t0));
@@ -280,6 +286,7 @@ struct ZooArgs {
     std::string format = "gcsr";
     int64_t max_edges = 0;
     bool skip_existing = false;
+    bool quiet = false;
     int threads = 0;
 };
 
@@ -342,6 +349,9 @@ int run_zoo_gen(const ZooArgs &a) {
         const std::string path = (fs::path(a.dir) / (m.name + "." + a.format)).string();
         if (a.skip_existing && fs::exists(path)) continue;
         check_writable(path);
+        if (!a.quiet)
+            std::fprintf(stderr, "gsparse-data: generating %s (%s, %s edges)\n", m.name.c_str(), m.family.c_str(),
+                         with_commas(shape.edges).c_str());
         const auto t0 = Clock::now();
         zoo::ZooGraph g = zoo::generate_zoo(m.family, m.params, m.seed, a.threads);
         const double gen_s = seconds_since(t0);
@@ -355,7 +365,7 @@ int run_zoo_gen(const ZooArgs &a) {
         gsparse::save_graph(path, g.csr);
         done++;
     }
-    std::fprintf(stderr, "wrote %d graph%s to %s\n", done, done == 1 ? "" : "s", a.dir.c_str());
+    if (!a.quiet) std::fprintf(stderr, "gsparse-data: wrote %d graph%s to %s\n", done, done == 1 ? "" : "s", a.dir.c_str());
     return 0;
 }
 
@@ -429,6 +439,7 @@ int main(int argc, char **argv) {
     zoo_gen->add_option("--format", zargs.format, "file format: gcsr, mtx or el")->capture_default_str();
     zoo_gen->add_option("--max-edges", zargs.max_edges, "skip members with more edges (0: no limit)")->capture_default_str();
     zoo_gen->add_flag("--skip-existing", zargs.skip_existing, "skip members whose file exists");
+    zoo_gen->add_flag("-q,--quiet", zargs.quiet, "no progress messages on stderr");
     zoo_gen->add_option("--threads", zargs.threads, "worker threads (0: all cores)")->capture_default_str();
     zoo_gen->add_option("--manifest", zargs.manifest, "a manifest file instead of the built-in datasets/zoo/zoo.txt");
 

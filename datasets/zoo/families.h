@@ -86,6 +86,8 @@ struct KnnSpec {
     bool shuffle = false;
 };
 CSR generate_knn(const KnnSpec &spec, uint64_t seed, int threads = 0);
+/// The points of generate_knn(spec, seed) in the natural id order, spec.dim coordinates each.
+std::vector<double> knn_points(const KnnSpec &spec, uint64_t seed);
 
 /// Erdős–Rényi G(n, m): exactly `edges` distinct directed edges without self-loops, every such
 /// graph equally likely. Requires edges <= nodes * (nodes - 1) / 2.

@@ -34,40 +34,68 @@ void validate(const KnnSpec &s) {
         fail<Error>("knn: nodes * k = ", s.nodes * s.k, " edges exceed ", kIndexMax, " (int32 indices)");
 }
 
+namespace {
+
+/// The grid: G cells per dimension, cell strides.
+struct Cells {
+    int64_t G = 1, count = 1;
+    int64_t stride[4] = {1, 1, 1, 1};
+    int64_t coord(double x) const { return std::min<int64_t>(G - 1, static_cast<int64_t>(x * static_cast<double>(G))); }
+};
+
+Cells cells_of(const KnnSpec &s) {
+    Cells c;
+    c.G = std::max<int64_t>(1, static_cast<int64_t>(std::floor(
+                                   std::pow(static_cast<double>(s.nodes) / static_cast<double>(s.k), 1.0 / s.dim) + 1e-9)));
+    for (int64_t j = 0; j < s.dim; j++) c.stride[j] = c.count, c.count *= c.G;
+    return c;
+}
+
+/// The points in id order (numbered cell by cell) and the first id of every cell.
+std::vector<double> points(const KnnSpec &s, const Cells &cells, uint64_t seed, int threads,
+                           std::vector<int64_t> &cell_start) {
+    const int64_t n = s.nodes, d = s.dim;
+    std::vector<double> pos(static_cast<size_t>(n * d));
+    cell_start.assign(static_cast<size_t>(cells.count) + 1, 0);
+    std::vector<double> raw(static_cast<size_t>(n * d));
+    std::vector<index_t> cell_of(static_cast<size_t>(n));
+    std::vector<int> workers(static_cast<size_t>(worker_count(threads, (n + 4095) / 4096)));
+    parallel_for(n, 4096, workers, [&](int, int64_t p) {
+        Rng rng = stream(seed, Family::knn, 1, static_cast<uint64_t>(p));
+        int64_t c = 0;
+        for (int64_t j = 0; j < d; j++) {
+            raw[p * d + j] = rng.uniform();
+            c += cells.coord(raw[p * d + j]) * cells.stride[j];
+        }
+        cell_of[p] = static_cast<index_t>(c);
+    });
+    for (int64_t p = 0; p < n; p++) cell_start[cell_of[p] + 1]++;
+    for (int64_t c = 0; c < cells.count; c++) cell_start[c + 1] += cell_start[c];
+    std::vector<int64_t> next(cell_start.begin(), cell_start.end() - 1);
+    for (int64_t p = 0; p < n; p++) {
+        const int64_t id = next[cell_of[p]]++;
+        for (int64_t j = 0; j < d; j++) pos[id * d + j] = raw[p * d + j];
+    }
+    return pos;
+}
+
+}  // namespace
+
+std::vector<double> knn_points(const KnnSpec &s, uint64_t seed) {
+    validate(s);
+    std::vector<int64_t> cell_start;
+    return points(s, cells_of(s), seed, 0, cell_start);
+}
+
 CSR generate_knn(const KnnSpec &s, uint64_t seed, int threads) {
     validate(s);
     const int64_t n = s.nodes, k = s.k, d = s.dim;
-    const int64_t G = std::max<int64_t>(
-        1, static_cast<int64_t>(std::floor(std::pow(static_cast<double>(n) / static_cast<double>(k), 1.0 / d) + 1e-9)));
-    int64_t cells = 1;
-    int64_t stride[4] = {1, 1, 1, 1};
-    for (int64_t j = 0; j < d; j++) stride[j] = cells, cells *= G;
-    auto cell_coord = [&](double x) { return std::min<int64_t>(G - 1, static_cast<int64_t>(x * static_cast<double>(G))); };
-
-    // Points (by generation index), their cells, then points renumbered cell by cell.
-    std::vector<double> pos(static_cast<size_t>(n * d));
-    std::vector<int64_t> cell_start(static_cast<size_t>(cells) + 1, 0);
-    {
-        std::vector<double> raw(static_cast<size_t>(n * d));
-        std::vector<index_t> cell_of(static_cast<size_t>(n));
-        std::vector<int> workers(static_cast<size_t>(worker_count(threads, (n + 4095) / 4096)));
-        parallel_for(n, 4096, workers, [&](int, int64_t p) {
-            Rng rng = stream(seed, Family::knn, 1, static_cast<uint64_t>(p));
-            int64_t c = 0;
-            for (int64_t j = 0; j < d; j++) {
-                raw[p * d + j] = rng.uniform();
-                c += cell_coord(raw[p * d + j]) * stride[j];
-            }
-            cell_of[p] = static_cast<index_t>(c);
-        });
-        for (int64_t p = 0; p < n; p++) cell_start[cell_of[p] + 1]++;
-        for (int64_t c = 0; c < cells; c++) cell_start[c + 1] += cell_start[c];
-        std::vector<int64_t> next(cell_start.begin(), cell_start.end() - 1);
-        for (int64_t p = 0; p < n; p++) {
-            const int64_t id = next[cell_of[p]]++;
-            for (int64_t j = 0; j < d; j++) pos[id * d + j] = raw[p * d + j];
-        }
-    }
+    const Cells cells = cells_of(s);
+    const int64_t G = cells.G;
+    const int64_t *stride = cells.stride;
+    auto cell_coord = [&](double x) { return cells.coord(x); };
+    std::vector<int64_t> cell_start;
+    const std::vector<double> pos = points(s, cells, seed, threads, cell_start);
 
     std::vector<index_t> length(static_cast<size_t>(n), static_cast<index_t>(k));
     std::vector<index_t> perm;

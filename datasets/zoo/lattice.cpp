@@ -54,15 +54,14 @@ int64_t grid_width(const LatticeSpec &s) {
     return s.width > 0 ? s.width : static_cast<int64_t>(std::ceil(std::sqrt(static_cast<double>(s.nodes))));
 }
 
-/// The candidate axis and diagonal edges of the grid.
+/// The candidate axis and diagonal edges of the grid (closed forms of counting Grid::candidates).
 std::pair<int64_t, int64_t> candidate_counts(const Grid &g) {
-    int64_t axis = 0, diag = 0;
-    for (int64_t id = 0; id < g.n; id++) {
-        const uint8_t c = g.candidates(id);
-        axis += __builtin_popcount(c & (kRight | kDown));
-        diag += __builtin_popcount(c & (kDownRight | kDownLeft));
-    }
-    return {axis, diag};
+    const int64_t n = g.n, w = g.w, full_rows = n / w, rest = n % w;
+    const int64_t right = full_rows * (w - 1) + std::max<int64_t>(rest - 1, 0), down = std::max<int64_t>(0, n - w);
+    // Down-right: ids below n - w - 1 outside the last column; down-left: below n - w + 1 outside the first.
+    const int64_t dr_ids = std::max<int64_t>(0, n - w - 1), dl_ids = std::max<int64_t>(0, n - w + 1);
+    const int64_t down_right = dr_ids - dr_ids / w, down_left = dl_ids - (dl_ids + w - 1) / w;
+    return {right + down, down_right + down_left};
 }
 
 }  // namespace
