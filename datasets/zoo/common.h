@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <thread>
@@ -135,6 +136,8 @@ void fill_distinct(index_t *out, int64_t len, int64_t cols, int64_t self, Column
 template <typename MakeState, typename Fill>
 CSR build_csr(int64_t rows, int64_t cols, const std::vector<index_t> &lengths, const std::vector<index_t> &perm,
               int threads, MakeState make_state, Fill fill) {
+    if (!perm.empty() && (rows != cols || static_cast<int64_t>(perm.size()) != rows))
+        fail<Error>("internal: a node permutation needs a square graph and one entry per node");
     CSR csr;
     csr.num_rows = rows;
     csr.num_cols = cols;
@@ -172,6 +175,8 @@ CSR build_csr(int64_t rows, int64_t cols, const std::vector<index_t> &lengths, c
 template <typename Draw>
 std::vector<index_t> draw_row_lengths(int64_t rows, int64_t edges, int64_t cap, uint64_t seed, Family family,
                                       uint64_t purpose, int threads, Draw draw) {
+    if (static_cast<double>(rows) * static_cast<double>(cap) < static_cast<double>(edges))
+        fail<Error>("internal: ", edges, " entries do not fit ", rows, " rows of at most ", cap);
     constexpr int64_t kBlock = int64_t{1} << 16;
     const int64_t blocks = (edges + kBlock - 1) / kBlock;
     const int workers = worker_count(threads, blocks);
