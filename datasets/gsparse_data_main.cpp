@@ -413,7 +413,8 @@ int main(int argc, char **argv) {
                 for (const auto &p : f.params)
                     if (!gen.options.count(p.name)) used_by[p.name] += (used_by[p.name].empty() ? "" : ", ") + f.name;
         for (const auto &[name, families] : used_by)
-            gen.options[name] = gen_cmd->add_option("--" + name, gen.zoo_values[name], "zoo parameter of " + families);
+            gen.options[name] = gen_cmd->add_option("--" + name, gen.zoo_values[name],
+                                                    "zoo parameter of " + families + " (see 'gsparse-data list')");
     }
 
     std::string stats_path;
