@@ -47,7 +47,7 @@ void check(const PowerLaw &p, const char *rows_name, const char *cols_name) {
     // A simple graph's rows hold at most row_cap entries; half of that keeps the redraws cheap.
     if (static_cast<double>(p.edges) > 0.5 * static_cast<double>(p.rows) * row_cap)
         fail<Error>(p.family, ": edges = ", p.edges, " is too dense: at most half of the ",
-                    static_cast<double>(p.rows) * row_cap, " possible edges");
+                    static_cast<int64_t>(static_cast<double>(p.rows) * row_cap), " possible edges");
     check_exponent(p, "in-exponent", p.in_exponent);
     check_exponent(p, "out-exponent", p.out_exponent);
     const double avg_in = static_cast<double>(p.edges) / static_cast<double>(p.rows);

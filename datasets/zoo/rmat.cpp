@@ -100,7 +100,7 @@ void validate(const RmatSpec &s) {
         fail<Error>("rmat: a + b + c = ", s.a + s.b + s.c, " must be < 1 (d = 1 - a - b - c > 0)");
     if (s.simple && static_cast<double>(s.edges) > 0.5 * static_cast<double>(s.nodes) * static_cast<double>(s.nodes - 1))
         fail<Error>("rmat: edges = ", s.edges, " is too dense for a simple graph: at most half of the ",
-                    static_cast<double>(s.nodes) * static_cast<double>(s.nodes - 1), " possible edges");
+                    s.nodes * (s.nodes - 1), " possible edges");
 }
 
 CSR generate_rmat(const RmatSpec &s, uint64_t seed, int threads) {
