@@ -10,12 +10,15 @@
 
 #include "core/error.h"
 #include "twin/alias_table.h"
+#include "twin/id_marks.h"
 #include "twin/rng.h"
 #include "twin/row_lengths.h"
 
 namespace gsparse::datasets {
 
 namespace {
+
+using detail::IdMarks;
 
 using detail::AliasTables;
 using detail::Rng;
@@ -59,34 +62,6 @@ std::vector<int64_t> community_starts(int64_t nodes, int64_t k, uint64_t seed) {
     return start;
 }
 
-/// A bitset over the output ids that marks the sources already in the current row.
-class RowMarks {
-public:
-    explicit RowMarks(int64_t n) : words_(static_cast<size_t>((n + 63) / 64), 0) {}
-    int64_t num_words() const { return static_cast<int64_t>(words_.size()); }
-    /// Marks u; returns false when it was already marked.
-    bool insert(int64_t u) {
-        uint64_t &w = words_[static_cast<size_t>(u >> 6)];
-        const uint64_t bit = uint64_t{1} << (u & 63);
-        if (w & bit) return false;
-        w |= bit;
-        return true;
-    }
-    bool contains(int64_t u) const { return (words_[static_cast<size_t>(u >> 6)] >> (u & 63)) & 1; }
-    void erase(int64_t u) { words_[static_cast<size_t>(u >> 6)] &= ~(uint64_t{1} << (u & 63)); }
-    /// Writes the marked ids in ascending order to out and clears all marks.
-    void drain(index_t *out) {
-        for (size_t k = 0; k < words_.size(); k++) {
-            for (uint64_t w = words_[k]; w; w &= w - 1)
-                *out++ = static_cast<index_t>((static_cast<int64_t>(k) << 6) + __builtin_ctzll(w));
-            words_[k] = 0;
-        }
-    }
-
-private:
-    std::vector<uint64_t> words_;
-};
-
 /// Read-only state shared by the row workers. Rows i, communities and alias-table indices are in
 /// community order; the alias tables return output ids, and rows are written at output positions.
 struct RowContext {
@@ -111,7 +86,7 @@ inline int32_t draw_source(const RowContext &ctx, int64_t c, bool intra_on, Rng 
     return in ? ctx.local->sample(c, r) : ctx.global->sample(0, r);
 }
 
-void fill_row(const RowContext &ctx, int64_t i, RowMarks &marks) {
+void fill_row(const RowContext &ctx, int64_t i, IdMarks &marks) {
     const int64_t len = (*ctx.length)[i];
     if (len == 0) return;
     const std::vector<index_t> &relabel = *ctx.relabel;
@@ -294,7 +269,7 @@ TwinGraph generate_twin_graph(const TwinSpec &spec, const TwinOptions &options) 
     std::mutex progress_mutex;
     auto worker = [&]() {
         try {
-            RowMarks marks(n);
+            IdMarks marks(n);
             for (int64_t ch; (ch = next.fetch_add(1)) < chunks;) {
                 const int64_t begin = ch * kChunk, end = std::min(n, begin + kChunk);
                 for (int64_t i = begin; i < end; i++) fill_row(ctx, i, marks);

@@ -20,11 +20,14 @@
 
 #include "core/error.h"
 #include "graph/formats.h"
+#include "twin/id_marks.h"
 #include "twin/rng.h"
 
 namespace gsparse::datasets::zoo {
 
 using detail::Rng;
+/// One per worker; rows leave it empty.
+using ColumnMarks = detail::IdMarks;
 
 /// Family tags: equal seeds give unrelated graphs in different families.
 enum class Family : uint64_t { chung_lu = 1, rmat = 2, lattice = 3, knn = 4, erdos_renyi = 5, bipartite = 6, batch = 7 };
@@ -68,26 +71,6 @@ void parallel_for(int64_t n, int64_t chunk, std::vector<State> &states, Fn fn) {
     for (auto &t : pool) t.join();
     if (error) std::rethrow_exception(error);
 }
-
-/// A set of column ids as a bitset (one per worker; rows leave it empty).
-class ColumnMarks {
-public:
-    ColumnMarks() = default;
-    explicit ColumnMarks(int64_t n) : words_(static_cast<size_t>((n + 63) / 64), 0) {}
-    /// Marks u; false when it was marked already.
-    bool insert(int64_t u) {
-        uint64_t &w = words_[static_cast<size_t>(u >> 6)];
-        const uint64_t bit = uint64_t{1} << (u & 63);
-        if (w & bit) return false;
-        w |= bit;
-        return true;
-    }
-    bool contains(int64_t u) const { return (words_[static_cast<size_t>(u >> 6)] >> (u & 63)) & 1; }
-    void erase(int64_t u) { words_[static_cast<size_t>(u >> 6)] &= ~(uint64_t{1} << (u & 63)); }
-
-private:
-    std::vector<uint64_t> words_;
-};
 
 /// Draws per entry before a row of distinct sources falls back to the next unused id.
 constexpr int kMaxAttempts = 32;

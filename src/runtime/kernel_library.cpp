@@ -419,8 +419,12 @@ std::shared_ptr<const KernelLibrary> KernelLibrary::get(Halide::Pipeline &pipeli
         ++n_loaded;
     } else {
         const std::string obj = lib + temp_suffix() + ".o";
-        // Halide errors (a pipeline that does not compile) and check's errors reach the caller.
-        pipeline.compile_to_object(obj, args, fn, ktarget);
+        // A pipeline that does not compile, and check's errors, reach the caller.
+        try {
+            pipeline.compile_to_object(obj, args, fn, ktarget);
+        } catch (const Halide::Error &e) {
+            fail<KernelError>("compiling ", key, " failed: ", e.what());
+        }
         try {
             if (check) check();
         } catch (...) {

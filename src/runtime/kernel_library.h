@@ -54,8 +54,8 @@ public:
     /// The library of the pipeline compiled with args for target (user_context and no_runtime are
     /// added), loaded from the cache or compiled into it. check, when given, runs after a fresh
     /// lowering and before the library is stored (it may throw). Returns null when the cache is
-    /// disabled or the library could not be built or loaded (a warning says why); throws what
-    /// Halide's compiler or check throw for a pipeline that does not compile.
+    /// disabled or the library could not be built or loaded (a warning says why); throws
+    /// KernelError for a pipeline that does not compile, and what check throws.
     static std::shared_ptr<const KernelLibrary> get(Halide::Pipeline &pipeline, const std::vector<Halide::Argument> &args,
                                                     const Halide::Target &target, const std::string &key,
                                                     const std::function<void()> &check = {});

@@ -41,26 +41,13 @@ SddmmKernel::SddmmKernel(const SddmmKernelKey &key) : key_(key) {
     target_ = jit_target(key.device, key.large_buffers);
     // Kernels that can run on graph views (edge-id order) come from the persistent kernel cache when
     // it is on; the others, and all of them when it is off or cannot link, are JIT-compiled here.
-    if (!algo_.edges_grouped) {
-        try {
-            library_ = KernelLibrary::get(pipeline_, algo_.arguments(), target_, key.str());
-        } catch (const Halide::Error &e) {
-            fail<KernelError>("compiling ", key.str(), " failed: ", e.what());
-        }
-    }
+    if (!algo_.edges_grouped) library_ = KernelLibrary::get(pipeline_, algo_.arguments(), target_, key.str());
     if (!library_) compile_jit();
 }
 
 void SddmmKernel::compile_jit() const {
-    std::call_once(jit_once_, [&] {
-        // Feature-chunked schedules keep a per-edge accumulator on the device: reuse it across calls.
-        if (key_.device == Device::CUDA) Halide::Internal::JITSharedRuntime::reuse_device_allocations(true);
-        try {
-            pipeline_.compile_jit(target_);
-        } catch (const Halide::Error &e) {
-            fail<KernelError>("compiling ", key_.str(), " failed: ", e.what());
-        }
-    });
+    // Feature-chunked schedules keep a per-edge accumulator on the device, reused across calls.
+    std::call_once(jit_once_, [&] { jit_compile(pipeline_, target_, key_.device, key_.str()); });
 }
 
 std::shared_ptr<const SddmmKernel> SddmmKernel::get(const SddmmKernelKey &key, KernelCache &cache) {

@@ -41,13 +41,8 @@ SpmmKernel::SpmmKernel(const SpmmKernelKey &key) : key_(key) {
     // Kernels that run on graph views come from the persistent kernel cache when it is on: a later
     // process loads them instead of compiling. The others (and all of them when the cache is off or
     // cannot link) are JIT-compiled here.
-    if (runs_on_views()) {
-        try {
-            library_ = KernelLibrary::get(pipeline_, algo_.arguments(), target_, key.str(), [&] { check_lowering(); });
-        } catch (const Halide::Error &e) {
-            fail<KernelError>("compiling ", key.str(), " failed: ", e.what());
-        }
-    }
+    if (runs_on_views())
+        library_ = KernelLibrary::get(pipeline_, algo_.arguments(), target_, key.str(), [&] { check_lowering(); });
     if (!library_) compile_jit();
 }
 
@@ -64,13 +59,7 @@ void SpmmKernel::check_lowering() const {
 
 void SpmmKernel::compile_jit() const {
     std::call_once(jit_once_, [&] {
-        // Device buffers of intermediate stages are kept between calls instead of reallocated.
-        if (key_.device == Device::CUDA) Halide::Internal::JITSharedRuntime::reuse_device_allocations(true);
-        try {
-            pipeline_.compile_jit(target_);
-        } catch (const Halide::Error &e) {
-            fail<KernelError>("compiling ", key_.str(), " failed: ", e.what());
-        }
+        jit_compile(pipeline_, target_, key_.device, key_.str());
         check_lowering();
     });
 }

@@ -1,5 +1,7 @@
 #include "runtime/target.h"
 
+#include "core/error.h"
+
 namespace gsparse {
 
 Halide::Target jit_target(Device device, bool large_buffers) {
@@ -10,6 +12,15 @@ Halide::Target jit_target(Device device, bool large_buffers) {
         t.set_feature(Halide::Target::CUDACapability80);
     }
     return t;
+}
+
+void jit_compile(Halide::Pipeline &pipeline, const Halide::Target &target, Device device, const std::string &what) {
+    if (device == Device::CUDA) Halide::Internal::JITSharedRuntime::reuse_device_allocations(true);
+    try {
+        pipeline.compile_jit(target);
+    } catch (const Halide::Error &e) {
+        fail<KernelError>("compiling ", what, " failed: ", e.what());
+    }
 }
 
 }  // namespace gsparse

@@ -3,6 +3,8 @@
 
 #include <Halide.h>
 
+#include <string>
+
 #include "core/tensor.h"
 
 namespace gsparse {
@@ -12,6 +14,10 @@ namespace gsparse {
 /// unless the caller knows every buffer is smaller; Halide's warp-shuffle lowering needs 32-bit
 /// indexing.
 Halide::Target jit_target(Device device, bool large_buffers = true);
+
+/// JIT-compiles pipeline for target (KernelError naming what when Halide fails). On CUDA, device
+/// buffers of intermediate stages are kept between calls instead of reallocated.
+void jit_compile(Halide::Pipeline &pipeline, const Halide::Target &target, Device device, const std::string &what);
 
 /// Whether a buffer of this many elements needs large_buffers.
 inline bool needs_large_buffers(int64_t elements) { return elements >= (int64_t(1) << 31) - 1; }
