@@ -1,0 +1,133 @@
+"""gsparse.distributed.layers: gsparse.nn layers on a partitioned graph (DistGraph).
+
+Each layer is the gsparse.nn layer of the same name (same constructor, same parameters and
+state_dict keys, so weights move between a single-process model and a partitioned one), with
+forward(x_local, dist_graph): x_local holds this rank's rows, the result this rank's output rows.
+A layer exchanges the halo rows it needs (one all-to-all forward, its transpose backward) and runs
+gsparse's kernels on the local bipartite graph; the result equals the single-process layer's rows
+to float tolerance.
+
+What crosses the network: DistGCNConv projects and normalizes before the exchange (out_channels
+per halo row); DistSAGEConv with mean / sum aggregation projects first when out_channels <
+in_channels (min(in, out) per halo row); DistGINConv and DistGATConv exchange their input rows.
+
+Parameters are replicated: after backward, sum their gradients over the ranks with
+allreduce_gradients(model) (each rank's loss being its rows' share of the global loss, e.g. the sum
+over its training rows divided by the global number of training rows).
+"""
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+
+from .. import nn as gnn
+from .. import spmm
+from .._native import ShapeError
+from .dist_graph import DistGraph
+
+
+def _check(x, dg):
+    if not isinstance(dg, DistGraph):
+        raise ShapeError(f"a distributed layer needs a gsparse.distributed.DistGraph, got {type(dg).__name__}")
+    if x.dim() < 2 or x.shape[0] != dg.num_local:
+        raise ShapeError(f"x must hold this rank's {dg.num_local} rows, got shape {list(x.shape)}")
+
+
+class DistGCNConv(gnn.GCNConv):
+    """GCNConv on a DistGraph: out[v] = dinv[v] * sum over u -> v (and v -> v) of dinv[u] (x W)[u] + b,
+    the degrees those of the whole graph (every row's in-edges are local to its rank)."""
+
+    def forward(self, x, dg, edge_weight=None):
+        _check(x, dg)
+        fill = 2.0 if self.improved else 1.0
+        if self.add_self_loops:
+            graph = dg.with_self_loops()
+            if edge_weight is not None:
+                edge_weight = dg.self_loop_weights(edge_weight, fill)
+            elif self.improved:
+                edge_weight = dg.self_loop_weights(torch.ones(dg.part.num_edges, dtype=x.dtype, device=x.device), fill)
+        else:
+            graph = dg.graph
+        if edge_weight is not None:
+            if edge_weight.dim() != 1 or edge_weight.shape[0] != graph.num_edges:
+                raise ShapeError(f"edge_weight must be [num local edges = {dg.part.num_edges}], "
+                                 f"got {list(edge_weight.shape)}")
+            w = edge_weight.to(x.dtype).unsqueeze(-1)
+        h = self.lin(x)
+        if self.normalize:
+            if edge_weight is None:
+                deg = graph.in_degrees(x.device).to(x.dtype)
+            else:
+                deg = spmm.gspmm(graph, "copy_rhs", "sum", None, w).squeeze(-1)
+            dinv = deg.pow(-0.5).masked_fill(deg == 0, 0.0).unsqueeze(-1)
+            h = h * dinv
+        h_src = dg.gather(h)
+        out = (spmm.gspmm(graph, "copy_lhs", "sum", h_src) if edge_weight is None
+               else spmm.gspmm(graph, "mul", "sum", h_src, w))
+        if self.normalize:
+            out = out * dinv
+        if self.bias is not None:
+            out = out + self.bias
+        return out
+
+
+class DistSAGEConv(gnn.SAGEConv):
+    """SAGEConv on a DistGraph: lin_l(aggregate of in-neighbours) + lin_r(x)."""
+
+    def forward(self, x, dg):
+        _check(x, dg)
+        reduce = {"add": "sum"}.get(self.aggr, self.aggr)
+        if reduce in ("mean", "sum") and self.out_channels < x.shape[-1]:
+            # W mean(x) = mean(W x): project on the owners, exchange out_channels per halo row.
+            out = spmm.gspmm(dg.graph, "copy_lhs", reduce, dg.gather(F.linear(x, self.lin_l.weight)))
+            if self.lin_l.bias is not None:
+                out = out + self.lin_l.bias
+            if self.root_weight:
+                out = out + self.lin_r(x)
+            if self.normalize:
+                out = F.normalize(out, p=2.0, dim=-1)
+            return out
+        return super().forward((dg.gather(x), x), dg.graph)
+
+
+class DistGINConv(gnn.GINConv):
+    """GINConv on a DistGraph: nn((1 + eps) x + sum of in-neighbours)."""
+
+    def forward(self, x, dg):
+        _check(x, dg)
+        return super().forward((dg.gather(x), x), dg.graph)
+
+
+class DistGATConv(gnn.GATConv):
+    """GATConv on a DistGraph (attention over each row's in-edges, all local to its rank)."""
+
+    def forward(self, x, dg, return_attention_weights=None):
+        _check(x, dg)
+        graph = dg.with_self_loops() if self.add_self_loops else dg.graph
+        loops, self.add_self_loops = self.add_self_loops, False  # the loops are in `graph` already
+        try:
+            return super().forward((dg.gather(x), x), graph, return_attention_weights=return_attention_weights)
+        finally:
+            self.add_self_loops = loops
+
+
+def allreduce_gradients(module, group=None, op=dist.ReduceOp.SUM):
+    """Sums (op) every parameter gradient of module over the ranks of group, in one flat
+    all-reduce per dtype and device (parameters without a gradient count as zeros, so every rank
+    makes the same calls)."""
+    params = [p for p in module.parameters() if p.requires_grad]
+    buckets = {}
+    for p in params:
+        buckets.setdefault((p.dtype, p.device), []).append(p)
+    for (dtype, device), ps in sorted(buckets.items(), key=lambda kv: (str(kv[0][0]), str(kv[0][1]))):
+        flat = torch.cat([(p.grad if p.grad is not None else torch.zeros_like(p)).reshape(-1) for p in ps])
+        dist.all_reduce(flat, op=op, group=group)
+        offset = 0
+        for p in ps:
+            n = p.numel()
+            g = flat[offset:offset + n].view_as(p)
+            if p.grad is None:
+                p.grad = g.clone()
+            else:
+                p.grad.copy_(g)
+            offset += n
