@@ -7,8 +7,9 @@ A layer exchanges the halo rows it needs (one all-to-all forward, its transpose 
 gsparse's kernels on the local bipartite graph; the result equals the single-process layer's rows
 to float tolerance.
 
-What crosses the network: DistGCNConv projects and normalizes before the exchange (out_channels
-per halo row); DistSAGEConv with mean / sum aggregation projects first when out_channels <
+What crosses the network: DistGCNConv exchanges min(in_channels, out_channels) per halo row
+(projecting before the exchange when that narrows the rows, else aggregating the inputs and
+projecting the aggregates: the same result, and the g-SpMM runs at the narrower width too); DistSAGEConv with mean / sum aggregation projects first when out_channels <
 in_channels (min(in, out) per halo row); DistGINConv and DistGATConv exchange their input rows.
 
 Parameters are replicated: after backward, sum their gradients over the ranks with
@@ -53,7 +54,11 @@ class DistGCNConv(gnn.GCNConv):
                 raise ShapeError(f"edge_weight must be [num local edges = {dg.part.num_edges}], "
                                  f"got {list(edge_weight.shape)}")
             w = edge_weight.to(x.dtype).unsqueeze(-1)
-        h = self.lin(x)
+        # Linear maps commute with the weighted sums, so the layer exchanges and aggregates
+        # min(in, out) features per row: project first (as GCNConv) when that narrows the rows,
+        # else aggregate the inputs and project the aggregates.
+        aggregate_first = x.shape[-1] < self.out_channels
+        h = x if aggregate_first else self.lin(x)
         if self.normalize:
             if edge_weight is None:
                 deg = graph.in_degrees(x.device).to(x.dtype)
@@ -64,6 +69,8 @@ class DistGCNConv(gnn.GCNConv):
         h_src = dg.gather(h)
         out = (spmm.gspmm(graph, "copy_lhs", "sum", h_src) if edge_weight is None
                else spmm.gspmm(graph, "mul", "sum", h_src, w))
+        if aggregate_first:
+            out = self.lin(out)
         if self.normalize:
             out = out * dinv
         if self.bias is not None:
