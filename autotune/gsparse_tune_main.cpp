@@ -154,12 +154,25 @@ int main(int argc, char **argv) {
         else p.plan_layout();
         const SearchMode mode = parse_search_mode(a.mode);
         // --model auto (the default): the model shipped for this problem's schedule.
-        const ModelChoice choice = choose_model(a.model_prefix, schedule_space(p).schedule,
-                                                mode == SearchMode::Genetic, CostModel::available());
+        ModelChoice choice = choose_model(a.model_prefix, schedule_space(p).schedule,
+                                          mode == SearchMode::Genetic, CostModel::available());
         const std::string &model_prefix = choice.prefix;
         std::optional<CostModel> model;
-        if (!model_prefix.empty()) model = CostModel::load(model_prefix);
+        if (!model_prefix.empty()) {
+            try {
+                model = CostModel::load(model_prefix);
+            } catch (const Error &e) {
+                // A model named on the command line must load; a shipped one that does not (a
+                // corrupted install) is reported and ignored, never trusted.
+                if (a.model_prefix != "auto") throw;
+                std::fprintf(stderr, "gsparse-tune: warning: ignoring the shipped cost model: %s\n", e.what());
+                choice.prefix.clear();
+                choice.line = "none (the shipped model did not load; see the warning)";
+            }
+        }
         TuningCache cache(a.cache_file.empty() ? TuningCache::default_path() : a.cache_file);
+        const size_t open_warnings = cache.warnings().size();
+        for (const std::string &w : cache.warnings()) std::fprintf(stderr, "gsparse-tune: warning: %s\n", w.c_str());
         TuneOptions opt;
         opt.cache = &cache;
         opt.read_cache = !a.no_cache;
@@ -207,6 +220,9 @@ int main(int argc, char **argv) {
         if (!a.emit_dir.empty() && !std::regex_match(a.emit_name, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
             fail<Error>("--emit-name '", a.emit_name, "' is not a C identifier");
         TuneResult r = tune(p, opt);
+        const std::vector<std::string> cache_warnings = cache.warnings();
+        for (size_t i = open_warnings; i < cache_warnings.size(); i++)
+            std::fprintf(stderr, "gsparse-tune: warning: %s\n", cache_warnings[i].c_str());
         print_summary(r, r.from_cache ? std::string() : choice.line);
         if (!a.emit_dir.empty()) {
             EmittedKernel k;
