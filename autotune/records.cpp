@@ -13,8 +13,6 @@
 #include <zlib.h>
 #endif
 
-#include "autotune/features.h"
-
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -99,6 +97,8 @@ MeasurementRecord record_from_json(const nlohmann::json &j) {
         if (!x.is_number()) fail<Error>("features[", i, "] must be a number, got ", x.dump());
         const double v = x.get<double>();
         if (!std::isfinite(v)) fail<Error>("features[", i, "] is not finite");
+        // Features are kept as floats: a double beyond the float range would become infinite.
+        if (!std::isfinite(static_cast<float>(v))) fail<Error>("features[", i, "] = ", v, " is out of the float range");
         r.features.push_back(static_cast<float>(v));
     }
     return r;

@@ -1,0 +1,3 @@
+% other comment
+0 1 0.5
+1 0
