@@ -154,3 +154,18 @@ def test_data_parallel_two_ranks(two_ranks, name):
 
 def test_shared_kernel_cache_two_processes(two_ranks):
     _assert_ok(two_ranks, "kernel_cache")
+
+
+@pytest.mark.parametrize("example, args", [("partitioned.py", ["--nproc", "2", "--check", "--epochs", "2"]),
+                                           ("data_parallel.py", ["--nproc", "2", "--epochs", "1"])])
+def test_examples_run_on_two_cpu_processes(example, args):
+    import subprocess
+    import sys
+    if not dist.is_gloo_available():
+        pytest.skip("this torch has no gloo backend: the examples cannot run on the CPU")
+    from conftest import real_graph
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "examples", "distributed")
+    r = subprocess.run([sys.executable, os.path.join(folder, example), "--cpu", "--graph", real_graph("cora")] + args,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    assert "loss" in r.stdout
