@@ -25,6 +25,10 @@ from .softmax import edge_softmax  # noqa: E402
 from .spmm import gspmm  # noqa: E402
 from . import nn  # noqa: E402
 from . import sampling  # noqa: E402
+import torch.distributed as _dist  # noqa: E402
+
+if _dist.is_available():  # several GPUs / processes (docs/distributed.md)
+    from . import distributed  # noqa: E402
 from ._native import _C as _native_module  # noqa: E402
 
 # The persistent kernel cache (docs/minibatch.md): kernels of dynamic graphs compiled once per
