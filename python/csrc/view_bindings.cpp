@@ -60,6 +60,16 @@ void gsddmm_view(const GraphView &g, const std::string &op, const std::string &l
     gsddmm_into(g, spec, l, r, o, options);
 }
 
+void gspmm_transposed_view(const GraphView &g, const std::string &op, const std::string &reduce,
+                           const std::optional<TensorArg> &lhs, const std::optional<TensorArg> &rhs,
+                           const TensorArg &out, const std::optional<LaunchArg> &launch) {
+    SpmmSpec spec{parse_binary_op(op), parse_reduce_op(reduce)};
+    Tensor l = view_tensor(lhs, "lhs"), r = view_tensor(rhs, "rhs"), o = view_tensor(out, "out");
+    OpOptions options;
+    options.cuda = cuda_launch(launch);
+    gspmm_transposed_into(g, spec, l, r, o, options);
+}
+
 }  // namespace
 
 void bind_views(py::module_ &m) {
@@ -82,6 +92,10 @@ void bind_views(py::module_ &m) {
           py::arg("rhs"), py::arg("out"), py::arg("arg_u"), py::arg("arg_e"), py::arg("launch"),
           py::arg("schedule") = py::none(), py::call_guard<py::gil_scoped_release>(),
           "g-SpMM into out on a graph view (the graph-blind default schedule unless one is given).");
+    m.def("gspmm_transposed_view", &gspmm_transposed_view, py::arg("graph"), py::arg("op"), py::arg("reduce"),
+          py::arg("lhs"), py::arg("rhs"), py::arg("out"), py::arg("launch"), py::call_guard<py::gil_scoped_release>(),
+          "The transposed g-SpMM into out [num_src, ...] on a graph view: out[u] = sum over edges (u -> v) of "
+          "lhs[v] op rhs[e] (lhs divided by the in-degree of v for mean), without a reverse graph.");
     m.def("gsddmm_view", &gsddmm_view, py::arg("graph"), py::arg("op"), py::arg("lhs_target"),
           py::arg("rhs_target"), py::arg("lhs"), py::arg("rhs"), py::arg("out"), py::arg("launch"),
           py::arg("schedule") = py::none(), py::call_guard<py::gil_scoped_release>(),

@@ -71,6 +71,15 @@ void gspmm_into(const GraphView &g, const SpmmSpec &spec, const Tensor &lhs, con
 void gsddmm_into(const GraphView &g, const SddmmSpec &spec, const Tensor &lhs, const Tensor &rhs, Tensor &out,
                  const OpOptions &options = {});
 
+/// The transposed g-SpMM on a graph view: out[u] = sum over the edges e = (u -> v) of lhs[v] ⊕ rhs[e],
+/// lhs [num_dst, ...] divided by v's in-degree when spec.reduce is mean, out [num_src, ...]. It is
+/// g-SpMM sum on the reverse graph (the backward of g-SpMM sum / mean for the source features),
+/// computed from the CSR by destination without building the reverse graph: rows push their
+/// messages to their sources with atomic adds on the GPU, so the order of the additions varies
+/// between runs. ⊕ is copy_lhs, copy_rhs, mul or div (ScheduleError otherwise).
+void gspmm_transposed_into(const GraphView &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs,
+                           Tensor &out, const OpOptions &options = {});
+
 /// Output shapes (including the leading dimension).
 std::vector<int64_t> gspmm_output_shape(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs);
 std::vector<int64_t> gsddmm_output_shape(const Graph &g, const SddmmSpec &spec, const Tensor &lhs, const Tensor &rhs);

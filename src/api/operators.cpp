@@ -6,6 +6,7 @@
 #include "runtime/sddmm_kernel.h"
 #include "runtime/target.h"
 #include "runtime/spmm_kernel.h"
+#include "runtime/spmm_push_kernel.h"
 #include "schedules/schedule.h"
 
 namespace gsparse {
@@ -188,6 +189,30 @@ void gsddmm_into(const GraphView &g, const SddmmSpec &spec, const Tensor &lhs, c
                                     : default_sddmm_schedule(key.device).default_params({plan.layout, GraphStats{}});
     key.fit_indexing({&lhs, &rhs, &out});
     auto kernel = SddmmKernel::get(key, options.cache ? *options.cache : KernelCache::global());
+    kernel->run(g, lhs, rhs, out, options.cuda);
+}
+
+void gspmm_transposed_into(const GraphView &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs,
+                           Tensor &out, const OpOptions &options) {
+    g.check();
+    if (!push_supported(spec))
+        fail<ScheduleError>("the transposed g-SpMM computes copy_lhs, copy_rhs, mul and div with sum or mean, not ",
+                            spec.name());
+    if (options.schedule) fail<ScheduleError>("the transposed g-SpMM has no schedule parameters");
+    std::vector<int64_t> lf, rf;
+    if (uses_lhs(spec.op)) lf = check_operand(lhs, "lhs (destination-node features)", g.num_dst, "destination nodes");
+    if (uses_rhs(spec.op)) rf = check_operand(rhs, "rhs (edge features)", g.num_edges, "edges");
+    if (!uses_lhs(spec.op)) lf = rf;
+    if (!uses_rhs(spec.op)) rf = lf;
+    SpmmPushKernelKey key;
+    key.spec = spec;
+    key.layout = plan_features(spec.op, lf, rf);
+    key.dtype = operand_dtype(spec.op, lhs, rhs);
+    check_output(out, with_rows(g.num_src, key.layout.out_shape), key.dtype, "out");
+    key.identity_edge_ids = !uses_rhs(spec.op) || g.identity_edge_ids();
+    key.device = common_device({uses_lhs(spec.op) ? &lhs : nullptr, uses_rhs(spec.op) ? &rhs : nullptr, &out});
+    check_view_device(g, key.device);
+    auto kernel = SpmmPushKernel::get(key, options.cache ? *options.cache : KernelCache::global());
     kernel->run(g, lhs, rhs, out, options.cuda);
 }
 

@@ -1,0 +1,63 @@
+#include "schedules/spmm_push.h"
+
+#include "halide_ext/atomic_add_stores.h"
+
+namespace gsparse {
+
+using namespace Halide;
+
+namespace {
+
+int feature_threads(int64_t len) {
+    int t = 1;
+    while (t < len && t < 128) t *= 2;
+    return t;
+}
+
+}  // namespace
+
+void schedule_spmm_push(SpmmPushAlgorithm &a, Device device) {
+    const int rank = a.layout.rank();
+    for (int d = 0; d <= rank; d++) a.out.output_buffer().dim(d).set_min(0);
+    a.row_ptr.dim(0).set_min(0);
+    if (device != Device::CUDA) {
+        // Serial loops: rows, their neighbours, then the features innermost.
+        std::vector<VarOrRVar> order(a.f.begin(), a.f.end());
+        order.push_back(a.r.x);
+        order.push_back(a.r.y);
+        a.out.update().reorder(order);
+        return;
+    }
+
+    // The feature dimensions fused into one (innermost first), in both stages.
+    Var fz = a.f[0];
+    for (int d = 1; d < rank; d++) {
+        Var next("fz" + std::to_string(d));
+        a.out.fuse(fz, a.f[static_cast<size_t>(d)], next);
+        fz = next;
+    }
+    Var all("all"), bo("bo"), bi("bi");
+    a.out.fuse(fz, a.u, all).gpu_tile(all, bo, bi, 256, TailStrategy::GuardWithIf);
+
+    Stage scatter = a.out.update();
+    Var sz = a.f[0];
+    for (int d = 1; d < rank; d++) {
+        Var next("sz" + std::to_string(d));
+        scatter.fuse(sz, a.f[static_cast<size_t>(d)], next);
+        sz = next;
+    }
+    const int T = feature_threads(a.layout.out_len());
+    const int M = 256 / T;
+    RVar k = a.r.x, v = a.r.y;
+    RVar vo("vo"), vi("vi");
+    Var fo("fo"), fi("fi");
+    scatter.atomic()
+        .split(sz, fo, fi, T, TailStrategy::GuardWithIf)
+        .split(v, vo, vi, M, TailStrategy::GuardWithIf)
+        .reorder(k, fi, vi, vo, fo)
+        .gpu_threads(fi, vi)
+        .gpu_blocks(vo, fo);
+    a.lowering_passes.push_back(std::make_shared<ext::AtomicAddStores>());
+}
+
+}  // namespace gsparse

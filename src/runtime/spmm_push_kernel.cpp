@@ -1,0 +1,76 @@
+#include "runtime/spmm_push_kernel.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/error.h"
+#include "runtime/lowered_stmt.h"
+#include "runtime/target.h"
+#include "runtime/view_call.h"
+#include "schedules/spmm_push.h"
+
+namespace gsparse {
+
+std::string SpmmPushKernelKey::str() const {
+    return std::string("spmm_push/") + spec.name() + "/" + layout.key() + "/" + dtype_name(dtype) +
+           (identity_edge_ids ? "/eid=pos" : "/eid=map") + "/" + device_name(device);
+}
+
+SpmmPushKernel::SpmmPushKernel(const SpmmPushKernelKey &key) : key_(key) {
+    algo_ = build_spmm_push_algorithm(key.spec, key.layout, key.dtype, key.identity_edge_ids);
+    schedule_spmm_push(algo_, key.device);
+    pipeline_ = Halide::Pipeline(algo_.out);
+    for (const auto &pass : algo_.lowering_passes) pipeline_.add_custom_lowering_pass(pass.get(), nullptr);
+    target_ = jit_target(key.device);
+    library_ = KernelLibrary::get(pipeline_, algo_.arguments(), target_, key.str());
+    if (!library_) compile_jit();
+}
+
+void SpmmPushKernel::compile_jit() const {
+    std::call_once(jit_once_, [&] { jit_compile(pipeline_, target_, key_.device, key_.str()); });
+}
+
+std::shared_ptr<const SpmmPushKernel> SpmmPushKernel::get(const SpmmPushKernelKey &key, KernelCache &cache) {
+    return cache.get<SpmmPushKernel>(key.str(), [&] { return std::make_shared<const SpmmPushKernel>(key); });
+}
+
+std::string SpmmPushKernel::lowered_stmt() const {
+    return lowered_stmt_text(pipeline_, algo_.arguments(), target_);
+}
+
+void SpmmPushKernel::run(const GraphView &g, const Tensor &lhs, const Tensor &rhs, Tensor &out,
+                         const CudaLaunch &launch) const {
+    if (algo_.reads_edge_ids && g.identity_edge_ids())
+        fail<KernelError>("kernel ", key_.str(), " reads edge ids but the graph view has none");
+    if (!algo_.reads_edge_ids && algo_.uses_rhs() && !g.identity_edge_ids())
+        fail<KernelError>("kernel ", key_.str(), " is compiled for identity edge ids but the graph view maps them");
+    if (out.dim() < 1 || out.size(0) != g.num_src)
+        fail<ShapeError>("output ", out.str(), " must have ", g.num_src, " rows (the source nodes)");
+    if (out.dtype() != key_.dtype) fail<ShapeError>("output dtype ", dtype_name(out.dtype()), " != kernel dtype");
+    if (g.device != key_.device)
+        fail<ShapeError>("the graph view is on ", device_name(g.device), " but the kernel runs on ",
+                         device_name(key_.device));
+    for (const Tensor *t : std::initializer_list<const Tensor *>{&lhs, &rhs, &out})
+        if (t->defined() && t->data() && t->device() != key_.device)
+            fail<ShapeError>("tensor ", t->str(), " is on ", device_name(t->device()), " but the kernel runs on ",
+                             device_name(key_.device));
+    if (g.num_src == 0) return;
+    if (g.num_edges == 0 && key_.device == Device::CPU) {
+        std::memset(out.data(), 0, out.nbytes());
+        return;
+    }
+    ViewCall call(key_.device, target_, launch, library_.get());
+    call.index(algo_.row_ptr, g.row_ptr, g.row_ptr_len);
+    call.index(algo_.col_idx, g.col_idx, g.num_edges);
+    if (algo_.reads_edge_ids) call.index(algo_.edge_ids, g.edge_ids, g.num_edges);
+    call.scalar(algo_.max_degree, static_cast<int32_t>(std::max<int64_t>(g.degree_bound(), 1)));
+    call.scalar(algo_.num_edges, static_cast<int32_t>(std::max<int64_t>(g.num_edges, 1)));
+    call.scalar(algo_.num_src, static_cast<int32_t>(g.num_src));
+    call.scalar(algo_.num_dst, static_cast<int32_t>(g.num_dst));
+    if (algo_.uses_lhs()) call.features(algo_.lhs, lhs, key_.layout.lhs_extents());
+    if (algo_.uses_rhs()) call.features(algo_.rhs, rhs, key_.layout.rhs_extents());
+    call.output(out, key_.layout.extents, "out");
+    call.run(pipeline_, key_.str() + " on a graph view");
+}
+
+}  // namespace gsparse
