@@ -105,6 +105,28 @@ def spmm(g, op, reduce, lhs, rhs):
     return out, arg_u, arg_e
 
 
+def pushes(g):
+    """Whether the backward passes of g run the transposed g-SpMM in push form (spmm_transposed)
+    instead of g-SpMM on the reverse graph: dynamic graphs, which live for one step and would
+    otherwise sort their edges to build the reverse graph, unless PyTorch is asked for
+    deterministic algorithms (the push form adds with atomics, in a varying order on the GPU)."""
+    return g._t is not None and not torch.are_deterministic_algorithms_enabled()
+
+
+def spmm_transposed(g, op, reduce, lhs, rhs):
+    """The transposed g-SpMM on a dynamic graph: out [num_src, ...], out[u] = sum over the edges
+    e = (u -> v) of lhs[v] op rhs[e] (lhs divided by v's in-degree for reduce = mean); op is
+    copy_lhs, copy_rhs, mul or div. g-SpMM sum on the reverse graph, without building it."""
+    lhs, rhs, device, dtype, feat = _operands(op, lhs, rhs)
+    _check_graph_device(g, device)
+    out = torch.empty([g.num_src] + feat, dtype=dtype, device=device)
+    if g.num_edges == 0 or g.num_dst == 0:
+        return out.zero_()
+    _C.gspmm_transposed_view(g._t.view, op, reduce, tensor_arg(lhs, "lhs"), tensor_arg(rhs, "rhs"),
+                             tensor_arg(out, "out"), launch_arg(device))
+    return out
+
+
 def sddmm(g, op, lhs, rhs, lhs_target, rhs_target):
     """g-SDDMM: num_edges rows in edge-id order."""
     lhs, rhs, device, dtype, feat = _operands(op, lhs, rhs)
@@ -153,6 +175,8 @@ def scatter_rows(g, grad, target):
     """Per-edge grad [num_edges, *feat] summed into the rows of target ('u', 'v' or 'e')."""
     if target == "e":
         return grad
+    if target == "u" and pushes(g):
+        return spmm_transposed(g, "copy_rhs", "sum", None, grad)
     graph = g if target == "v" else g.reverse()
     return spmm(graph, "copy_rhs", "sum", None, grad)[0]
 

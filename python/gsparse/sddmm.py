@@ -19,7 +19,10 @@ _OTHER_END = {"u": "v", "v": "u"}
 def _mul_grad(g, dz, other, t_self, t_other):
     """Rows of t_self of sum over edges of dZ[e] * other[t_other(e)] (broadcast), unreduced."""
     if t_self in _OTHER_END and t_other == _OTHER_END[t_self]:
-        # Fused: g-SpMM on the graph whose rows are t_self, reading other at its sources.
+        # Fused: g-SpMM on the graph whose rows are t_self, reading other at its sources (for
+        # sources on a dynamic graph: the transposed g-SpMM, no reverse graph).
+        if t_self == "u" and K.pushes(g):
+            return K.spmm_transposed(g, "mul", "sum", other, dz)
         graph = g if t_self == "v" else g.reverse()
         return K.spmm(graph, "mul", "sum", other, dz)[0]
     if t_self == t_other and t_self != "e":

@@ -4,7 +4,8 @@
 
 Backward (dZ = the gradient of out):
   sum / mean  dlhs = g-SpMM on the reverse graph (copy / mul / div of dZ with rhs), reduced to
-              lhs's shape; drhs = g-SDDMM of lhs[u] and dZ[v] (a dot product over the last
+              lhs's shape; on dynamic graphs the transposed g-SpMM in push form on the graph
+              itself instead (no reverse graph to build: _kernels.pushes); drhs = g-SDDMM of lhs[u] and dZ[v] (a dot product over the last
               dimension when rhs broadcasts over it, as for attention weights E x H x 1). mean
               divides dZ by the in-degree first.
   max / min   the gradient flows to the saved arg ids: dZ (times the local derivative of op) is
@@ -39,9 +40,17 @@ def _lhs_dz_product(g, lhs, dz, rhs_shape):
 
 
 def _sum_backward(g, op, reduce, lhs, rhs, dz, need_lhs, need_rhs):
-    if reduce == "mean":
-        dz = _degree_scale(g, dz)
     dlhs = drhs = None
+    if need_lhs and K.pushes(g):
+        # The transposed g-SpMM on g itself (mean's 1 / in-degree applied in the kernel).
+        if op in ("copy_lhs", "add", "sub"):
+            t = K.spmm_transposed(g, "copy_lhs", reduce, dz, None)
+        else:  # mul, div
+            t = K.spmm_transposed(g, op, reduce, dz, rhs)
+        dlhs = K.reduce_to(t, lhs.shape)
+        need_lhs = False
+    if reduce == "mean" and (need_lhs or need_rhs):
+        dz = _degree_scale(g, dz)
     if need_lhs:
         rev = g.reverse()
         if op in ("copy_lhs", "add", "sub"):

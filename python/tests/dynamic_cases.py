@@ -87,6 +87,42 @@ def check_gradients(device):
         torch.testing.assert_close(b, a, rtol=1e-4, atol=1e-5)
 
 
+def check_push_gradients(device):
+    """Source-feature gradients of g-SpMM sum / mean on dynamic graphs (the transposed g-SpMM in
+    push form, no reverse graph) against the static graph's (g-SpMM on its reverse graph), and
+    against the dynamic graph's own reverse-graph path (torch's deterministic mode)."""
+    ei = random_edges()
+    static = gsparse.Graph(ei, num_src=120, num_dst=90)
+    dyn = gsparse.Graph(ei.to(device), num_src=120, num_dst=90, dynamic=True)
+    E = ei.shape[1]
+    cases = [("copy_lhs", "sum", (1,), None), ("copy_lhs", "mean", (7,), None), ("mul", "sum", (5,), (1,)),
+             ("mul", "mean", (3, 5), (3, 1)), ("div", "mean", (4,), (4,)), ("add", "mean", (6,), (6,))]
+    for op, reduce, lf, rf in cases:
+        x = torch.rand((120,) + lf)
+        w = torch.rand((E,) + rf) + 0.5 if rf else None
+        results = []
+        for g, dev, deterministic in ((static, "cpu", False), (dyn, device, False), (dyn, device, True)):
+            xv = x.detach().clone().to(dev).requires_grad_()
+            wv = w.detach().clone().to(dev).requires_grad_() if w is not None else None
+            previous = torch.are_deterministic_algorithms_enabled()
+            torch.use_deterministic_algorithms(deterministic)
+            try:
+                out = gsparse.gspmm(g, op, reduce, xv, wv)
+                (out * torch.linspace(0.5, 1.5, out.numel(), device=dev).reshape(out.shape)).sum().backward()
+            finally:
+                torch.use_deterministic_algorithms(previous)
+            results.append((xv.grad.cpu(), None if wv is None else wv.grad.cpu()))
+        for other in results[1:]:
+            torch.testing.assert_close(other[0], results[0][0], rtol=1e-4, atol=1e-5, msg=f"{op}/{reduce} lhs")
+            if w is not None:
+                torch.testing.assert_close(other[1], results[0][1], rtol=1e-4, atol=1e-5, msg=f"{op}/{reduce} rhs")
+    # A graph without edges: zero gradients.
+    empty = gsparse.Graph(torch.zeros(2, 0, dtype=torch.int64, device=device), num_src=5, num_dst=3, dynamic=True)
+    xv = torch.rand(5, 4, device=device, requires_grad=True)
+    gsparse.gspmm(empty, "copy_lhs", "mean", xv).sum().backward()
+    assert torch.count_nonzero(xv.grad) == 0
+
+
 def check_from_csr(device):
     ei = random_edges()
     static = gsparse.Graph(ei, num_src=120, num_dst=90)
