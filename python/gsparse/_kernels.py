@@ -58,8 +58,22 @@ def _operands(op, lhs, rhs):
     dtype = (lhs if lhs is not None else rhs).dtype
     lf = _feature_shape(lhs, "lhs") if lhs is not None else None
     rf = _feature_shape(rhs, "rhs") if rhs is not None else None
-    feat = _C.out_feature_shape(op, lf if lf is not None else rf, rf if rf is not None else lf)
-    return lhs, rhs, device, dtype, feat
+    return lhs, rhs, device, dtype, _out_feature_shape(op, lf if lf is not None else rf, rf if rf is not None else lf)
+
+
+_OUT_FEATURES = {}
+
+
+def _out_feature_shape(op, lf, rf):
+    """The output feature shape of op on operands of feature shapes lf and rf (the native rule,
+    remembered per shape pair: a step calls it with a handful of shapes again and again)."""
+    key = (op, tuple(lf), tuple(rf))
+    feat = _OUT_FEATURES.get(key)
+    if feat is None:
+        feat = _C.out_feature_shape(op, lf, rf)
+        if len(_OUT_FEATURES) < 4096:
+            _OUT_FEATURES[key] = feat
+    return list(feat)
 
 
 def _tuned(g, kind, op, a, b, lhs, rhs, dtype, device):

@@ -160,27 +160,41 @@ class TensorGraph:
         return TensorGraph(self.num_dst, self.num_src, E, row_ptr, rev_cols, eid, None)
 
 
-def from_coo(src, dst, num_src, num_dst, validate=True, max_degree=None):
+def _coo_stats(src, dst, edge_index):
+    """[min src, min dst, max src, max dst, min step of dst] read back in one copy: the range and
+    order checks of from_coo (a handful of kernels and one synchronisation). The step is 0 for a
+    single edge."""
+    if edge_index is not None and edge_index.dim() == 2 and edge_index.shape[0] == 2:
+        lo, hi = torch.aminmax(edge_index, dim=1)
+    else:
+        (lo_s, hi_s), (lo_d, hi_d) = torch.aminmax(src), torch.aminmax(dst)
+        lo, hi = torch.stack([lo_s, lo_d]), torch.stack([hi_s, hi_d])
+    parts = [lo, hi]
+    if dst.numel() > 1:
+        parts.append(torch.diff(dst).min().view(1).to(lo.dtype))
+    values = torch.cat(parts).tolist()
+    return values + [0] * (5 - len(values))
+
+
+def from_coo(src, dst, num_src, num_dst, validate=True, max_degree=None, edge_index=None):
     """A dynamic graph of the edges src[i] -> dst[i] (edge id i) on their device. With validation
-    (one read of a few flags), edges already sorted by destination (PyG's sorted edge_index, the
-    sampler's blocks) also skip the sort and keep their ids as CSR positions."""
-    device = src.device
+    (one read of a few numbers), edges already sorted by destination (PyG's sorted edge_index, the
+    sampler's blocks) also skip the sort and keep their ids as CSR positions. edge_index: the
+    [2, E] tensor src and dst are the rows of, when there is one (its range check is one kernel)."""
     E = int(src.numel())
     if E > INT32_MAX:
         raise GraphError(f"{E} edges exceed int32 indices (gsparse uses int32)")
     in_order = False
     if validate and E:
-        lo = torch.minimum(src.min(), dst.min())
-        flags = torch.stack([lo < 0, src.max() >= num_src, dst.max() >= num_dst,
-                             (dst[1:] < dst[:-1]).any() if E > 1 else lo < lo]).cpu().tolist()
-        if flags[0]:
-            which = "source" if int(src.min()) < 0 else "destination"
-            raise GraphError(f"edge_index holds the negative {which} id {int(torch.minimum(src.min(), dst.min()))}")
-        if flags[1]:
-            raise GraphError(f"edge source id {int(src.max())} is out of range [0, num_src = {num_src})")
-        if flags[2]:
-            raise GraphError(f"edge destination id {int(dst.max())} is out of range [0, num_dst = {num_dst})")
-        in_order = not flags[3]
+        min_src, min_dst, max_src, max_dst, step = _coo_stats(src, dst, edge_index)
+        if min(min_src, min_dst) < 0:
+            which = "source" if min_src < 0 else "destination"
+            raise GraphError(f"edge_index holds the negative {which} id {min(min_src, min_dst)}")
+        if max_src >= num_src:
+            raise GraphError(f"edge source id {max_src} is out of range [0, num_src = {num_src})")
+        if max_dst >= num_dst:
+            raise GraphError(f"edge destination id {max_dst} is out of range [0, num_dst = {num_dst})")
+        in_order = step >= 0
     if in_order or E == 0:
         row_ptr = row_ptr_of_sorted(dst, num_dst)
         col_idx = src.to(torch.int32)

@@ -90,7 +90,7 @@ def _dynamic_from_edge_index(edge_index, num_nodes, num_src, num_dst, validate, 
             num_src = int(src.max()) + 1 if src.numel() else 0
         if num_dst is None:
             num_dst = int(dst.max()) + 1 if dst.numel() else 0
-    return TG.from_coo(src, dst, num_src, num_dst, validate=validate, max_degree=max_degree)
+    return TG.from_coo(src, dst, num_src, num_dst, validate=validate, max_degree=max_degree, edge_index=ei)
 
 
 class Graph:
