@@ -76,7 +76,9 @@ def setup(rank, world, cfg):
 def sync(device):
     if device.type == "cuda":
         torch.cuda.synchronize(device)
-    dist.barrier()
+        dist.barrier(device_ids=[device.index])
+    else:
+        dist.barrier()
 
 
 def peak_gb(device):
@@ -161,7 +163,7 @@ def run_minibatch(rank, world, cfg, device):
         runs.append(time.perf_counter() - t)
     sec = statistics.median(runs)
     return {"seeds_per_s": world * cfg["batch"] * cfg["steps"] / sec, "step_ms": sec / cfg["steps"] * 1e3,
-            "runs_s": runs, "first_step_s": first_s, "last_loss": float(loss), "batch_per_gpu": cfg["batch"],
+            "runs_s": runs, "first_step_s": first_s, "last_loss": loss.item(), "batch_per_gpu": cfg["batch"],
             "fanouts": fanouts, "train_nodes": int(train.numel()), "steps_per_epoch": len(loader),
             "peak_gb": peak_gb(device)}
 

@@ -54,7 +54,7 @@ def main(args, device):
             loss = F.cross_entropy(out, y[batch.seeds])
             loss.backward()                               # DDP averages the gradients over the ranks
             opt.step()
-            total, steps = total + float(loss), steps + 1
+            total, steps = total + loss.item(), steps + 1
         mean = torch.tensor([total / max(steps, 1)], device=device)
         dist.all_reduce(mean)
         if rank == 0:

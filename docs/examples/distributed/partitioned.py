@@ -41,11 +41,12 @@ def train(model, x, y, mask, n_train, graph, epochs, distributed):
         # This rank's share of the global mean loss: the sum over its training rows / all training rows.
         loss = F.cross_entropy(out[mask], y[mask], reduction="sum") / n_train
         loss.backward()
+        total = loss.detach().clone()
         if distributed:
             gd.allreduce_gradients(model)                 # parameters are replicated: sum their gradients
-            dist.all_reduce(loss.detach())
+            dist.all_reduce(total)                        # the global loss
         opt.step()
-        losses.append(float(loss))
+        losses.append(total.item())
     return losses
 
 
