@@ -1,5 +1,8 @@
 #include "schedules/spmm_push.h"
 
+#include <algorithm>
+
+#include "graph/graph_view.h"
 #include "halide_ext/atomic_add_stores.h"
 
 namespace gsparse {
@@ -46,8 +49,10 @@ void schedule_spmm_push(SpmmPushAlgorithm &a, Device device) {
         scatter.fuse(sz, a.f[static_cast<size_t>(d)], next);
         sz = next;
     }
+    // Rows a block: at most the row padding of graph views (kViewRowPad), so that the block's
+    // last row reads row_ptr inside the padded array.
     const int T = feature_threads(a.layout.out_len());
-    const int M = 256 / T;
+    const int M = std::min<int>(256 / T, static_cast<int>(kViewRowPad));
     RVar k = a.r.x, v = a.r.y;
     RVar vo("vo"), vi("vi");
     Var fo("fo"), fi("fi");

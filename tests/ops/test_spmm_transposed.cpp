@@ -173,5 +173,32 @@ TEST(SpmmTransposed, CudaScheduleLowersToAtomicScatter) {
     EXPECT_EQ(stmt.find("mutex"), std::string::npos) << stmt;
 }
 
+TEST(SpmmTransposed, CudaBlocksStayInsideTheViewRowPadding) {
+    // Every block's rows must lie inside a view's row_ptr (padded to kViewRowPad rows): a narrow
+    // feature (one thread per row) must not put more rows than that in a block.
+    for (int64_t f : {1, 4, 64, 256}) {
+        SpmmPushAlgorithm a = build_spmm_push_algorithm({BinaryOp::CopyLhs, ReduceOp::Sum},
+                                                        plan_features(BinaryOp::CopyLhs, {f}, {f}), DType::F32, true);
+        schedule_spmm_push(a, Device::CUDA);
+        Halide::Pipeline p(a.out);
+        for (const auto &pass : a.lowering_passes) p.add_custom_lowering_pass(pass.get(), nullptr);
+        const std::string stmt = lowered_stmt_text(p, a.arguments(), jit_target(Device::CUDA));
+        // The scatter kernel's launch: halide_cuda_run(..., blocks x, y, z, threads x, y, z, ...).
+        size_t at = stmt.find("halide_cuda_run(");
+        while (at != std::string::npos && stmt.substr(at, stmt.find('"', stmt.find('"', at) + 1) - at).find("_s1_") ==
+                                              std::string::npos)
+            at = stmt.find("halide_cuda_run(", at + 1);
+        ASSERT_NE(at, std::string::npos) << stmt;
+        const size_t name_end = stmt.find('"', stmt.find('"', at) + 1);
+        std::istringstream args(stmt.substr(stmt.find(',', name_end) + 1));
+        std::string item;
+        std::vector<std::string> dims;
+        while (dims.size() < 6 && std::getline(args, item, ',')) dims.push_back(item);
+        ASSERT_EQ(dims.size(), 6u);
+        const int rows = std::stoi(dims[4]);
+        EXPECT_LE(rows, kViewRowPad) << "F=" << f << ": " << rows << " rows a block";
+    }
+}
+
 }  // namespace
 }  // namespace gsparse
