@@ -225,7 +225,11 @@ std::shared_ptr<void> Graph::attachment(const std::string &key, const std::funct
     }
     // Concurrent requests for one key wait here for the first; a make() that throws leaves the
     // attachment to the next request.
-    std::call_once(slot->once, [&] { slot->value = make(); });
+    std::lock_guard<std::mutex> lock(slot->mu);
+    if (!slot->made) {
+        slot->value = make();
+        slot->made = true;
+    }
     return slot->value;
 }
 

@@ -93,8 +93,12 @@ private:
         std::optional<GraphStats> stats;
         uint64_t fp = 0;
         /// One attachment: made once, outside the map's lock, so that making one may ask for others.
+        /// A mutex and a flag rather than std::call_once: a make() that throws must leave the slot
+        /// to the next request, which call_once does not guarantee everywhere (under
+        /// ThreadSanitizer, the waiting threads hang).
         struct Attachment {
-            std::once_flag once;
+            std::mutex mu;
+            bool made = false;
             std::shared_ptr<void> value;
         };
         std::mutex attach_mu;

@@ -75,14 +75,24 @@ std::string hash_strings(std::initializer_list<std::string> parts) {
     return hex(h);
 }
 
-/// path, size and modification time of the binary holding addr.
+/// path, size and modification time of the binary holding addr. The loader names the main program
+/// by the path it was started with, which may be relative (and then depends on the working
+/// directory, or fails to stat after a chdir): that binary is named by /proc/self/exe instead, so
+/// that one binary has one identity however it is started and a rebuilt one never matches.
 std::string binary_identity(const void *addr) {
     Dl_info info{};
     if (!dladdr(addr, &info) || !info.dli_fname) return "?";
+    std::string path = info.dli_fname;
+    if (path.empty() || path[0] != '/') {
+        std::error_code ec;
+        const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+        if (!ec) path = exe.string();
+    }
     std::ostringstream s;
-    s << info.dli_fname;
+    s << path;
     struct stat st {};
-    if (::stat(info.dli_fname, &st) == 0) s << " " << st.st_size << " " << st.st_mtim.tv_sec << "." << st.st_mtim.tv_nsec;
+    if (::stat(path.c_str(), &st) == 0) s << " " << st.st_size << " " << st.st_mtim.tv_sec << "." << st.st_mtim.tv_nsec;
+    else s << " unknown " << ::getpid();  // shared with no other process
     return s.str();
 }
 

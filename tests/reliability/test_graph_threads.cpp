@@ -131,8 +131,11 @@ TEST(GraphThreads, FailedAttachmentIsRetriedByTheNextRequest) {
     });
     EXPECT_EQ(failures.load(), 1);
     EXPECT_EQ(tries.load(), 2);
-    for (const auto &p : got)
-        if (p) EXPECT_EQ(*std::static_pointer_cast<int>(p), 42);
+    for (const auto &p : got) {
+        if (p) {
+            EXPECT_EQ(*std::static_pointer_cast<int>(p), 42);
+        }
+    }
 }
 
 }  // namespace
