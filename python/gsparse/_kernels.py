@@ -22,6 +22,11 @@ def uses_rhs(op):
     return op != "copy_lhs"
 
 
+def needs_grad(lhs, rhs):
+    """Whether autograd records an operator on these operands (grad mode on, one requires grad)."""
+    return torch.is_grad_enabled() and (getattr(lhs, "requires_grad", False) or getattr(rhs, "requires_grad", False))
+
+
 def canonical_op(op, allowed, what):
     op = _ALIASES.get(op, op)
     if op not in allowed:

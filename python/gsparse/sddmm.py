@@ -87,4 +87,8 @@ def gsddmm(g, op, lhs=None, rhs=None, lhs_target="u", rhs_target="v"):
     op = K.canonical_op(op, K.SDDMM_OPS, "g-SDDMM")
     lt = K.canonical_target(lhs_target, "lhs_target")
     rt = K.canonical_target(rhs_target, "rhs_target")
-    return GSDDMM.apply(g, op, lhs if K.uses_lhs(op) else None, rhs if K.uses_rhs(op) else None, lt, rt)
+    lhs = lhs if K.uses_lhs(op) else None
+    rhs = rhs if K.uses_rhs(op) else None
+    if not K.needs_grad(lhs, rhs):  # nothing to differentiate: the kernel alone
+        return K.sddmm(g, op, lhs, rhs, lt, rt)
+    return GSDDMM.apply(g, op, lhs, rhs, lt, rt)

@@ -137,8 +137,12 @@ def gspmm(g, op, reduce, lhs=None, rhs=None, *, return_args=False):
     op = K.canonical_op(op, K.SPMM_OPS, "g-SpMM")
     if reduce not in K.REDUCES:
         raise ShapeError(f"unknown reduce '{reduce}' (expected one of {', '.join(K.REDUCES)})")
-    out, arg_u, arg_e = GSpMM.apply(g, op, reduce, lhs if K.uses_lhs(op) else None,
-                                    rhs if K.uses_rhs(op) else None)
+    lhs = lhs if K.uses_lhs(op) else None
+    rhs = rhs if K.uses_rhs(op) else None
+    if K.needs_grad(lhs, rhs):
+        out, arg_u, arg_e = GSpMM.apply(g, op, reduce, lhs, rhs)
+    else:  # nothing to differentiate: the kernel alone, without an autograd node
+        out, arg_u, arg_e = K.spmm(g, op, reduce, lhs, rhs)
     if return_args:
         return out, arg_u, arg_e
     return out
