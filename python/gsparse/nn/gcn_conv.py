@@ -5,14 +5,6 @@
 Without edge weights the normalization is applied to the rows of x W before and after one g-SpMM
 copy_lhs/sum on the graph with self-loops (no per-edge tensor at all); with edge weights the
 g-SpMM is mul/sum with the weights, and their gradient flows through g-SDDMM.
-
-On a dynamic graph without edge weights the self-loops are not added to the graph (which would need
-a read-back of the loop count and a sort of the new edge list every step) but applied to the rows:
-with c(v) the number of existing self-loops of v and l(v) the weight of v's one loop afterwards (1,
-the weight of an existing loop, where c(v) > 0; else the fill value f: 1, or 2 when improved),
-    deg(v) = in-degree(v) - c(v) + l(v),   out = D^-1/2 (A (D^-1/2 x W) + (l - c) D^-1/2 x W) + b,
-which is exactly the graph with its loops replaced by one loop of weight l per node (PyG's
-add_remaining_self_loops).
 """
 
 import torch
@@ -45,8 +37,6 @@ class GCNConv(torch.nn.Module):
         g = self._graph(edge_index, x.shape[0], x.shape[0])
         x = self.lin(x)
         fill = 2.0 if self.improved else 1.0
-        if g.is_dynamic and edge_weight is None and self.add_self_loops:
-            return self._dense_self_loops(g, x, fill)
         if self.add_self_loops:
             graph = g.with_self_loops()
             if edge_weight is not None:
@@ -69,24 +59,6 @@ class GCNConv(torch.nn.Module):
         out = spmm.gspmm(graph, "copy_lhs", "sum", x) if edge_weight is None else spmm.gspmm(graph, "mul", "sum", x, w)
         if self.normalize:
             out = out * dinv
-        if self.bias is not None:
-            out = out + self.bias
-        return out
-
-    def _dense_self_loops(self, g, x, fill):
-        """The layer on a dynamic graph without edge weights, self-loops applied to the rows (see the
-        module docstring): no synchronisation, no new graph."""
-        src, dst = g.coo(x.device)
-        loops = torch.zeros(g.num_dst, dtype=x.dtype, device=x.device).index_add_(0, dst, (src == dst).to(x.dtype))
-        loop_weight = loops.clamp(max=1.0) * (1.0 - fill) + fill  # 1 where a loop exists, else fill
-        self_weight = (loop_weight - loops).unsqueeze(-1)
-        if self.normalize:
-            deg = g.in_degrees(x.device).to(x.dtype) - loops + loop_weight
-            dinv = deg.rsqrt().unsqueeze(-1)  # deg >= fill > 0
-            h = x * dinv
-            out = (spmm.gspmm(g, "copy_lhs", "sum", h) + self_weight * h) * dinv
-        else:
-            out = spmm.gspmm(g, "copy_lhs", "sum", x) + self_weight * x
         if self.bias is not None:
             out = out + self.bias
         return out
