@@ -229,10 +229,12 @@ def check_layers(device):
     gen = torch.Generator().manual_seed(5)
     n = 60
     ei = torch.randint(0, n, (2, 400), generator=gen)
+    ei = torch.cat([ei, torch.tensor([[3, 3, 3, 7], [3, 3, 3, 7]])], dim=1)  # repeated self-loops
     static = gsparse.Graph(ei, num_nodes=n)
     dyn = gsparse.Graph(ei.to(device), num_nodes=n, dynamic=True)
     x = torch.rand(n, 12, generator=gen)
-    for make in (lambda: gsparse.nn.GCNConv(12, 8), lambda: gsparse.nn.SAGEConv(12, 8),
+    for make in (lambda: gsparse.nn.GCNConv(12, 8), lambda: gsparse.nn.GCNConv(12, 8, improved=True),
+                 lambda: gsparse.nn.GCNConv(12, 8, normalize=False), lambda: gsparse.nn.SAGEConv(12, 8),
                  lambda: gsparse.nn.GATConv(12, 4, heads=2),
                  lambda: gsparse.nn.GINConv(torch.nn.Linear(12, 8), train_eps=True)):
         torch.manual_seed(0)
