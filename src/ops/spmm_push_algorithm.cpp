@@ -4,21 +4,11 @@
 #include "halide_ext/ragged_bounds.h"
 #include "ops/binary.h"
 #include "ops/halide_types.h"
+#include "ops/operand_access.h"
 
 namespace gsparse {
 
 using namespace Halide;
-
-namespace {
-
-std::vector<Expr> operand_args(const std::vector<Var> &f, const std::vector<bool> &varies, const Expr &row) {
-    std::vector<Expr> args;
-    for (size_t i = 0; i < f.size(); i++) args.push_back(varies[i] ? Expr(f[i]) : Expr(0));
-    args.push_back(row);
-    return args;
-}
-
-}  // namespace
 
 bool push_supported(const SpmmSpec &spec) {
     const bool op = spec.op == BinaryOp::CopyLhs || spec.op == BinaryOp::CopyRhs || spec.op == BinaryOp::Mul ||
