@@ -48,14 +48,21 @@ struct SpmmPlan {
     DType dtype;
 };
 
+/// The layout and dtype of ⊕ on a node operand lhs (lhs_rows rows: lhs_what) and an edge operand rhs
+/// (num_edges rows), checking the operands ⊕ uses.
+SpmmPlan plan_messages(BinaryOp op, const Tensor &lhs, const char *lhs_name, int64_t lhs_rows, const char *lhs_what,
+                       const Tensor &rhs, int64_t num_edges) {
+    std::vector<int64_t> lf, rf;
+    if (uses_lhs(op)) lf = check_operand(lhs, lhs_name, lhs_rows, lhs_what);
+    if (uses_rhs(op)) rf = check_operand(rhs, "rhs (edge features)", num_edges, "edges");
+    if (!uses_lhs(op)) lf = rf;
+    if (!uses_rhs(op)) rf = lf;
+    return {plan_features(op, lf, rf), operand_dtype(op, lhs, rhs)};
+}
+
 SpmmPlan plan_spmm(const Sizes &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs) {
     check_spmm_spec(spec);
-    std::vector<int64_t> lf, rf;
-    if (uses_lhs(spec.op)) lf = check_operand(lhs, "lhs (source-node features)", g.num_src(), "source nodes");
-    if (uses_rhs(spec.op)) rf = check_operand(rhs, "rhs (edge features)", g.num_edges(), "edges");
-    if (!uses_lhs(spec.op)) lf = rf;
-    if (!uses_rhs(spec.op)) rf = lf;
-    return {plan_features(spec.op, lf, rf), operand_dtype(spec.op, lhs, rhs)};
+    return plan_messages(spec.op, lhs, "lhs (source-node features)", g.num_src(), "source nodes", rhs, g.num_edges());
 }
 
 int64_t operand_rows(const Sizes &g, OperandTarget t) {
@@ -199,15 +206,12 @@ void gspmm_transposed_into(const GraphView &g, const SpmmSpec &spec, const Tenso
         fail<ScheduleError>("the transposed g-SpMM computes copy_lhs, copy_rhs, mul and div with sum or mean, not ",
                             spec.name());
     if (options.schedule) fail<ScheduleError>("the transposed g-SpMM has no schedule parameters");
-    std::vector<int64_t> lf, rf;
-    if (uses_lhs(spec.op)) lf = check_operand(lhs, "lhs (destination-node features)", g.num_dst, "destination nodes");
-    if (uses_rhs(spec.op)) rf = check_operand(rhs, "rhs (edge features)", g.num_edges, "edges");
-    if (!uses_lhs(spec.op)) lf = rf;
-    if (!uses_rhs(spec.op)) rf = lf;
+    const SpmmPlan plan =
+        plan_messages(spec.op, lhs, "lhs (destination-node features)", g.num_dst, "destination nodes", rhs, g.num_edges);
     SpmmPushKernelKey key;
     key.spec = spec;
-    key.layout = plan_features(spec.op, lf, rf);
-    key.dtype = operand_dtype(spec.op, lhs, rhs);
+    key.layout = plan.layout;
+    key.dtype = plan.dtype;
     check_output(out, with_rows(g.num_src, key.layout.out_shape), key.dtype, "out");
     key.identity_edge_ids = !uses_rhs(spec.op) || g.identity_edge_ids();
     key.device = common_device({uses_lhs(spec.op) ? &lhs : nullptr, uses_rhs(spec.op) ? &rhs : nullptr, &out});
