@@ -79,17 +79,8 @@ void SddmmKernel::run(const GraphView &g, const Tensor &lhs, const Tensor &rhs, 
         fail<KernelError>("schedule ", key_.schedule.str(),
                           " groups edges by destination and cannot run on a graph view; use edge-id order");
     const int64_t edges = g.num_edges;
-    if (out.dim() < 1 || out.size(0) != edges)
-        fail<ShapeError>("output ", out.str(), " must have ", edges, " rows (one per edge)");
-    if (out.dtype() != key_.dtype) fail<ShapeError>("output dtype ", dtype_name(out.dtype()), " != kernel dtype");
-    if (g.device != key_.device)
-        fail<ShapeError>("the graph view is on ", device_name(g.device), " but the kernel runs on ",
-                         device_name(key_.device));
-    for (const Tensor *t : std::initializer_list<const Tensor *>{algo_.uses_lhs() ? &lhs : nullptr,
-                                                                  algo_.uses_rhs() ? &rhs : nullptr, &out})
-        if (t && t->defined() && t->data() && t->device() != key_.device)
-            fail<ShapeError>("tensor ", t->str(), " is on ", device_name(t->device()), " but the kernel runs on ",
-                             device_name(key_.device));
+    check_view_run(g, key_.device, key_.dtype, out, edges, " (one per edge)",
+                   {algo_.uses_lhs() ? &lhs : nullptr, algo_.uses_rhs() ? &rhs : nullptr, &out});
     if (edges == 0) return;
     g.check_coo();
     ViewCall call(key_.device, target_, launch, library_.get());

@@ -198,16 +198,7 @@ void SpmmKernel::run(const GraphView &g, const Tensor &lhs, const Tensor &rhs, T
                           " edge ids called on a graph view with the other kind");
     const bool args = has_arg_outputs(key_.spec.reduce);
     if (args && (!arg_u || !arg_e)) fail<ShapeError>(key_.spec.name(), " needs arg_u and arg_e output tensors");
-    if (out.dim() < 1 || out.size(0) != g.num_dst)
-        fail<ShapeError>("output ", out.str(), " must have ", g.num_dst, " rows");
-    if (out.dtype() != key_.dtype) fail<ShapeError>("output dtype ", dtype_name(out.dtype()), " != kernel dtype");
-    if (g.device != key_.device)
-        fail<ShapeError>("the graph view is on ", device_name(g.device), " but the kernel runs on ",
-                         device_name(key_.device));
-    for (const Tensor *t : std::initializer_list<const Tensor *>{&lhs, &rhs, &out, arg_u, arg_e})
-        if (t && t->defined() && t->data() && t->device() != key_.device)
-            fail<ShapeError>("tensor ", t->str(), " is on ", device_name(t->device()), " but the kernel runs on ",
-                             device_name(key_.device));
+    check_view_run(g, key_.device, key_.dtype, out, g.num_dst, "", {&lhs, &rhs, &out, arg_u, arg_e});
     if (g.num_dst == 0) return;
     if (g.num_edges == 0 && key_.device == Device::CPU) {
         std::memset(out.data(), 0, out.nbytes());

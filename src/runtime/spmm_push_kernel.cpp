@@ -44,16 +44,7 @@ void SpmmPushKernel::run(const GraphView &g, const Tensor &lhs, const Tensor &rh
         fail<KernelError>("kernel ", key_.str(), " reads edge ids but the graph view has none");
     if (!algo_.reads_edge_ids && algo_.uses_rhs() && !g.identity_edge_ids())
         fail<KernelError>("kernel ", key_.str(), " is compiled for identity edge ids but the graph view maps them");
-    if (out.dim() < 1 || out.size(0) != g.num_src)
-        fail<ShapeError>("output ", out.str(), " must have ", g.num_src, " rows (the source nodes)");
-    if (out.dtype() != key_.dtype) fail<ShapeError>("output dtype ", dtype_name(out.dtype()), " != kernel dtype");
-    if (g.device != key_.device)
-        fail<ShapeError>("the graph view is on ", device_name(g.device), " but the kernel runs on ",
-                         device_name(key_.device));
-    for (const Tensor *t : std::initializer_list<const Tensor *>{&lhs, &rhs, &out})
-        if (t->defined() && t->data() && t->device() != key_.device)
-            fail<ShapeError>("tensor ", t->str(), " is on ", device_name(t->device()), " but the kernel runs on ",
-                             device_name(key_.device));
+    check_view_run(g, key_.device, key_.dtype, out, g.num_src, " (the source nodes)", {&lhs, &rhs, &out});
     if (g.num_src == 0) return;
     if (g.num_edges == 0 && key_.device == Device::CPU) {
         std::memset(out.data(), 0, out.nbytes());

@@ -8,6 +8,19 @@
 
 namespace gsparse {
 
+void check_view_run(const GraphView &g, Device device, DType dtype, const Tensor &out, int64_t out_rows,
+                    const char *rows_note, std::initializer_list<const Tensor *> tensors) {
+    if (out.dim() < 1 || out.size(0) != out_rows)
+        fail<ShapeError>("output ", out.str(), " must have ", out_rows, " rows", rows_note);
+    if (out.dtype() != dtype) fail<ShapeError>("output dtype ", dtype_name(out.dtype()), " != kernel dtype");
+    if (g.device != device)
+        fail<ShapeError>("the graph view is on ", device_name(g.device), " but the kernel runs on ", device_name(device));
+    for (const Tensor *t : tensors)
+        if (t && t->defined() && t->data() && t->device() != device)
+            fail<ShapeError>("tensor ", t->str(), " is on ", device_name(t->device()), " but the kernel runs on ",
+                             device_name(device));
+}
+
 ViewCall::ViewCall(Device device, const Halide::Target &target, const CudaLaunch &launch, const KernelLibrary *lib)
     : cuda_(device == Device::CUDA), target_(target), launch_(launch), lib_(lib), ctx_(launch) {
     if (lib_) slots_.resize(lib_->arguments().size() + static_cast<size_t>(lib_->num_outputs()));

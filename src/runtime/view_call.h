@@ -9,15 +9,23 @@
 #include <Halide.h>
 
 #include <array>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
 #include "core/tensor.h"
 #include "graph/formats.h"
+#include "graph/graph_view.h"
 #include "runtime/cuda_launch.h"
 #include "runtime/kernel_library.h"
 
 namespace gsparse {
+
+/// The checks of a kernel's run on a graph view: out has out_rows rows (rows_note follows the count in
+/// the message) and the kernel's dtype, and the view and the given tensors (null, undefined or empty
+/// ones skipped) live on the kernel's device; ShapeError naming the problem otherwise.
+void check_view_run(const GraphView &g, Device device, DType dtype, const Tensor &out, int64_t out_rows,
+                    const char *rows_note, std::initializer_list<const Tensor *> tensors);
 
 class ViewCall {
 public:
