@@ -1,6 +1,7 @@
 #include "schedules/spmm_push.h"
 
 #include <algorithm>
+#include <string>
 
 #include "graph/graph_view.h"
 #include "halide_ext/atomic_add_stores.h"
@@ -32,23 +33,22 @@ void schedule_spmm_push(SpmmPushAlgorithm &a, Device device) {
         return;
     }
 
-    // The feature dimensions fused into one (innermost first), in both stages.
-    Var fz = a.f[0];
-    for (int d = 1; d < rank; d++) {
-        Var next("fz" + std::to_string(d));
-        a.out.fuse(fz, a.f[static_cast<size_t>(d)], next);
-        fz = next;
-    }
+    // The feature dimensions fused into one (innermost first), in both stages (a Func or a Stage).
+    auto fuse_features = [&](auto &stage, const std::string &prefix) {
+        Var fused = a.f[0];
+        for (int d = 1; d < rank; d++) {
+            Var next(prefix + std::to_string(d));
+            stage.fuse(fused, a.f[static_cast<size_t>(d)], next);
+            fused = next;
+        }
+        return fused;
+    };
+    Var fz = fuse_features(a.out, "fz");
     Var all("all"), bo("bo"), bi("bi");
     a.out.fuse(fz, a.u, all).gpu_tile(all, bo, bi, 256, TailStrategy::GuardWithIf);
 
     Stage scatter = a.out.update();
-    Var sz = a.f[0];
-    for (int d = 1; d < rank; d++) {
-        Var next("sz" + std::to_string(d));
-        scatter.fuse(sz, a.f[static_cast<size_t>(d)], next);
-        sz = next;
-    }
+    Var sz = fuse_features(scatter, "sz");
     // Rows a block: at most the row padding of graph views (kViewRowPad), so that the block's
     // last row reads row_ptr inside the padded array.
     const int T = feature_threads(a.layout.out_len());
