@@ -40,35 +40,16 @@ class DistGCNConv(gnn.GCNConv):
 
     def forward(self, x, dg, edge_weight=None):
         _check(x, dg)
-        fill = 2.0 if self.improved else 1.0
-        if self.add_self_loops:
-            graph = dg.with_self_loops()
-            if edge_weight is not None:
-                edge_weight = dg.self_loop_weights(edge_weight, fill)
-            elif self.improved:
-                edge_weight = dg.self_loop_weights(torch.ones(dg.part.num_edges, dtype=x.dtype, device=x.device), fill)
-        else:
-            graph = dg.graph
-        if edge_weight is not None:
-            if edge_weight.dim() != 1 or edge_weight.shape[0] != graph.num_edges:
-                raise ShapeError(f"edge_weight must be [num local edges = {dg.part.num_edges}], "
-                                 f"got {list(edge_weight.shape)}")
-            w = edge_weight.to(x.dtype).unsqueeze(-1)
+        graph, w = self._loops_and_weights(dg, dg.graph, dg.part.num_edges, "num local edges", edge_weight, x)
         # Linear maps commute with the weighted sums, so the layer exchanges and aggregates
         # min(in, out) features per row: project first (as GCNConv) when that narrows the rows,
         # else aggregate the inputs and project the aggregates.
         aggregate_first = x.shape[-1] < self.out_channels
         h = x if aggregate_first else self.lin(x)
         if self.normalize:
-            if edge_weight is None:
-                deg = graph.in_degrees(x.device).to(x.dtype)
-            else:
-                deg = spmm.gspmm(graph, "copy_rhs", "sum", None, w).squeeze(-1)
-            dinv = deg.pow(-0.5).masked_fill(deg == 0, 0.0).unsqueeze(-1)
+            dinv = self._inv_sqrt_degrees(graph, w, x)
             h = h * dinv
-        h_src = dg.gather(h)
-        out = (spmm.gspmm(graph, "copy_lhs", "sum", h_src) if edge_weight is None
-               else spmm.gspmm(graph, "mul", "sum", h_src, w))
+        out = self._aggregate(graph, dg.gather(h), w)
         if aggregate_first:
             out = self.lin(out)
         if self.normalize:

@@ -36,32 +36,48 @@ class GCNConv(torch.nn.Module):
             raise ShapeError(f"x must be [num_nodes, in_channels], got {list(x.shape)}")
         g = self._graph(edge_index, x.shape[0], x.shape[0])
         x = self.lin(x)
+        graph, w = self._loops_and_weights(g, g, g.num_edges, "num_edges", edge_weight, x)
+        if self.normalize:
+            dinv = self._inv_sqrt_degrees(graph, w, x)
+            x = x * dinv
+        out = self._aggregate(graph, x, w)
+        if self.normalize:
+            out = out * dinv
+        if self.bias is not None:
+            out = out + self.bias
+        return out
+
+    def _loops_and_weights(self, g, plain, num_edges, edges_what, edge_weight, x):
+        """The graph the layer aggregates over (g's with self-loops, or plain without them) and its edge
+        weights as [E, 1] in x's dtype (None without weights). g has with_self_loops and
+        self_loop_weights (a Graph, or a DistGraph whose plain local graph is another object);
+        num_edges and edges_what describe g's edges in the error for weights of the wrong shape."""
         fill = 2.0 if self.improved else 1.0
         if self.add_self_loops:
             graph = g.with_self_loops()
             if edge_weight is not None:
                 edge_weight = g.self_loop_weights(edge_weight, fill)
             elif self.improved:
-                edge_weight = g.self_loop_weights(torch.ones(g.num_edges, dtype=x.dtype, device=x.device), fill)
+                edge_weight = g.self_loop_weights(torch.ones(num_edges, dtype=x.dtype, device=x.device), fill)
         else:
-            graph = g
-        if edge_weight is not None:
-            if edge_weight.dim() != 1 or edge_weight.shape[0] != graph.num_edges:
-                raise ShapeError(f"edge_weight must be [num_edges = {g.num_edges}], got {list(edge_weight.shape)}")
-            w = edge_weight.to(x.dtype).unsqueeze(-1)
-        if self.normalize:
-            if edge_weight is None:
-                deg = graph.in_degrees(x.device).to(x.dtype)
-            else:
-                deg = spmm.gspmm(graph, "copy_rhs", "sum", None, w).squeeze(-1)
-            dinv = deg.pow(-0.5).masked_fill(deg == 0, 0.0).unsqueeze(-1)
-            x = x * dinv
-        out = spmm.gspmm(graph, "copy_lhs", "sum", x) if edge_weight is None else spmm.gspmm(graph, "mul", "sum", x, w)
-        if self.normalize:
-            out = out * dinv
-        if self.bias is not None:
-            out = out + self.bias
-        return out
+            graph = plain
+        if edge_weight is None:
+            return graph, None
+        if edge_weight.dim() != 1 or edge_weight.shape[0] != graph.num_edges:
+            raise ShapeError(f"edge_weight must be [{edges_what} = {num_edges}], got {list(edge_weight.shape)}")
+        return graph, edge_weight.to(x.dtype).unsqueeze(-1)
+
+    @staticmethod
+    def _inv_sqrt_degrees(graph, w, x):
+        """D^-1/2 as a column [N, 1] in x's dtype (0 for nodes without in-edges)."""
+        deg = graph.in_degrees(x.device).to(x.dtype) if w is None else spmm.gspmm(graph, "copy_rhs", "sum", None,
+                                                                                    w).squeeze(-1)
+        return deg.pow(-0.5).masked_fill(deg == 0, 0.0).unsqueeze(-1)
+
+    @staticmethod
+    def _aggregate(graph, h, w):
+        """The sum of h over every row's in-edges, weighted by w when given."""
+        return spmm.gspmm(graph, "copy_lhs", "sum", h) if w is None else spmm.gspmm(graph, "mul", "sum", h, w)
 
     def __repr__(self):
         return f"{self.__class__.__name__}({self.in_channels}, {self.out_channels})"
