@@ -7,10 +7,8 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
-#include <atomic>
 #include <cstdlib>
 #include <filesystem>
-#include <thread>
 #include <vector>
 
 #include "api/gsparse.h"
@@ -19,7 +17,9 @@
 #include "runtime/kernel_library.h"
 #include "support/compare.h"
 #include "support/graph_view_of.h"
+#include "support/kernel_cache_dir.h"
 #include "support/random_graph.h"
+#include "support/threads.h"
 
 extern char **environ;
 
@@ -28,19 +28,6 @@ namespace {
 
 namespace fs = std::filesystem;
 constexpr int kThreads = 4;
-
-template <typename Fn>
-void on_threads(int n, Fn fn) {
-    std::atomic<int> ready{0};
-    std::vector<std::thread> threads;
-    for (int t = 0; t < n; t++)
-        threads.emplace_back([&, t] {
-            ready++;
-            while (ready.load() < n) std::this_thread::yield();
-            fn(t);
-        });
-    for (auto &th : threads) th.join();
-}
 
 /// g-SpMM (copy_lhs + sum; mul + max with arg ids) and g-SDDMM (dot) on g with feature length f,
 /// each compared with the reference; returns how many results matched (3 when all did).
@@ -91,7 +78,7 @@ TEST(KernelThreads, OneSharedGraphAndGraphsOfTheirOwn) {
     o.cache = &cache;
     const Graph shared = test::random_graph(51);
     std::vector<int> ok_shared(kThreads), ok_own(kThreads);
-    on_threads(kThreads, [&](int t) {
+    test::on_threads(kThreads, [&](int t) {
         ok_shared[t] = run_ops(shared, 8, 100 + t, o);
         ok_own[t] = run_ops(test::random_graph(60 + t), 8, 200 + t, o);
     });
@@ -110,51 +97,31 @@ TEST(KernelThreads, DifferentFeatureLengthsCompileConcurrently) {
     o.cache = &cache;
     const Graph g = test::random_graph(52);
     std::vector<int> ok(kThreads);
-    on_threads(kThreads, [&](int t) { ok[t] = run_ops(g, 1 + 2 * t, 300 + t, o); });  // F = 1, 3, 5, 7
+    test::on_threads(kThreads, [&](int t) { ok[t] = run_ops(g, 1 + 2 * t, 300 + t, o); });  // F = 1, 3, 5, 7
     for (int t = 0; t < kThreads; t++) EXPECT_EQ(ok[t], 3) << "F = " << 1 + 2 * t;
 }
 
-/// Points the persistent kernel cache at a fresh folder for a test.
-class PersistentCacheThreads : public ::testing::Test {
+/// A fresh persistent kernel cache folder for a test.
+class PersistentCacheThreads : public test::FreshKernelCacheDir {
 protected:
-    void SetUp() override {
-        saved_ = kernel_cache_dir();
-        char tmpl[] = "/tmp/gsparse-kernel-threads-XXXXXX";
-        ASSERT_NE(::mkdtemp(tmpl), nullptr);
-        dir_ = tmpl;
-        set_kernel_cache_dir(dir_);
-        KernelCache::global().clear();
-    }
-    void TearDown() override {
-        set_kernel_cache_dir(saved_);
-        KernelCache::global().clear();
-        std::error_code ec;
-        fs::remove_all(dir_, ec);
-    }
+    /// The kernel libraries in the folder, each with its sidecar.
     size_t libraries() const {
-        size_t n = 0;
-        for (const auto &e : fs::directory_iterator(dir_)) {
-            const std::string name = e.path().filename().string();
-            if (name.rfind("gsparse_kernel_", 0) == 0 && e.path().extension() == ".so") {
-                EXPECT_TRUE(fs::exists(e.path().string() + ".key")) << name;
-                n++;
-            }
-        }
-        return n;
+        const auto found = kernels();
+        for (const auto &p : found) EXPECT_TRUE(fs::exists(p.string() + ".key")) << p.filename().string();
+        return found.size();
     }
     /// No temporary files left behind.
     void expect_no_temporaries() const {
         for (const auto &e : fs::directory_iterator(dir_))
             EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
     }
-    std::string saved_, dir_;
 };
 
 TEST_F(PersistentCacheThreads, ViewKernelsFromManyThreads) {
     const KernelLibraryStats s0 = kernel_library_stats();
     std::vector<int> ok(kThreads);
     // Two feature lengths: pairs of threads ask for the same kernels, the pairs for different ones.
-    on_threads(kThreads, [&](int t) { ok[t] = run_view_ops(test::random_graph(70 + t), 3 + t % 2, 400 + t); });
+    test::on_threads(kThreads, [&](int t) { ok[t] = run_view_ops(test::random_graph(70 + t), 3 + t % 2, 400 + t); });
     for (int t = 0; t < kThreads; t++) EXPECT_EQ(ok[t], 2) << "thread " << t;
     const KernelLibraryStats s1 = kernel_library_stats();
     EXPECT_EQ(s1.failed, s0.failed);

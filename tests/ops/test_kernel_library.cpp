@@ -13,6 +13,7 @@
 #include "runtime/kernel_cache.h"
 #include "runtime/kernel_library.h"
 #include "support/compare.h"
+#include "support/kernel_cache_dir.h"
 #include "support/graph_view_of.h"
 #include "support/random_graph.h"
 
@@ -21,24 +22,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// Restores the cache folder and empties the in-memory kernel cache around a test.
-class KernelLibraryTest : public ::testing::Test {
+/// A fresh cache folder and an empty in-memory kernel cache around a test.
+class KernelLibraryTest : public test::FreshKernelCacheDir {
 protected:
-    void SetUp() override {
-        saved_ = kernel_cache_dir();
-        char tmpl[] = "/tmp/gsparse-kernel-cache-XXXXXX";
-        ASSERT_NE(::mkdtemp(tmpl), nullptr);
-        dir_ = tmpl;
-        set_kernel_cache_dir(dir_);
-        KernelCache::global().clear();
-    }
-    void TearDown() override {
-        set_kernel_cache_dir(saved_);
-        KernelCache::global().clear();
-        std::error_code ec;
-        fs::remove_all(dir_, ec);
-    }
-
     /// Runs g-SpMM (copy_lhs + sum, F = 7; mul + max with arg ids, F = 5) and g-SDDMM (dot, F = 3)
     /// on a fresh random graph view and checks each against the reference.
     void run_and_check(uint64_t seed) {
@@ -73,16 +59,6 @@ protected:
         }
     }
 
-    std::vector<fs::path> kernels() const {
-        std::vector<fs::path> found;
-        for (const auto &e : fs::directory_iterator(dir_)) {
-            const std::string name = e.path().filename().string();
-            if (name.rfind("gsparse_kernel_", 0) == 0 && e.path().extension() == ".so") found.push_back(e.path());
-        }
-        return found;
-    }
-
-    std::string saved_, dir_;
 };
 
 TEST_F(KernelLibraryTest, CompilesOnceThenLoads) {

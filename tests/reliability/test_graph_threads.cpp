@@ -5,11 +5,11 @@
 
 #include <atomic>
 #include <stdexcept>
-#include <thread>
 #include <vector>
 
 #include "graph/graph.h"
 #include "support/random_graph.h"
+#include "support/threads.h"
 
 namespace gsparse {
 namespace {
@@ -19,15 +19,7 @@ constexpr int kThreads = 8;
 /// Runs fn(thread index) on kThreads threads released together.
 template <typename Fn>
 void on_threads(Fn fn) {
-    std::atomic<int> ready{0};
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; t++)
-        threads.emplace_back([&, t] {
-            ready++;
-            while (ready.load() < kThreads) std::this_thread::yield();
-            fn(t);
-        });
-    for (auto &th : threads) th.join();
+    test::on_threads(kThreads, fn);
 }
 
 struct Derived {
