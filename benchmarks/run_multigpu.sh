@@ -9,42 +9,16 @@
 # SKIP_BUILD=1 uses the module and gsparse-data already built in $BUILD_DIR.
 # DEVICE=cpu checks the whole pipeline with gloo on CPU processes instead (use a small SCALE, e.g. 0.003).
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$root"
-BUILD_DIR=${BUILD_DIR:-build-gpu}
-OUT=${OUT:-benchmarks/results}
-SCALE=${SCALE:-1.0}
-PYTHON=${PYTHON:-python3}
-GRAPH_DIR=${GRAPH_DIR:-$BUILD_DIR/bench-graphs}
-JOBS=${JOBS:-$(nproc)}
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=benchmarks/python_bench_env.sh
+source benchmarks/python_bench_env.sh
 WORLDS=${WORLDS:-1,2}
 DEVICE=${DEVICE:-cuda}
-if [ -z "${HALIDE_INCLUDE_DIR:-}" ] && [ ! -f /usr/include/halide14/Halide.h ] && [ -f .gpu-deps/gpu-env.sh ]; then
-  # shellcheck disable=SC1091
-  source .gpu-deps/gpu-env.sh .gpu-deps
-fi
-if [ -z "${SKIP_BUILD:-}" ]; then
-  if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
-    cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DGSPARSE_WITH_TORCH=OFF -DGSPARSE_WITH_PYTHON=ON \
-      -DPython3_EXECUTABLE="$(command -v "$PYTHON")" ${CMAKE_ARGS:-}
-  fi
-  echo "building gsparse_python and gsparse-data in $BUILD_DIR"
-  cmake --build "$BUILD_DIR" --target gsparse_python gsparse-data -j"$JOBS"
-fi
-mkdir -p "$GRAPH_DIR"
-shuffled=$GRAPH_DIR/ogbn-products.shuffled.s$SCALE.gcsr
-community=$GRAPH_DIR/ogbn-products.community.s$SCALE.gcsr
-if [ ! -s "$shuffled" ]; then
-  echo "generating the ogbn-products twin (scale $SCALE, shuffled ids)"
-  "$BUILD_DIR/datasets/gsparse-data" gen ogbn-products --scale "$SCALE" -o "$shuffled"
-fi
-if [ ! -s "$community" ]; then
-  echo "generating the ogbn-products twin (scale $SCALE, community order)"
-  "$BUILD_DIR/datasets/gsparse-data" gen ogbn-products --scale "$SCALE" --order community -o "$community"
-fi
+build_python_module
+shuffled=$(twin_file ogbn-products)
+community=$(twin_file ogbn-products community)
 # The kernels of the sampled blocks are compiled once into the persistent cache and loaded by every rank.
 export GSPARSE_KERNEL_CACHE=${GSPARSE_KERNEL_CACHE:-$root/$BUILD_DIR/kernel-cache}
 # shellcheck disable=SC2086
-PYTHONPATH="$root/python:$root/$BUILD_DIR/python${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 \
-  "$PYTHON" benchmarks/multigpu.py --graph "$shuffled" --community-graph "$community" --device "$DEVICE" \
+run_python benchmarks/multigpu.py --graph "$shuffled" --community-graph "$community" --device "$DEVICE" \
   --worlds "$WORLDS" --out-root "$OUT" ${ARGS:-}
