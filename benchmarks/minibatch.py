@@ -185,6 +185,39 @@ def molecule_batch(gen, device, graphs=128, feat=32, classes=10):
     return ei.to(device), batch.to(device), x.to(device), y.to(device), n
 
 
+# --- Steps ------------------------------------------------------------------------------------------
+
+def block_step(lib, model, opt):
+    """A training step of a BlockNet on a pool item's sampled blocks."""
+    def step(item):
+        if lib == "gsparse":
+            # The sampler's blocks as a gsparse user gets them: fresh graphs over the sampler's CSR
+            # arrays each step (nothing derived is reused across steps).
+            adjs = [(gsparse.Graph.from_csr(rp, ci, num_src=s[0], dynamic=True, validate=False, max_degree=f), s)
+                    for rp, ci, s, f in item["csrs"]]
+        else:
+            adjs = item["blocks"]
+        opt.zero_grad(set_to_none=True)
+        out = model(item["x"], adjs)
+        F.cross_entropy(out, item["y"]).backward()
+        opt.step()
+    return step
+
+
+def subgraph_step(lib, model, opt):
+    """A training step of a GraphNet (GCN) on the sampled subgraph: the union of the blocks' edges
+    (gsparse: a Graph built from that edge_index on the GPU, validated), loss on the seeds."""
+    def step(item):
+        n = item["x"].shape[0]
+        ei = torch.cat([b[0] for b in item["blocks"]], dim=1)
+        adj = gsparse.Graph(ei, num_nodes=n) if lib == "gsparse" else ei
+        opt.zero_grad(set_to_none=True)
+        out = model(item["x"], adj)[: item["y"].numel()]
+        F.cross_entropy(out, item["y"]).backward()
+        opt.step()
+    return step
+
+
 # --- Timing ----------------------------------------------------------------------------------------
 
 def time_steps(step, pool, warmup, runs):
@@ -301,34 +334,12 @@ def block_cases(name, path, fanout_sets, args, device):
                 def make_model(lib, kind=kind):
                     return GraphNet(kind, lib, feat, args.hidden, classes, len(fanouts), False).to(device)
 
-                def make_step(lib, model, opt):
-                    def step(item):
-                        n = item["x"].shape[0]
-                        ei = torch.cat([b[0] for b in item["blocks"]], dim=1)
-                        adj = gsparse.Graph(ei, num_nodes=n) if lib == "gsparse" else ei
-                        opt.zero_grad(set_to_none=True)
-                        out = model(item["x"], adj)[: item["y"].numel()]
-                        F.cross_entropy(out, item["y"]).backward()
-                        opt.step()
-                    return step
+                make_step = subgraph_step
             else:
                 def make_model(lib, kind=kind):
                     return BlockNet(kind, lib, feat, args.hidden, classes, len(fanouts)).to(device)
 
-                def make_step(lib, model, opt):
-                    def step(item):
-                        if lib == "gsparse":
-                            # The sampler's blocks as a gsparse user gets them: fresh graphs over the
-                            # sampler's CSR arrays each step (nothing derived is reused across steps).
-                            adjs = [(gsparse.Graph.from_csr(rp, ci, num_src=s[0], dynamic=True, validate=False,
-                                                            max_degree=f), s) for rp, ci, s, f in item["csrs"]]
-                        else:
-                            adjs = item["blocks"]
-                        opt.zero_grad(set_to_none=True)
-                        out = model(item["x"], adjs)
-                        F.cross_entropy(out, item["y"]).backward()
-                        opt.step()
-                    return step
+                make_step = block_step
             log(f"  {kind}")
             try:
                 res = run_pair(make_model, make_step, pool, args)

@@ -427,6 +427,25 @@ class Graph:
             self._cache["with_self_loops"] = r
         return r
 
+    def with_masked_self_loops(self):
+        """(graph, dropped): a graph whose edges, leaving out those where the bool mask dropped
+        [graph.num_edges] (edge-id order) is set, are those of with_self_loops(). A dynamic graph
+        appends one loop per node to its rows on the device and marks its own loops in dropped,
+        without a synchronisation (with_self_loops needs one, to count the loops it drops); a
+        static graph returns (with_self_loops(), None). For layers that can weigh edges by zero,
+        such as attention with a score of -inf. Cached."""
+        r = self._cache.get("with_masked_self_loops")
+        if r is None:
+            if self._t is None:
+                r = (self.with_self_loops(), None)
+            else:
+                t, dropped = self._t.with_loops_appended()
+                g = Graph(_tensor_graph=t)
+                g._tuned = getattr(self, "_tuned", None)
+                r = (g, dropped)
+            self._cache["with_masked_self_loops"] = r
+        return r
+
     def self_loop_weights(self, edge_weight, fill_value=1.0):
         """Edge weights of with_self_loops() from weights of this graph: non-loop edges keep theirs,
         a node's loop takes the weight of its existing self-loop or fill_value."""

@@ -250,6 +250,54 @@ def check_layers(device):
         torch.testing.assert_close(xb.grad.cpu(), xa.grad, rtol=1e-4, atol=1e-5)
 
 
+def _loop_graph_reference(ei, num_src, num_dst):
+    """The edges of ei without self-loops, then one loop u -> u per u < min(num_src, num_dst): the
+    graph PyG's GATConv attends over, built in plain PyTorch."""
+    keep = ei[0] != ei[1]
+    loops = torch.arange(min(num_src, num_dst))
+    return torch.cat([ei[:, keep], torch.stack([loops, loops])], dim=1)
+
+
+def check_masked_self_loops(device):
+    """GATConv on dynamic bipartite blocks (more and fewer sources than destinations, repeated
+    self-loops, empty rows, unsorted and sorted edges) attends over the loops appended on the device
+    with the graph's own loops masked: the same as the layer without add_self_loops on the explicit
+    loop graph; and with_masked_self_loops itself leaves exactly that graph once masked edges go."""
+    gen = torch.Generator().manual_seed(11)
+    for num_src, num_dst in ((70, 40), (30, 50), (45, 45)):
+        ei = torch.stack([torch.randint(0, num_src, (300,), generator=gen),
+                          torch.randint(0, max(1, num_dst - 8), (300,), generator=gen)])  # last rows empty
+        ei = torch.cat([ei, torch.tensor([[2, 2, 2, 9], [2, 2, 2, 9]])], dim=1)  # repeated self-loops
+        for order in ("unsorted", "sorted"):
+            if order == "sorted":
+                ei = ei[:, torch.sort(ei[1], stable=True).indices]
+            dyn = gsparse.Graph(ei.to(device), num_src=num_src, num_dst=num_dst, dynamic=True)
+            g, dropped = dyn.with_masked_self_loops()
+            src, dst = (t.cpu().to(torch.int64) for t in g.coo())
+            kept = ~dropped.cpu()
+            got = sorted(zip(src[kept].tolist(), dst[kept].tolist()))
+            want = _loop_graph_reference(ei, num_src, num_dst)
+            assert got == sorted(zip(want[0].tolist(), want[1].tolist())), (num_src, num_dst, order)
+            ref_graph = gsparse.Graph(want, num_src=num_src, num_dst=num_dst)
+            x_src = torch.rand(num_src, 12, generator=gen)
+            x_dst = x_src[:num_dst] if num_dst <= num_src else torch.rand(num_dst, 12, generator=gen)
+            for heads, concat in ((2, True), (1, False)):
+                torch.manual_seed(0)
+                a = gsparse.nn.GATConv(12, 4, heads=heads, concat=concat, add_self_loops=False)
+                b = gsparse.nn.GATConv(12, 4, heads=heads, concat=concat).to(device)
+                b.load_state_dict(a.state_dict())
+                xa = x_src.detach().clone().requires_grad_()
+                xb = x_src.detach().clone().to(device).requires_grad_()
+                ya = a((xa, x_dst), ref_graph, size=(num_src, num_dst))
+                yb = b((xb, x_dst.to(device)), dyn, size=(num_src, num_dst))
+                torch.testing.assert_close(yb.cpu(), ya, rtol=1e-4, atol=1e-5)
+                ya.square().sum().backward()
+                yb.square().sum().backward()
+                torch.testing.assert_close(xb.grad.cpu(), xa.grad, rtol=1e-4, atol=1e-5)
+                for pa, pb in zip(a.parameters(), b.parameters()):
+                    torch.testing.assert_close(pb.grad.cpu(), pa.grad, rtol=1e-4, atol=1e-5)
+
+
 def check_bad_input(device):
     ei = torch.tensor([[0, 1], [1, 5]], device=device)
     for kwargs, what in (({"num_nodes": 3}, "out of range"), ({"num_src": 2, "num_dst": 3}, "out of range")):

@@ -6,6 +6,11 @@
 s is one g-SDDMM u_add_v of the per-node scores, the softmax gsparse.edge_softmax, and the
 aggregation one g-SpMM u_mul_e_sum of h [N, H, C] with alpha [E, H, 1]: per-head weights broadcast
 over the channels, so no [E, H, C] tensor is formed (its backward is a g-SDDMM dot).
+
+Self-loops (PyG's remove_self_loops + add_self_loops) come from Graph.with_masked_self_loops: on a
+dynamic graph one loop per node is appended to the rows on the device and the graph's own loops
+get the score -inf, so they weigh nothing, without the read-back that removing them would need.
+Every row holding a masked loop also holds its appended loop, so no row is all -inf.
 """
 
 import torch
@@ -51,14 +56,20 @@ class GATConv(torch.nn.Module):
         if size is not None:
             num_src, num_dst = size
         g = self._graph(edge_index, num_src, num_dst)
+        dropped = None
         if self.add_self_loops:
-            g = g.with_self_loops()
+            if return_attention_weights:
+                g = g.with_self_loops()
+            else:
+                g, dropped = g.with_masked_self_loops()
         H, C = self.heads, self.out_channels
         h = self.lin(x_src).view(-1, H, C)
         h_dst = self.lin(x_dst).view(-1, H, C) if x_dst is not None else h
         a_src = (h * self.att_src).sum(-1)  # [N_src, H]
         a_dst = (h_dst * self.att_dst).sum(-1)  # [N_dst, H]
         s = F.leaky_relu(sddmm.gsddmm(g, "add", a_src, a_dst, "u", "v"), self.negative_slope)
+        if dropped is not None:  # the graph's own loops, replaced by the appended ones, weigh nothing
+            s = s.masked_fill(dropped.unsqueeze(-1), float("-inf"))
         alpha = softmax.edge_softmax(g, s)  # [E, H]
         alpha = F.dropout(alpha, p=self.dropout, training=self.training)
         out = spmm.gspmm(g, "mul", "sum", h, alpha.unsqueeze(-1))  # [N_dst, H, C]

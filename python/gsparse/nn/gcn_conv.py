@@ -5,6 +5,14 @@
 Without edge weights the normalization is applied to the rows of x W before and after one g-SpMM
 copy_lhs/sum on the graph with self-loops (no per-edge tensor at all); with edge weights the
 g-SpMM is mul/sum with the weights, and their gradient flows through g-SDDMM.
+
+On a dynamic graph without edge weights the self-loops are not added to the graph (counting the
+loops to drop needs a read-back, and the new edge list a sort, every step) but applied to the rows:
+with c(v) the number of v's own self-loops and l(v) the weight of its one loop afterwards (1 where
+c(v) > 0, else the fill value f: 1, or 2 when improved),
+    deg(v) = in-degree(v) - c(v) + l(v),   out = D^-1/2 (A (D^-1/2 x W) + (l - c) D^-1/2 x W) + b,
+exactly the graph with its loops replaced by one loop of weight l per node (PyG's
+add_remaining_self_loops).
 """
 
 import torch
@@ -36,6 +44,8 @@ class GCNConv(torch.nn.Module):
             raise ShapeError(f"x must be [num_nodes, in_channels], got {list(x.shape)}")
         g = self._graph(edge_index, x.shape[0], x.shape[0])
         x = self.lin(x)
+        if g.is_dynamic and edge_weight is None and self.add_self_loops:
+            return self._rows_with_loops(g, x)
         graph, w = self._loops_and_weights(g, g, g.num_edges, "num_edges", edge_weight, x)
         if self.normalize:
             dinv = self._inv_sqrt_degrees(graph, w, x)
@@ -66,6 +76,24 @@ class GCNConv(torch.nn.Module):
         if edge_weight.dim() != 1 or edge_weight.shape[0] != graph.num_edges:
             raise ShapeError(f"edge_weight must be [{edges_what} = {num_edges}], got {list(edge_weight.shape)}")
         return graph, edge_weight.to(x.dtype).unsqueeze(-1)
+
+    def _rows_with_loops(self, g, x):
+        """The layer on a dynamic graph without edge weights, self-loops applied to the rows (see the
+        module docstring): no new graph, no synchronisation."""
+        fill = 2.0 if self.improved else 1.0
+        src, dst = g.coo(x.device)
+        loops = torch.zeros(g.num_dst, dtype=x.dtype, device=x.device).index_add_(0, dst, (src == dst).to(x.dtype))
+        loop_weight = loops.clamp(max=1.0) * (1.0 - fill) + fill  # 1 where the node has a loop, else fill
+        self_weight = (loop_weight - loops).unsqueeze(-1)
+        if self.normalize:
+            dinv = (g.in_degrees(x.device).to(x.dtype) - loops + loop_weight).rsqrt().unsqueeze(-1)  # deg >= 1
+            h = x * dinv
+            out = (spmm.gspmm(g, "copy_lhs", "sum", h) + self_weight * h) * dinv
+        else:
+            out = spmm.gspmm(g, "copy_lhs", "sum", x) + self_weight * x
+        if self.bias is not None:
+            out = out + self.bias
+        return out
 
     @staticmethod
     def _inv_sqrt_degrees(graph, w, x):

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Where a mini-batch training step spends its time: torch.profiler over the steps of
+benchmarks/minibatch.py (the same models, inputs and step functions), for gsparse and PyG.
+
+    python3 benchmarks/profile_minibatch.py --graph reddit=PATH [--models sage,gat,gcn] [--out DIR]
+
+Per model and library it writes <out>/<graph>-<model>-<lib>.txt: the operators by GPU time and
+by host (self CPU) time over --steps profiled steps after --warmup steps, and the step's wall
+time with and without a synchronisation per step. Diagnostics only; the benchmark of record is
+minibatch.py.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import minibatch as mb  # noqa: E402
+
+import gsparse  # noqa: E402
+from gsparse.sampling import NeighborSampler  # noqa: E402
+
+
+def wall_ms(step, pool, steps, sync_each):
+    """Median host wall time per step (sync_each: a synchronisation after every step), and the
+    pipelined mean (one synchronisation after all steps)."""
+    torch.cuda.synchronize()
+    times = []
+    t0 = time.perf_counter()
+    for i in range(steps):
+        t = time.perf_counter()
+        step(pool[i % len(pool)])
+        if sync_each:
+            torch.cuda.synchronize()
+        times.append((time.perf_counter() - t) * 1e3)
+    torch.cuda.synchronize()
+    return statistics.median(times), (time.perf_counter() - t0) * 1e3 / steps
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--graph", required=True, help="NAME=PATH of a twin (reddit, ogbn-products)")
+    ap.add_argument("--models", default="sage,gat,gcn")
+    ap.add_argument("--fanouts", default="25,10")
+    ap.add_argument("--batch", type=int, default=1024)
+    ap.add_argument("--hidden", type=int, default=256)
+    ap.add_argument("--pool", type=int, default=4)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--steps", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default="profile")
+    args = ap.parse_args()
+    device = torch.device("cuda")
+    name, path = args.graph.split("=", 1)
+    feat, classes = mb.TWINS[name]
+    fanouts = [int(f) for f in args.fanouts.split(",")]
+    os.makedirs(args.out, exist_ok=True)
+
+    g = gsparse.Graph.load(path)
+    row_ptr, col_idx, _ = g.csr(device)
+    gen = torch.Generator(device="cpu").manual_seed(args.seed)
+    x_all = torch.randn(g.num_dst, feat, generator=gen).to(device)
+    y_all = torch.randint(0, classes, (g.num_dst,), generator=gen).to(device)
+    sampler = NeighborSampler((row_ptr, col_idx), fanouts, seed=args.seed, device=device)
+    seeds_all = torch.randperm(g.num_dst, generator=gen)[: args.batch * args.pool].to(device)
+    pool = []
+    for i in range(args.pool):
+        batch = sampler.sample(seeds_all[i * args.batch:(i + 1) * args.batch])
+        pool.append({"x": x_all[batch.input_nodes], "y": y_all[batch.seeds], "blocks": mb.block_inputs(batch),
+                     "csrs": mb.block_csrs(batch, fanouts)})
+
+    for kind in args.models.split(","):
+        torch.manual_seed(args.seed)
+        models = {}
+        for lib in ("pyg", "gsparse"):
+            if kind == "gcn":
+                models[lib] = mb.GraphNet(kind, lib, feat, args.hidden, classes, len(fanouts), False).to(device)
+            else:
+                models[lib] = mb.BlockNet(kind, lib, feat, args.hidden, classes, len(fanouts)).to(device)
+        mb.copy_weights(models["pyg"], models["gsparse"])
+        for lib in ("gsparse", "pyg"):
+            model = models[lib]
+            opt = torch.optim.Adam(model.parameters(), lr=0.01)
+            step = (mb.subgraph_step if kind == "gcn" else mb.block_step)(lib, model, opt)
+            for i in range(args.warmup):
+                step(pool[i % len(pool)])
+            sync_ms, piped_ms = wall_ms(step, pool, 20, True)
+            with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+                for i in range(args.steps):
+                    step(pool[i % len(pool)])
+                torch.cuda.synchronize()
+            ka = prof.key_averages()
+            report = [f"{name} {kind} {lib}: wall {sync_ms:.3f} ms/step synchronised, {piped_ms:.3f} ms/step "
+                      f"pipelined; {args.steps} profiled steps", "",
+                      ka.table(sort_by="cuda_time_total", row_limit=30, max_name_column_width=60), "",
+                      ka.table(sort_by="self_cpu_time_total", row_limit=40, max_name_column_width=60)]
+            with open(os.path.join(args.out, f"{name}-{kind}-{lib}.txt"), "w") as f:
+                f.write("\n".join(report) + "\n")
+            print(report[0], flush=True)
+
+
+if __name__ == "__main__":
+    main()
