@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Where a mini-batch step's time goes: the per-call costs of gsparse's dynamic-graph path on the
-GPU, measured one by one (CUDA events or host time with a synchronisation around many calls), and
-one GraphSAGE step of each library under torch.profiler (top operators by GPU and host time).
+GPU, measured one by one (CUDA events, or host time with a synchronisation around many calls): each
+layer of the Python API from the native call up to an autograd forward and backward, graph
+construction, and the kernels against PyTorch's index_add. benchmarks/profile_minibatch.py profiles
+whole training steps.
 
     python3 benchmarks/minibatch_breakdown.py --graph reddit=PATH [--out FILE.json]
 """
@@ -52,7 +54,26 @@ def main():
     res = {}
     tiny = gsparse.Graph(torch.randint(0, 100, (2, 300), device=dev), num_nodes=100)
     x = torch.rand(100, 16, device=dev)
-    res["spmm_call_tiny_us"] = host_us(lambda: K.spmm(tiny, "copy_lhs", "sum", x, None))
+    # Host time per call, layer by layer, on a tiny graph (the kernels take no time).
+    from gsparse._native import _C, launch_arg, tensor_arg
+    out = torch.empty_like(x)
+    view, a, o, la = tiny._t.view, tensor_arg(x, "lhs"), tensor_arg(out, "out"), launch_arg(x.device)
+    res["native_gspmm_view_us"] = host_us(lambda: _C.gspmm_view(view, "copy_lhs", "sum", a, None, o, None, None, la))
+    res["K_spmm_us"] = host_us(lambda: K.spmm(tiny, "copy_lhs", "sum", x, None))
+    res["gspmm_nograd_us"] = host_us(lambda: gsparse.gspmm(tiny, "copy_lhs", "sum", x))
+    xr = x.clone().requires_grad_()
+    res["gspmm_autograd_forward_us"] = host_us(lambda: gsparse.gspmm(tiny, "copy_lhs", "sum", xr))
+    res["gspmm_forward_backward_us"] = host_us(lambda: gsparse.gspmm(tiny, "copy_lhs", "sum", xr).sum().backward())
+    w = torch.rand(16, 16, device=dev)
+    res["torch_linear_forward_backward_us"] = host_us(lambda: F.linear(xr, w).sum().backward())
+    s = torch.rand(300, 2, device=dev)
+    res["gsddmm_add_us"] = host_us(lambda: gsparse.gsddmm(tiny, "add", s[:100], s[:100], "u", "v"))
+    res["edge_softmax_us"] = host_us(lambda: gsparse.edge_softmax(tiny, s))
+    rp, ci, _ = tiny.csr(dev)
+    res["from_csr_unvalidated_us"] = host_us(
+        lambda: gsparse.Graph.from_csr(rp, ci, num_src=100, dynamic=True, validate=False))
+    ei_tiny = torch.randint(0, 100, (2, 300), device=dev)
+    res["graph_edge_index_validated_us"] = host_us(lambda: gsparse.Graph(ei_tiny, num_nodes=100))
     res["torch_add_us"] = host_us(lambda: x + x)
     name, path = args.graph.split("=", 1)
     g = gsparse.Graph.load(path)
@@ -81,36 +102,6 @@ def main():
             lambda: torch.zeros(b0.num_dst, f, device=dev).index_add_(0, dst, h.index_select(0, src)))
     for k, v in res.items():
         print(f"{k:32s} {v:.4f}" if isinstance(v, float) else f"{k:32s} {v}", flush=True)
-    # One SAGE step of each library under the profiler.
-    import torch_geometric.nn as pygnn
-    xin = torch.rand(b0.num_src, 602 if name == "reddit" else 100, device=dev)
-    y = torch.randint(0, 41, (1024,), device=dev)
-    blocks = [(b.edge_index(dev), (b.num_src, b.num_dst)) for b in batch.blocks]
-    for lib, L in (("gsparse", gsparse.nn), ("pyg", pygnn)):
-        convs = torch.nn.ModuleList([L.SAGEConv(xin.shape[1], 256), L.SAGEConv(256, 41)]).to(dev)
-        opt = torch.optim.Adam(convs.parameters())
-
-        def step():
-            h = xin
-            for i, (e, s) in enumerate(blocks):
-                adj = gsparse.Graph(e, num_src=s[0], num_dst=s[1]) if lib == "gsparse" else e
-                h = convs[i]((h, h[: s[1]]), adj, size=s)
-                if i == 0:
-                    h = F.relu(h)
-            opt.zero_grad()
-            F.cross_entropy(h, y).backward()
-            opt.step()
-        for _ in range(5):
-            step()
-        torch.cuda.synchronize()
-        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,
-                                                torch.profiler.ProfilerActivity.CUDA]) as prof:
-            for _ in range(5):
-                step()
-            torch.cuda.synchronize()
-        print(f"--- {lib}: 5 SAGE steps")
-        print(prof.key_averages().table(sort_by="cuda_time_total", row_limit=14))
-        print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=10))
     if args.out:
         with open(args.out, "w") as f:
             json.dump(res, f, indent=1)

@@ -3,6 +3,7 @@
 benchmarks/minibatch.py (the same models, inputs and step functions), for gsparse and PyG.
 
     python3 benchmarks/profile_minibatch.py --graph reddit=PATH [--models sage,gat,gcn] [--out DIR]
+    python3 benchmarks/profile_minibatch.py --graph molecules=- --models gin,gcn
 
 Per model and library it writes <out>/<graph>-<model>-<lib>.txt: the operators by GPU time and
 by host (self CPU) time over --steps profiled steps after --warmup steps, and the step's wall
@@ -61,6 +62,9 @@ def main():
     fanouts = [int(f) for f in args.fanouts.split(",")]
     os.makedirs(args.out, exist_ok=True)
 
+    if name == "molecules":
+        profile_molecules(args, device)
+        return
     g = gsparse.Graph.load(path)
     row_ptr, col_idx, _ = g.csr(device)
     gen = torch.Generator(device="cpu").manual_seed(args.seed)
@@ -87,21 +91,42 @@ def main():
             model = models[lib]
             opt = torch.optim.Adam(model.parameters(), lr=0.01)
             step = (mb.subgraph_step if kind == "gcn" else mb.block_step)(lib, model, opt)
-            for i in range(args.warmup):
-                step(pool[i % len(pool)])
-            sync_ms, piped_ms = wall_ms(step, pool, 20, True)
-            with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-                for i in range(args.steps):
-                    step(pool[i % len(pool)])
-                torch.cuda.synchronize()
-            ka = prof.key_averages()
-            report = [f"{name} {kind} {lib}: wall {sync_ms:.3f} ms/step synchronised, {piped_ms:.3f} ms/step "
-                      f"pipelined; {args.steps} profiled steps", "",
-                      ka.table(sort_by="cuda_time_total", row_limit=30, max_name_column_width=60), "",
-                      ka.table(sort_by="self_cpu_time_total", row_limit=40, max_name_column_width=60)]
-            with open(os.path.join(args.out, f"{name}-{kind}-{lib}.txt"), "w") as f:
-                f.write("\n".join(report) + "\n")
-            print(report[0], flush=True)
+            profile_step(step, pool, args, f"{name}-{kind}-{lib}")
+
+
+def profile_step(step, pool, args, label):
+    """Wall times of step, then torch.profiler's tables over args.steps steps into <out>/<label>.txt."""
+    for i in range(args.warmup):
+        step(pool[i % len(pool)])
+    sync_ms, piped_ms = wall_ms(step, pool, 20, True)
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for i in range(args.steps):
+            step(pool[i % len(pool)])
+        torch.cuda.synchronize()
+    ka = prof.key_averages()
+    report = [f"{label}: wall {sync_ms:.3f} ms/step synchronised, {piped_ms:.3f} ms/step pipelined; "
+              f"{args.steps} profiled steps", "",
+              ka.table(sort_by="cuda_time_total", row_limit=30, max_name_column_width=60), "",
+              ka.table(sort_by="self_cpu_time_total", row_limit=40, max_name_column_width=60)]
+    with open(os.path.join(args.out, f"{label}.txt"), "w") as f:
+        f.write("\n".join(report) + "\n")
+    print(report[0], flush=True)
+
+
+def profile_molecules(args, device):
+    """GIN and GCN with readout on batches of small graphs (--graph molecules=-)."""
+    gen = torch.Generator(device="cpu").manual_seed(args.seed)
+    pool = []
+    for _ in range(args.pool):
+        ei, batch, x, y, n = mb.molecule_batch(gen, device)
+        pool.append({"ei": ei, "batch": batch, "x": x, "y": y, "n": n})
+    for kind in args.models.split(","):
+        torch.manual_seed(args.seed)
+        models = {lib: mb.GraphNet(kind, lib, 32, 128, 10, 3, True).to(device) for lib in ("pyg", "gsparse")}
+        mb.copy_weights(models["pyg"], models["gsparse"])
+        for lib in ("gsparse", "pyg"):
+            opt = torch.optim.Adam(models[lib].parameters(), lr=0.01)
+            profile_step(mb.molecule_step(lib, models[lib], opt), pool, args, f"molecules-{kind}-{lib}")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ sddmm.py and softmax.py are built from these."""
 
 import torch
 
-from ._native import ShapeError, _C, common_device, launch_arg, tensor_arg
+from ._native import ShapeError, _C, launch_arg, tensor_arg
 
 SPMM_OPS = ("add", "sub", "mul", "div", "copy_lhs", "copy_rhs")
 SDDMM_OPS = ("add", "sub", "mul", "div", "dot", "copy_lhs", "copy_rhs")
@@ -41,29 +41,38 @@ def canonical_target(t, name):
     return t
 
 
-def _feature_shape(t, name):
+_FEATURE_DTYPES = (torch.float32, torch.float64)
+
+
+def _operand(t, name, op):
+    """t as a contiguous feature tensor with a leading row dimension (ShapeError otherwise)."""
+    if t is None:
+        raise ShapeError(f"op {op} needs {name}")
+    if not isinstance(t, torch.Tensor):
+        raise ShapeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+    if t.dtype not in _FEATURE_DTYPES:
+        raise ShapeError(f"{name} has dtype {t.dtype}; gsparse features are float32 or float64")
     if t.dim() < 1:
         raise ShapeError(f"{name} must have a leading node/edge dimension, got a 0-d tensor")
-    return list(t.shape[1:])
+    return t.contiguous()
 
 
 def _operands(op, lhs, rhs):
-    if uses_lhs(op) and lhs is None:
-        raise ShapeError(f"op {op} needs lhs")
-    if uses_rhs(op) and rhs is None:
-        raise ShapeError(f"op {op} needs rhs")
-    lhs = lhs.contiguous() if uses_lhs(op) else None
-    rhs = rhs.contiguous() if uses_rhs(op) else None
-    device = common_device([("lhs", lhs), ("rhs", rhs)])
-    for name, t in (("lhs", lhs), ("rhs", rhs)):
-        if t is not None and t.dtype not in (torch.float32, torch.float64):
-            raise ShapeError(f"{name} has dtype {t.dtype}; gsparse features are float32 or float64")
-    if lhs is not None and rhs is not None and lhs.dtype != rhs.dtype:
-        raise ShapeError(f"lhs ({lhs.dtype}) and rhs ({rhs.dtype}) have different dtypes")
-    dtype = (lhs if lhs is not None else rhs).dtype
-    lf = _feature_shape(lhs, "lhs") if lhs is not None else None
-    rf = _feature_shape(rhs, "rhs") if rhs is not None else None
-    return lhs, rhs, device, dtype, _out_feature_shape(op, lf if lf is not None else rf, rf if rf is not None else lf)
+    """(lhs, rhs, device, dtype, output feature shape) of an operator call: the operands op uses,
+    contiguous (None for the one it does not use), on one device and of one float dtype. Called
+    on every kernel call, so it checks in a handful of attribute reads."""
+    lhs = _operand(lhs, "lhs", op) if op != "copy_rhs" else None
+    rhs = _operand(rhs, "rhs", op) if op != "copy_lhs" else None
+    first = lhs if lhs is not None else rhs
+    device, dtype = first.device, first.dtype
+    if lhs is not None and rhs is not None:
+        if rhs.device != device:
+            raise ShapeError(f"lhs is on {device} but rhs is on {rhs.device}; all operands must be on one device")
+        if rhs.dtype != dtype:
+            raise ShapeError(f"lhs ({dtype}) and rhs ({rhs.dtype}) have different dtypes")
+    lf = lhs.shape[1:] if lhs is not None else rhs.shape[1:]
+    rf = rhs.shape[1:] if rhs is not None else lf
+    return lhs, rhs, device, dtype, _out_feature_shape(op, lf, rf)
 
 
 _OUT_FEATURES = {}
@@ -72,10 +81,10 @@ _OUT_FEATURES = {}
 def _out_feature_shape(op, lf, rf):
     """The output feature shape of op on operands of feature shapes lf and rf (the native rule,
     remembered per shape pair: a step calls it with a handful of shapes again and again)."""
-    key = (op, tuple(lf), tuple(rf))
+    key = (op, lf, rf)
     feat = _OUT_FEATURES.get(key)
     if feat is None:
-        feat = _C.out_feature_shape(op, lf, rf)
+        feat = _C.out_feature_shape(op, list(lf), list(rf))
         if len(_OUT_FEATURES) < 4096:
             _OUT_FEATURES[key] = feat
     return list(feat)

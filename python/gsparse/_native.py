@@ -1,6 +1,5 @@
 """The bridge to the native module gsparse._C: tensors become (pointer, shape, dtype, device)
-tuples, CUDA calls carry the device and PyTorch's current stream, and operands are checked for a
-common device before anything runs."""
+tuples, and CUDA calls carry the device and PyTorch's current stream."""
 
 import torch
 
@@ -37,23 +36,6 @@ def tensor_arg(t, name):
     if dtype is None:
         raise ShapeError(f"{name} has dtype {t.dtype}; gsparse features are float32 or float64")
     return (t.data_ptr(), t.shape, dtype, "cuda" if t.is_cuda else t.device.type)
-
-
-def common_device(tensors):
-    """The device of the given tensors (None entries ignored); ShapeError when they differ."""
-    device = None
-    first = None
-    for name, t in tensors:
-        if t is None:
-            continue
-        if not isinstance(t, torch.Tensor):
-            raise ShapeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
-        if device is None:
-            device, first = t.device, name
-        elif t.device != device:
-            raise ShapeError(f"{first} is on {device} but {name} is on {t.device}; "
-                             "all operands must be on one device")
-    return device if device is not None else torch.device("cpu")
 
 
 def launch_arg(device):

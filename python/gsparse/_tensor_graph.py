@@ -77,6 +77,7 @@ class TensorGraph:
         self._coo = coo  # (src, dst) padded int32, or None
         self._coo_source = coo_source  # (src, dst) in edge-id order, any integer dtype: padded on first use
         self._view = None
+        self._view_has_coo = False
 
     # --- The native view ---------------------------------------------------------------------------
 
@@ -90,10 +91,12 @@ class TensorGraph:
         return self._view
 
     def sddmm_view(self):
-        """The view with its COO arrays set (built on first use)."""
-        src, dst = self.coo_padded()
+        """The view with its COO arrays set (built and set on first use)."""
         v = self.view
-        v.set_coo(src.data_ptr(), dst.data_ptr(), src.numel())
+        if not self._view_has_coo:
+            src, dst = self.coo_padded()
+            v.set_coo(src.data_ptr(), dst.data_ptr(), src.numel())
+            self._view_has_coo = True
         return v
 
     # --- Derived arrays ----------------------------------------------------------------------------
