@@ -6,13 +6,13 @@ Without edge weights the normalization is applied to the rows of x W before and 
 copy_lhs/sum on the graph with self-loops (no per-edge tensor at all); with edge weights the
 g-SpMM is mul/sum with the weights, and their gradient flows through g-SDDMM.
 
-On a dynamic graph without edge weights the self-loops are not added to the graph (counting the
-loops to drop needs a read-back, and the new edge list a sort, every step) but applied to the rows:
-with c(v) the number of v's own self-loops and l(v) the weight of its one loop afterwards (1 where
-c(v) > 0, else the fill value f: 1, or 2 when improved),
-    deg(v) = in-degree(v) - c(v) + l(v),   out = D^-1/2 (A (D^-1/2 x W) + (l - c) D^-1/2 x W) + b,
-exactly the graph with its loops replaced by one loop of weight l per node (PyG's
-add_remaining_self_loops).
+On a dynamic graph without edge weights the graph's own self-loops are not removed (counting them
+needs a read-back, and the new edge list a sort, every step): Graph.with_masked_self_loops appends
+one loop per node on the device and marks the old ones, which get the weight 0. With c(v) the number
+of v's own loops and l(v) the weight of its one loop afterwards (1 where c(v) > 0, else the fill
+value: 1, or 2 when improved), deg(v) = in-degree(v) - c(v) + l(v), and the normalization goes into
+the edge weights, D^-1/2[u] D^-1/2[v] (l(v) D^-1[v] on the loops), of one g-SpMM u_mul_e: exactly
+the graph with its loops replaced by one loop of weight l per node (PyG's add_remaining_self_loops).
 """
 
 import torch
@@ -78,19 +78,23 @@ class GCNConv(torch.nn.Module):
         return graph, edge_weight.to(x.dtype).unsqueeze(-1)
 
     def _rows_with_loops(self, g, x):
-        """The layer on a dynamic graph without edge weights, self-loops applied to the rows (see the
-        module docstring): no new graph, no synchronisation."""
+        """The layer on a dynamic graph without edge weights (see the module docstring): one g-SpMM
+        u_mul_e over the graph with loops appended on the device, the normalization folded into the
+        per-edge weights; no read-back, no sort, no elementwise pass over the features."""
         fill = 2.0 if self.improved else 1.0
+        graph, dropped = g.with_masked_self_loops()
         src, dst = g.coo(x.device)
+        n = min(g.num_src, g.num_dst)
         loops = torch.zeros(g.num_dst, dtype=x.dtype, device=x.device).index_add_(0, dst, (src == dst).to(x.dtype))
-        loop_weight = loops.clamp(max=1.0) * (1.0 - fill) + fill  # 1 where the node has a loop, else fill
-        self_weight = (loop_weight - loops).unsqueeze(-1)
+        loop_weight = loops.clamp(max=1.0) * (1.0 - fill) + fill  # l(v): 1 where v had a loop, else fill
+        keep = (~dropped[: g.num_edges]).to(x.dtype)
         if self.normalize:
-            dinv = (g.in_degrees(x.device).to(x.dtype) - loops + loop_weight).rsqrt().unsqueeze(-1)  # deg >= 1
-            h = x * dinv
-            out = (spmm.gspmm(g, "copy_lhs", "sum", h) + self_weight * h) * dinv
+            dinv = (g.in_degrees(x.device).to(x.dtype) - loops + loop_weight).rsqrt()  # deg >= 1
+            edges = dinv.index_select(0, src) * dinv.index_select(0, dst) * keep
+            w = torch.cat([edges, loop_weight[:n] * dinv[:n].square()])
         else:
-            out = spmm.gspmm(g, "copy_lhs", "sum", x) + self_weight * x
+            w = torch.cat([keep, loop_weight[:n]])
+        out = spmm.gspmm(graph, "mul", "sum", x, w.unsqueeze(-1))
         if self.bias is not None:
             out = out + self.bias
         return out
