@@ -58,13 +58,12 @@ def main():
     args = ap.parse_args()
     device = torch.device("cuda")
     name, path = args.graph.split("=", 1)
-    feat, classes = mb.TWINS[name]
-    fanouts = [int(f) for f in args.fanouts.split(",")]
     os.makedirs(args.out, exist_ok=True)
-
     if name == "molecules":
         profile_molecules(args, device)
         return
+    feat, classes = mb.TWINS[name]
+    fanouts = [int(f) for f in args.fanouts.split(",")]
     g = gsparse.Graph.load(path)
     row_ptr, col_idx, _ = g.csr(device)
     gen = torch.Generator(device="cpu").manual_seed(args.seed)

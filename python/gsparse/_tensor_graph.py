@@ -18,6 +18,8 @@ Derived graphs (the reverse graph for backward passes, the self-loop graph of th
 built on the device on first use and cached by the Graph.
 """
 
+import threading
+
 import torch
 
 from ._native import GraphError, _C
@@ -78,26 +80,35 @@ class TensorGraph:
         self._coo_source = coo_source  # (src, dst) in edge-id order, any integer dtype: padded on first use
         self._view = None
         self._view_has_coo = False
+        # Guards the arrays and the view made on first use: graphs may be shared by threads, and a
+        # view must never point at arrays another thread's build replaced (and freed).
+        self._lock = threading.RLock()
+        self._coo_ready = None  # (stream, event) of a COO made on the GPU
 
     # --- The native view ---------------------------------------------------------------------------
 
     @property
     def view(self):
-        if self._view is None:
-            self._view = _C.GraphView(self.device.type, self.num_src, self.num_dst, self.num_edges,
-                                      self.row_ptr.data_ptr(), self.row_ptr.numel(), self.col_idx.data_ptr(),
-                                      self.edge_ids.data_ptr() if self.edge_ids is not None else 0,
-                                      self.max_degree)
-        return self._view
+        v = self._view
+        if v is None:
+            with self._lock:
+                if self._view is None:
+                    self._view = _C.GraphView(self.device.type, self.num_src, self.num_dst, self.num_edges,
+                                              self.row_ptr.data_ptr(), self.row_ptr.numel(), self.col_idx.data_ptr(),
+                                              self.edge_ids.data_ptr() if self.edge_ids is not None else 0,
+                                              self.max_degree)
+                v = self._view
+        return v
 
     def sddmm_view(self):
         """The view with its COO arrays set (built and set on first use)."""
-        v = self.view
         if not self._view_has_coo:
-            src, dst = self.coo_padded()
-            v.set_coo(src.data_ptr(), dst.data_ptr(), src.numel())
-            self._view_has_coo = True
-        return v
+            with self._lock:
+                if not self._view_has_coo:
+                    src, dst = self.coo_padded()
+                    self.view.set_coo(src.data_ptr(), dst.data_ptr(), src.numel())
+                    self._view_has_coo = True
+        return self._view
 
     # --- Derived arrays ----------------------------------------------------------------------------
 
@@ -114,6 +125,19 @@ class TensorGraph:
         return self.edge_ids.to(torch.int64)
 
     def coo_padded(self):
+        if self._coo is None:
+            with self._lock:  # threads sharing the graph must all get (and keep alive) the same arrays
+                if self._coo is None:
+                    self._make_coo_padded()
+                    if self.device.type == "cuda":  # made on this stream: others wait for it
+                        self._coo_ready = (torch.cuda.current_stream(self.device), torch.cuda.Event())
+                        self._coo_ready[1].record(self._coo_ready[0])
+        ready = self._coo_ready
+        if ready is not None and torch.cuda.current_stream(self.device) != ready[0]:
+            torch.cuda.current_stream(self.device).wait_event(ready[1])
+        return self._coo
+
+    def _make_coo_padded(self):
         if self._coo is None and self._coo_source is not None:
             E = self.num_edges
             self._coo = tuple(padded_int32(t, E, EDGE_PAD) for t in self._coo_source)
@@ -181,8 +205,9 @@ class TensorGraph:
         """The reversed graph (edges v -> u, same ids), built with one stable sort on the device."""
         E = self.num_edges
         cols = self.col_idx[:E]
-        if self._coo_source is not None and self.edge_ids is None:
-            rows = self._coo_source[1]  # positions are edge ids: the destinations as given
+        coo_source = self._coo_source  # (another thread may pad and drop it meanwhile)
+        if coo_source is not None and self.edge_ids is None:
+            rows = coo_source[1]  # positions are edge ids: the destinations as given
         else:
             rows = torch.searchsorted(self.row_ptr[1: self.num_dst + 1], torch.arange(E, dtype=torch.int32,
                                       device=self.device), right=True, out_int32=True)

@@ -39,7 +39,8 @@ def _lhs_dz_product(g, lhs, dz, rhs_shape):
     return K.reduce_to(K.sddmm(g, "mul", lhs, dz, "u", "v"), rhs_shape)
 
 
-def _sum_backward(g, op, reduce, lhs, rhs, dz, need_lhs, need_rhs):
+def sum_backward(g, op, reduce, lhs, rhs, dz, need_lhs, need_rhs):
+    """The gradients (dlhs, drhs) of g-SpMM sum or mean with op, given dZ (see the module docstring)."""
     dlhs = drhs = None
     if need_lhs and K.pushes(g):
         # The transposed g-SpMM on g itself (mean's 1 / in-degree applied in the kernel).
@@ -115,7 +116,7 @@ class GSpMM(torch.autograd.Function):
             return None, None, None, None, None
         dz = dz.contiguous()
         if ctx.reduce in ("sum", "mean"):
-            dlhs, drhs = _sum_backward(ctx.g, ctx.op, ctx.reduce, lhs, rhs, dz, need_lhs, need_rhs)
+            dlhs, drhs = sum_backward(ctx.g, ctx.op, ctx.reduce, lhs, rhs, dz, need_lhs, need_rhs)
         else:
             dlhs, drhs = _arg_backward(ctx.g, ctx.op, lhs, rhs, dz, arg_u, arg_e, need_lhs, need_rhs)
         return None, None, None, dlhs, drhs

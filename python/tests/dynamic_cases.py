@@ -2,6 +2,7 @@
 plain references, run on the CPU (test_dynamic.py, in CI) and on CUDA (test_dynamic_cuda.py)."""
 
 import torch
+import torch.nn.functional as F
 
 import gsparse
 from gsparse.sampling import NeighborSampler
@@ -296,6 +297,38 @@ def check_masked_self_loops(device):
                 torch.testing.assert_close(xb.grad.cpu(), xa.grad, rtol=1e-4, atol=1e-5)
                 for pa, pb in zip(a.parameters(), b.parameters()):
                     torch.testing.assert_close(pb.grad.cpu(), pa.grad, rtol=1e-4, atol=1e-5)
+
+
+def check_sage_blocks(device):
+    """SAGEConv on a dynamic bipartite block (aggregation first: one autograd node for the g-SpMM and
+    both projections), with and without root weight and bias, mean and sum, against plain PyTorch:
+    outputs and the gradients of x_src, x_dst and every parameter."""
+    gen = torch.Generator().manual_seed(3)
+    num_src, num_dst, feat = 90, 20, 4  # 4 -> 16 channels: aggregation first
+    ei = torch.stack([torch.randint(0, num_src, (400,), generator=gen),
+                      torch.randint(0, num_dst - 3, (400,), generator=gen)])  # the last rows are empty
+    g = gsparse.Graph(ei.to(device), num_src=num_src, num_dst=num_dst, dynamic=True)
+    for aggr, root_weight, bias in (("mean", True, True), ("sum", False, False), ("mean", True, False)):
+        conv = gsparse.nn.SAGEConv(feat, 16, aggr=aggr, root_weight=root_weight, bias=bias).to(device).double()
+        x_src = torch.rand(num_src, feat, generator=gen, dtype=torch.float64).to(device).requires_grad_()
+        x_dst = torch.rand(num_dst, feat, generator=gen, dtype=torch.float64).to(device).requires_grad_()
+        out = conv((x_src, x_dst), g, size=(num_src, num_dst))
+        src, dst = ei[0].to(device), ei[1].to(device)
+        agg = torch.zeros(num_dst, feat, dtype=torch.float64, device=device).index_add_(0, dst, x_src[src])
+        if aggr == "mean":
+            agg = agg / torch.bincount(dst, minlength=num_dst).clamp(min=1).unsqueeze(-1)
+        ref = F.linear(agg, conv.lin_l.weight, conv.lin_l.bias)
+        if root_weight:
+            ref = ref + F.linear(x_dst, conv.lin_r.weight)
+        torch.testing.assert_close(out, ref)
+        params = [x_src, x_dst] + list(conv.parameters())
+        grads = torch.autograd.grad(out.square().sum(), params, allow_unused=True)
+        want = torch.autograd.grad(ref.square().sum(), params, allow_unused=True)
+        for a, b in zip(grads, want):
+            if b is None:
+                assert a is None or torch.all(a == 0)
+            else:
+                torch.testing.assert_close(a, b)
 
 
 def check_bad_input(device):
