@@ -174,31 +174,34 @@ class TensorGraph:
     def with_loops_appended(self):
         """(graph, dropped): this graph plus one self-loop u -> u at the end of every row
         u < n = min(num_src, num_dst), built with elementwise operations (no sort, no read-back),
-        and a bool mask [num_edges + n] in the new graph's edge-id order marking this graph's own
-        self-loops. Edges keep their ids; the loop of node u gets id num_edges + u. With the masked
-        edges left out this is the graph with every self-loop replaced by one loop per node (PyG's
-        remove_self_loops + add_self_loops); a layer that can weigh edges by zero (attention
-        scores of -inf) uses it as it is, without the read-back that counting the loops needs."""
+        and a bool mask [num_edges + n] marking this graph's own self-loops. The new graph's edge ids
+        are its CSR positions (an edge keeps its source and destination, not its id), so edge
+        tensors of it come from operators on it. With the masked edges left out it is the graph with
+        every self-loop replaced by one loop per node (PyG's remove_self_loops + add_self_loops); a
+        layer that can weigh edges by zero (attention scores of -inf, normalization weights of 0)
+        uses it as it is, without the read-back that counting the loops needs."""
         E, n = self.num_edges, min(self.num_src, self.num_dst)
+        if E + n > INT32_MAX:
+            raise GraphError(f"{E} edges and {n} self-loops exceed int32 indices (gsparse uses int32)")
         dev = self.device
         rows = torch.arange(self.row_ptr.numel(), dtype=torch.int32, device=dev)
         row_ptr = self.row_ptr + rows.clamp(max=n)
         pos_row = self.row_of_position()
-        col = torch.empty(max(E + n, 1), dtype=torch.int32, device=dev)
-        eid = torch.empty(max(E + n, 1), dtype=torch.int32, device=dev)
-        new_pos = torch.arange(E, device=dev) + pos_row.clamp(max=n)
-        col[new_pos] = self.col_idx[:E]
-        eid[new_pos] = self.edge_ids[:E] if self.edge_ids is not None else torch.arange(E, dtype=torch.int32,
-                                                                                           device=dev)
-        loop_pos = row_ptr[1: n + 1].to(torch.int64) - 1
+        new_pos = pos_row.clamp(max=n).add_(torch.arange(E, device=dev))
+        # The COO in position order is the CSR's source array and the row of every position.
+        length = _round_up(max(E + n, 1), EDGE_PAD)
+        src = torch.zeros(length, dtype=torch.int32, device=dev)
+        dst = torch.zeros(length, dtype=torch.int32, device=dev)
+        cols = self.col_idx[:E]
+        src[new_pos] = cols
+        dst[new_pos] = pos_row.to(torch.int32)
+        loop_pos = row_ptr[1: n + 1].to(torch.int64).sub_(1)
         loops = rows[:n]
-        col[loop_pos] = loops
-        eid[loop_pos] = loops + E
-        src, dst = self.coo()
-        dropped = torch.cat([src == dst, torch.zeros(n, dtype=torch.bool, device=dev)])
-        coo_source = (torch.cat([src, loops]), torch.cat([dst, loops]))
-        g = TensorGraph(self.num_src, self.num_dst, E + n, row_ptr, col, eid, self.max_degree + 1,
-                        coo_source=coo_source)
+        src[loop_pos] = loops
+        dst[loop_pos] = loops
+        dropped = torch.zeros(E + n, dtype=torch.bool, device=dev)
+        dropped[new_pos] = cols == pos_row
+        g = TensorGraph(self.num_src, self.num_dst, E + n, row_ptr, src, None, self.max_degree + 1, coo=(src, dst))
         return g, dropped
 
     def reverse(self):

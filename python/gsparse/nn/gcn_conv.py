@@ -83,17 +83,16 @@ class GCNConv(torch.nn.Module):
         per-edge weights; no read-back, no sort, no elementwise pass over the features."""
         fill = 2.0 if self.improved else 1.0
         graph, dropped = g.with_masked_self_loops()
-        src, dst = g.coo(x.device)
-        n = min(g.num_src, g.num_dst)
-        loops = torch.zeros(g.num_dst, dtype=x.dtype, device=x.device).index_add_(0, dst, (src == dst).to(x.dtype))
-        loop_weight = loops.clamp(max=1.0) * (1.0 - fill) + fill  # l(v): 1 where v had a loop, else fill
-        keep = (~dropped[: g.num_edges]).to(x.dtype)
+        lsrc, ldst = graph.coo(x.device)
+        # c(v), the graph's own loops of v (the dropped edges), and l(v), 1 where c(v) > 0, else fill.
+        loops = torch.zeros(g.num_dst, dtype=x.dtype, device=x.device).index_add_(0, ldst, dropped.to(x.dtype))
+        loop_weight = loops.clamp(max=1.0) * (1.0 - fill) + fill
+        # Per edge of the loop graph: 0 on the graph's own loops, l(v) on the appended ones, else 1.
+        appended = (lsrc == ldst).logical_and_(~dropped)
+        w = torch.where(appended, loop_weight.index_select(0, ldst), (~dropped).to(x.dtype))
         if self.normalize:
             dinv = (g.in_degrees(x.device).to(x.dtype) - loops + loop_weight).rsqrt()  # deg >= 1
-            edges = dinv.index_select(0, src) * dinv.index_select(0, dst) * keep
-            w = torch.cat([edges, loop_weight[:n] * dinv[:n].square()])
-        else:
-            w = torch.cat([keep, loop_weight[:n]])
+            w = w * dinv.index_select(0, lsrc) * dinv.index_select(0, ldst)
         out = spmm.gspmm(graph, "mul", "sum", x, w.unsqueeze(-1))
         if self.bias is not None:
             out = out + self.bias
