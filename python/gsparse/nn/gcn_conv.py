@@ -81,22 +81,34 @@ class GCNConv(torch.nn.Module):
         """The layer on a dynamic graph without edge weights (see the module docstring): one g-SpMM
         u_mul_e over the graph with loops appended on the device, the normalization folded into the
         per-edge weights; no read-back, no sort, no elementwise pass over the features."""
-        fill = 2.0 if self.improved else 1.0
-        graph, dropped = g.with_masked_self_loops()
-        lsrc, ldst = graph.coo(x.device)
-        # c(v), the graph's own loops of v (the dropped edges), and l(v), 1 where c(v) > 0, else fill.
-        loops = torch.zeros(g.num_dst, dtype=x.dtype, device=x.device).index_add_(0, ldst, dropped.to(x.dtype))
-        loop_weight = loops.clamp(max=1.0) * (1.0 - fill) + fill
-        # Per edge of the loop graph: 0 on the graph's own loops, l(v) on the appended ones, else 1.
-        appended = (lsrc == ldst).logical_and_(~dropped)
-        w = torch.where(appended, loop_weight.index_select(0, ldst), (~dropped).to(x.dtype))
-        if self.normalize:
-            dinv = (g.in_degrees(x.device).to(x.dtype) - loops + loop_weight).rsqrt()  # deg >= 1
-            w = w * dinv.index_select(0, lsrc) * dinv.index_select(0, ldst)
-        out = spmm.gspmm(graph, "mul", "sum", x, w.unsqueeze(-1))
+        graph, w = self.loop_weights(g, 2.0 if self.improved else 1.0, self.normalize, x.dtype)
+        out = spmm.gspmm(graph, "mul", "sum", x, w)
         if self.bias is not None:
             out = out + self.bias
         return out
+
+    @staticmethod
+    def loop_weights(g, fill, normalize, dtype):
+        """(graph, w): g's loop graph (Graph.with_masked_self_loops) and its edge weights [E, 1]: 0 on
+        g's own loops, l(v) on the appended ones, else 1; times D^-1/2[u] D^-1/2[v] when normalizing.
+        Cached by the graph (every layer of a step shares them)."""
+        key = ("gcn_loop_weights", fill, normalize, dtype)
+        r = g._cache.get(key)
+        if r is not None:
+            return r
+        graph, dropped = g.with_masked_self_loops()
+        lsrc, ldst = graph.coo(g.device)
+        # c(v), the graph's own loops of v (the dropped edges), and l(v), 1 where c(v) > 0, else fill.
+        loops = torch.zeros(g.num_dst, dtype=dtype, device=g.device).index_add_(0, ldst, dropped.to(dtype))
+        loop_weight = loops.clamp(max=1.0) * (1.0 - fill) + fill
+        appended = (lsrc == ldst).logical_and_(~dropped)
+        w = torch.where(appended, loop_weight.index_select(0, ldst), (~dropped).to(dtype))
+        if normalize:
+            dinv = (g.in_degrees(g.device).to(dtype) - loops + loop_weight).rsqrt()  # deg >= 1
+            w = w * dinv.index_select(0, lsrc) * dinv.index_select(0, ldst)
+        r = (graph, w.unsqueeze(-1))
+        g._cache[key] = r
+        return r
 
     @staticmethod
     def _inv_sqrt_degrees(graph, w, x):

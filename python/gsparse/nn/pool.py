@@ -8,6 +8,7 @@ import torch
 
 from .. import spmm
 from .._native import ShapeError
+from .. import _tensor_graph as TG
 from ..graph import Graph
 
 
@@ -19,10 +20,12 @@ def readout_graph(batch, size=None):
     n = batch.numel()
     if size is None:
         size = int(batch.max()) + 1 if n else 0
-    b = batch.to(torch.int64)
-    row_ptr = torch.searchsorted(b, torch.arange(size + 1, device=b.device))
-    col_idx = torch.arange(n, dtype=torch.int32, device=b.device)
-    return Graph.from_csr(row_ptr, col_idx, num_src=n, dynamic=True, validate=False)
+    if n > TG.INT32_MAX:
+        raise ShapeError(f"{n} nodes exceed int32 indices (gsparse uses int32)")
+    # The padded row_ptr of the graph view layout in one searchsorted: rows past size get n.
+    row_ptr = TG.row_ptr_of_sorted(batch, size)
+    col_idx = torch.arange(max(n, 1), dtype=torch.int32, device=batch.device)
+    return Graph(_tensor_graph=TG.TensorGraph(n, size, n, row_ptr, col_idx))
 
 
 def _pool(x, batch, size, reduce):
