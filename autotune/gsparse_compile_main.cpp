@@ -65,7 +65,7 @@ int main(int argc, char **argv) {
             key.layout = plan_features(key.spec.op, {feat}, {rhs_feat ? rhs_feat : feat});
             key.device = device;
             key.large_buffers = false;
-            key.schedule = with_defaults(default_sddmm_schedule(device).default_params(Problem{key.layout, {}}));
+            key.schedule = with_defaults(default_sddmm_schedule(device).default_params(sddmm_problem(key.layout, {}, key.dtype)));
             k = emit_sddmm_library(key, out_dir, name);
             what = key.spec.name() + ", " + key.schedule.str();
         } else {
@@ -78,7 +78,7 @@ int main(int argc, char **argv) {
             key.layout = plan_features(key.spec.op, {feat}, {ef});
             key.identity_edge_ids = !mapped_edge_ids;
             key.device = device;
-            key.schedule = with_defaults(default_spmm_schedule(device).default_params(spmm_problem(key.spec, key.layout)));
+            key.schedule = with_defaults(default_spmm_schedule(device).default_params(spmm_problem(key.spec, key.layout, {}, key.dtype)));
             k = emit_spmm_library(key, out_dir, name);
             what = key.spec.name() + ", " + key.schedule.str();
         }

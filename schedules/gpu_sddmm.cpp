@@ -82,6 +82,9 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
     // One edge-thread a block (kMTile = 1 leaves a single warp of lanes) with several edges per
     // thread: Halide 14's PTX code generation fails on dot's lane partials ("Name not in Scope:
     // sddmm_dot..._intm"; seen in the F = 128 sweeps, H100, 2026-11-23).
+    if (p.layout.reduce_len > 0 && L > 1 && dtype_size(p.dtype) > 4)
+        return std::string("dot's lanes combine with warp shuffles, which move 32 bits (Halide 14): ") +
+               dtype_name(p.dtype) + " features take kLaneWidth = 1";
     if (p.layout.reduce_len > 0 && M == 1 && R > 1)
         return "kMRegTile > 1 with kMTile = 1 does not compile for dot (Halide 14 warp-shuffle lowering); use "
                "kMTile >= 2";
@@ -195,6 +198,13 @@ ScheduleParams default_params(const Problem &p) {
             s.values["groupByDst"] = 1;
             s.values["kSrcTile"] = tile;
         }
+    }
+    // 64-bit dot: one lane per edge (no shuffles), 256 edges a block, in the order chosen above.
+    if (p.layout.reduce_len > 0 && dtype_size(p.dtype) > 4 && s.get("kLaneWidth") > 1) {
+        for (const char *k : {"kVecWidth", "kFeatChunk", "kMRegTile"}) s.values.erase(k);
+        s.values["kMTile"] = 256;
+        s.values["kLaneWidth"] = 1;
+        s.values["kVecWidth"] = 1;
     }
     return s;
 }

@@ -158,6 +158,9 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
     const int64_t U = nnz_unroll(s);
     if (U != 1 && U != 2 && U != 4) return "kNnzUnroll must be 1, 2 or 4, got " + std::to_string(U);
     if (U > 1 && L == 1) return "kNnzUnroll > 1 unrolls the lanes' loop; it needs kNnzLanes > 1";
+    if (L > 1 && dtype_size(p.dtype) > 4)
+        return std::string("kNnzLanes > 1 combines lanes with warp shuffles, which move 32 bits (Halide 14): ") +
+               dtype_name(p.dtype) + " features take kNnzLanes = 1";
     if (L > 1) {
         // The lanes of a row are the innermost thread dimension (gpu_lanes): the shared tile's own
         // 2-D thread loops and barriers do not fit that layout, and the lanes read col_idx
@@ -410,7 +413,8 @@ ScheduleParams band_default(const Problem &p, bool lanes) {
 
 ScheduleParams default_params(const Problem &p) {
     ScheduleParams s = band_default(p, true);
-    // Lane kernels index with 32 bits: tensors beyond 2^31 elements take the 64-bit forms.
+    // Lane kernels index with 32 bits and shuffle 32-bit values: tensors beyond 2^31 elements and
+    // 64-bit features take the forms without lanes.
     if (nnz_lanes(s) > 1 && invalid_reason(s, p)) s = band_default(p, false);
     return s;
 }

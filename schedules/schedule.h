@@ -30,13 +30,24 @@ struct Problem {
     bool edge_operand = false;
     /// The operator gathers source-node features (g-SpMM's lhs: every ⊕ but copy_rhs).
     bool source_operand = true;
+    /// The features' element type: Halide 14's warp shuffles move 32 bits, so 64-bit features
+    /// cannot combine lanes through them.
+    DType dtype = DType::F32;
 };
 
 /// The problem of a g-SpMM operator on a graph with these statistics (empty for ahead-of-time
 /// kernels): the layout plus the operator's order sensitivity (max/min) and edge operand (⊕ reads
 /// rhs). Every caller that picks or checks a g-SpMM schedule builds its Problem here.
-inline Problem spmm_problem(const SpmmSpec &spec, const FeatureLayout &layout, const GraphStats &stats = {}) {
-    return {layout, stats, has_arg_outputs(spec.reduce), uses_rhs(spec.op), uses_lhs(spec.op)};
+inline Problem spmm_problem(const SpmmSpec &spec, const FeatureLayout &layout, const GraphStats &stats = {},
+                            DType dtype = DType::F32) {
+    return {layout, stats, has_arg_outputs(spec.reduce), uses_rhs(spec.op), uses_lhs(spec.op), dtype};
+}
+
+/// The problem of a g-SDDMM operator on a graph with these statistics (empty for ahead-of-time kernels).
+inline Problem sddmm_problem(const FeatureLayout &layout, const GraphStats &stats = {}, DType dtype = DType::F32) {
+    Problem p{layout, stats};
+    p.dtype = dtype;
+    return p;
 }
 
 template <typename Algorithm>

@@ -100,3 +100,53 @@ def test_mixed_devices_rejected():
     g, _ = random_graph()
     with pytest.raises(gsparse.ShapeError, match="device"):
         gsparse.gspmm(g, "mul", "sum", torch.rand(g.num_src, 4, device="cuda"), torch.rand(g.num_edges, 4))
+
+
+def test_out_of_gpu_memory_is_an_error_and_the_process_recovers():
+    """A static graph whose device copies do not fit in the GPU's free memory: a KernelError naming
+    the problem, no device memory kept by the failed call, and the same call works once memory is
+    free again (results checked against the CPU)."""
+    gen = torch.Generator().manual_seed(3)
+    n, e = 100_000, 2_000_000
+    ei = torch.randint(0, n, (2, e), generator=gen)
+    x_cpu = torch.rand(n, 8, generator=gen)
+    x = x_cpu.cuda()
+    gsparse.gspmm(gsparse.Graph(ei, num_nodes=n, dynamic=False), "copy_lhs", "sum", x)  # compiles the kernel
+    torch.cuda.synchronize()
+    g = gsparse.Graph(ei, num_nodes=n, dynamic=False)  # a new graph: its device copies (~8 MB) come next
+    out = torch.empty(n, 8, device="cuda")  # the output, allocated before the device is filled
+    torch.cuda.empty_cache()
+    free_before, _ = torch.cuda.mem_get_info()
+    try:
+        filler = torch.empty(free_before - (2 << 20), dtype=torch.uint8, device="cuda")  # leaves ~2 MB
+    except torch.cuda.OutOfMemoryError:
+        pytest.skip("the free device memory is too fragmented to fill in one block")
+    try:
+        with pytest.raises(gsparse.KernelError, match="out of GPU memory|OUT_OF_MEMORY|out of memory"):
+            gsparse._C.gspmm(g._g, "copy_lhs", "sum", gsparse._native.tensor_arg(x, "lhs"), None,
+                             gsparse._native.tensor_arg(out, "out"), None, None,
+                             gsparse._native.launch_arg(x.device), None)
+    finally:
+        del filler
+        torch.cuda.synchronize()
+        torch.cuda.empty_cache()
+    free_after, _ = torch.cuda.mem_get_info()
+    assert free_after >= free_before - (1 << 20), "the failed call kept device memory"
+    got = gsparse.gspmm(g, "copy_lhs", "sum", x)
+    torch.testing.assert_close(got.cpu(), gsparse.gspmm(gsparse.Graph(ei, num_nodes=n), "copy_lhs", "sum", x_cpu))
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_float64_matches_cpu(dynamic):
+    """float64 features on the GPU (kernels without 32-bit warp shuffles) against the CPU."""
+    g_cpu, ei = random_graph()
+    g = gsparse.Graph(ei.cuda(), num_nodes=300, dynamic=dynamic) if dynamic else g_cpu
+    gen = torch.Generator().manual_seed(4)
+    for f in (1, 4, 33):
+        x = torch.rand(300, f, generator=gen, dtype=torch.float64)
+        for reduce in ("sum", "mean", "max"):
+            torch.testing.assert_close(gsparse.gspmm(g, "copy_lhs", reduce, x.cuda()).cpu(),
+                                       gsparse.gspmm(g_cpu, "copy_lhs", reduce, x))
+        y = torch.rand(300, f, generator=gen, dtype=torch.float64)
+        torch.testing.assert_close(gsparse.gsddmm(g, "dot", x.cuda(), y.cuda(), "u", "v").cpu(),
+                                   gsparse.gsddmm(g_cpu, "dot", x, y, "u", "v"))

@@ -140,8 +140,8 @@ void gspmm_into(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const T
     key.dtype = plan.dtype;
     key.identity_edge_ids = spmm_identity_edge_ids(spec, g);
     key.device = common_device({uses_lhs(spec.op) ? &lhs : nullptr, uses_rhs(spec.op) ? &rhs : nullptr, &out, arg_u, arg_e});
-    key.schedule = options.schedule ? *options.schedule
-                                    : default_spmm_schedule(key.device).default_params(spmm_problem(spec, plan.layout, g.stats()));
+    const Problem problem = spmm_problem(spec, plan.layout, g.stats(), plan.dtype);
+    key.schedule = options.schedule ? *options.schedule : default_spmm_schedule(key.device).default_params(problem);
     auto kernel = SpmmKernel::get(key, options.cache ? *options.cache : KernelCache::global());
     kernel->run(g, lhs, rhs, out, arg_u, arg_e, options.cuda);
 }
@@ -175,8 +175,8 @@ void gspmm_into(const GraphView &g, const SpmmSpec &spec, const Tensor &lhs, con
     key.device = common_device({uses_lhs(spec.op) ? &lhs : nullptr, uses_rhs(spec.op) ? &rhs : nullptr, &out, arg_u, arg_e});
     check_view_device(g, key.device);
     // The graph-blind default: the kernel depends on the operator and feature shapes only.
-    key.schedule = options.schedule ? *options.schedule
-                                    : default_spmm_schedule(key.device).default_params(spmm_problem(spec, plan.layout));
+    const Problem problem = spmm_problem(spec, plan.layout, {}, plan.dtype);
+    key.schedule = options.schedule ? *options.schedule : default_spmm_schedule(key.device).default_params(problem);
     auto kernel = SpmmKernel::get(key, options.cache ? *options.cache : KernelCache::global());
     kernel->run(g, lhs, rhs, out, arg_u, arg_e, options.cuda);
 }
@@ -192,8 +192,8 @@ void gsddmm_into(const GraphView &g, const SddmmSpec &spec, const Tensor &lhs, c
     key.dtype = plan.dtype;
     key.device = common_device({uses_lhs(spec.op) ? &lhs : nullptr, uses_rhs(spec.op) ? &rhs : nullptr, &out});
     check_view_device(g, key.device);
-    key.schedule = options.schedule ? *options.schedule
-                                    : default_sddmm_schedule(key.device).default_params({plan.layout, GraphStats{}});
+    const Problem problem = sddmm_problem(plan.layout, {}, plan.dtype);
+    key.schedule = options.schedule ? *options.schedule : default_sddmm_schedule(key.device).default_params(problem);
     key.fit_indexing({&lhs, &rhs, &out});
     auto kernel = SddmmKernel::get(key, options.cache ? *options.cache : KernelCache::global());
     kernel->run(g, lhs, rhs, out, options.cuda);
@@ -250,8 +250,8 @@ void gsddmm_into(const Graph &g, const SddmmSpec &spec, const Tensor &lhs, const
     key.layout = plan.layout;
     key.dtype = plan.dtype;
     key.device = common_device({uses_lhs(spec.op) ? &lhs : nullptr, uses_rhs(spec.op) ? &rhs : nullptr, &out});
-    key.schedule = options.schedule ? *options.schedule
-                                    : default_sddmm_schedule(key.device).default_params({plan.layout, g.stats()});
+    const Problem problem = sddmm_problem(plan.layout, g.stats(), plan.dtype);
+    key.schedule = options.schedule ? *options.schedule : default_sddmm_schedule(key.device).default_params(problem);
     key.fit_indexing({&lhs, &rhs, &out});
     auto kernel = SddmmKernel::get(key, options.cache ? *options.cache : KernelCache::global());
     kernel->run(g, lhs, rhs, out, options.cuda);

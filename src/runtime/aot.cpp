@@ -218,7 +218,7 @@ EmittedKernel emit_spmm_library(const SpmmKernelKey &key, const std::string &dir
     const SpmmScheduleDef &def = spmm_schedule(key.schedule.schedule);
     if (def.device != key.device)
         fail<ScheduleError>("schedule ", def.name, " is for ", device_name(def.device), ", not ", device_name(key.device));
-    check_schedule(def, key.schedule, spmm_problem(key.spec, key.layout));
+    check_schedule(def, key.schedule, spmm_problem(key.spec, key.layout, {}, key.dtype));
     SpmmAlgorithm a = build_spmm_algorithm(key.spec, key.layout, key.dtype, key.identity_edge_ids);
     if (key.schedule.get_or("kSrcTile", 0) > 0)
         fail<ScheduleError>("schedule ", key.schedule.str(),
@@ -255,7 +255,7 @@ EmittedKernel emit_sddmm_library(const SddmmKernelKey &key_in, const std::string
     const SddmmScheduleDef &def = sddmm_schedule(key.schedule.schedule);
     if (def.device != key.device)
         fail<ScheduleError>("schedule ", def.name, " is for ", device_name(def.device), ", not ", device_name(key.device));
-    check_schedule(def, key.schedule, Problem{key.layout, {}});
+    check_schedule(def, key.schedule, sddmm_problem(key.layout, {}, key.dtype));
     SddmmAlgorithm a = build_sddmm_algorithm(key.spec, key.layout, key.dtype);
     a.large_buffers = false;  // before the schedule: gpu_sddmm picks its register form from it
     def.apply(a, key.schedule);

@@ -19,6 +19,9 @@ Halide::Buffer<> upload(std::vector<index_t> &host, const CudaLaunch &launch, co
     CudaJITContext ctx(launch);
     Halide::Runtime::Buffer<> *rb = b.get();
     int err = rb->copy_to_device(cuda_device_interface(target), &ctx);
+    if (err == halide_error_code_device_malloc_failed || err == halide_error_code_out_of_memory)
+        fail<KernelError>("out of GPU memory: the graph's ", name, " (", host.size() * sizeof(index_t),
+                          " bytes) does not fit on the device (Halide error ", err, ")");
     if (err) fail<KernelError>("copying ", name, " to the GPU failed (Halide error ", err, ")");
     return b;
 }

@@ -31,7 +31,7 @@ SddmmKernel::SddmmKernel(const SddmmKernelKey &key) : key_(key) {
     if (def.device != key.device)
         fail<ScheduleError>("schedule ", def.name, " is for ", device_name(def.device), ", not ",
                             device_name(key.device));
-    Problem problem{key.layout, {}};
+    Problem problem = sddmm_problem(key.layout, {}, key.dtype);
     check_schedule(def, key.schedule, problem);
     algo_ = build_sddmm_algorithm(key.spec, key.layout, key.dtype);
     algo_.large_buffers = key.large_buffers;

@@ -26,7 +26,7 @@ SpmmKernel::SpmmKernel(const SpmmKernelKey &key) : key_(key) {
     if (def.device != key.device)
         fail<ScheduleError>("schedule ", def.name, " is for ", device_name(def.device), ", not ",
                             device_name(key.device));
-    Problem problem = spmm_problem(key.spec, key.layout);
+    Problem problem = spmm_problem(key.spec, key.layout, {}, key.dtype);
     check_schedule(def, key.schedule, problem);
     // Source-tiled rows reorder the edges, so edge ids are always read (never the position).
     // Relabeled graphs (rowBalance = 3) list their edges in the new row order with explicit ids too.

@@ -21,11 +21,11 @@ namespace {
 using Halide::Internal::Stmt;
 
 Stmt lower(const SddmmSpec &spec, const std::vector<int64_t> &lhs_feat, const std::vector<int64_t> &rhs_feat,
-           const ScheduleParams &p, bool large_buffers = false) {
+           const ScheduleParams &p, bool large_buffers = false, DType dtype = DType::F32) {
     FeatureLayout layout = plan_features(spec.op, lhs_feat, rhs_feat);
     const SddmmScheduleDef &def = sddmm_schedule("gpu_sddmm");
-    check_schedule(def, p, Problem{layout, {}});
-    SddmmAlgorithm algo = build_sddmm_algorithm(spec, layout, DType::F32);
+    check_schedule(def, p, sddmm_problem(layout, {}, dtype));
+    SddmmAlgorithm algo = build_sddmm_algorithm(spec, layout, dtype);
     algo.large_buffers = large_buffers;
     def.apply(algo, p);
     Halide::Pipeline pipeline(algo.out);
@@ -167,6 +167,22 @@ TEST(GpuSddmmIR, EdgeRegisterTilesComputeSeveralEdgesPerThread) {
     // The 64-bit form keeps one edge per thread.
     Stmt large = lower(kDot, {64}, {64}, reg_tile(32, 8, 1, 4), /*large_buffers=*/true);
     EXPECT_EQ(kernels(large).size(), 1u);
+}
+
+TEST(GpuSddmmIR, Float64DotDefaultsUseOneLaneAndLower) {
+    // Halide 14's warp shuffles move 32 bits: 64-bit dot products must not combine lanes.
+    const auto &def = sddmm_schedule("gpu_sddmm");
+    for (int64_t F : {2, 16, 64, 256}) {
+        const Problem problem = sddmm_problem(plan_features(BinaryOp::Dot, {F}, {F}), {}, DType::F64);
+        const ScheduleParams p = def.default_params(problem);
+        EXPECT_FALSE(def.invalid_reason(p, problem).has_value()) << p.str();
+        EXPECT_EQ(p.get("kLaneWidth"), 1) << p.str();
+        EXPECT_NO_THROW(lower(kDot, {F}, {F}, p, false, DType::F64)) << p.str();
+    }
+    const Problem f64 = sddmm_problem(plan_features(BinaryOp::Dot, {32}, {32}), {}, DType::F64);
+    auto why = def.invalid_reason(point(32, 8), f64);
+    ASSERT_TRUE(why.has_value());
+    EXPECT_NE(why->find("32 bits"), std::string::npos) << *why;
 }
 
 TEST(GpuSddmmIR, OneLanePerEdgeNeedsNoShuffles) {

@@ -37,12 +37,13 @@ Halide::Target target_of(const SpmmAlgorithm &a) {
     return a.large_buffers ? t : t.without_feature(Halide::Target::LargeBuffers);
 }
 
-Lowered lower(const SpmmSpec &spec, int64_t F, const ScheduleParams &p, bool identity_edge_ids = true) {
+Lowered lower(const SpmmSpec &spec, int64_t F, const ScheduleParams &p, bool identity_edge_ids = true,
+              DType dtype = DType::F32) {
     Lowered l;
     FeatureLayout layout = plan_features(spec.op, {F}, {F});
     const SpmmScheduleDef &def = spmm_schedule("gpu_spmm");
-    check_schedule(def, p, Problem{layout, {}});
-    l.algo = build_spmm_algorithm(spec, layout, DType::F32, identity_edge_ids);
+    check_schedule(def, p, spmm_problem(spec, layout, {}, dtype));
+    l.algo = build_spmm_algorithm(spec, layout, dtype, identity_edge_ids);
     def.apply(l.algo, p);
     Halide::Pipeline pipeline(l.algo.out);
     for (const auto &pass : l.algo.lowering_passes) pipeline.add_custom_lowering_pass(pass.get(), nullptr);
@@ -296,6 +297,27 @@ TEST(GpuSpmmIR, DefaultsBelowAWarpOfFeaturesUseNnzLanes) {
     }
     Problem wide{plan_features(BinaryOp::CopyLhs, {64}, {64}), {}};
     EXPECT_EQ(def.default_params(wide).get("kNnzLanes"), 1);
+}
+
+TEST(GpuSpmmIR, Float64DefaultsCombineNoLanesAndCompileToPTX) {
+    // Halide 14's warp shuffles move 32 bits: 64-bit features must not get lane schedules.
+    const auto &def = spmm_schedule("gpu_spmm");
+    for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Max}) {
+        const SpmmSpec spec{BinaryOp::CopyLhs, r};
+        for (int64_t F : {1, 16}) {
+            const Problem problem = spmm_problem(spec, plan_features(BinaryOp::CopyLhs, {F}, {F}), {}, DType::F64);
+            const ScheduleParams p = def.default_params(problem);
+            EXPECT_FALSE(def.invalid_reason(p, problem).has_value()) << p.str();
+            EXPECT_EQ(p.get("kNnzLanes"), 1) << p.str();
+            const std::string ptx = ptx_of(lower(spec, F, p, true, DType::F64));
+            EXPECT_EQ(count_of(ptx, "shfl.sync"), 0u) << p.str();
+            EXPECT_NE(ptx.find(".f64"), std::string::npos) << p.str();
+        }
+    }
+    const Problem f64{plan_features(BinaryOp::CopyLhs, {8}, {8}), {}, false, false, true, DType::F64};
+    auto why = def.invalid_reason(lanes_point(4, 8, 8), f64);
+    ASSERT_TRUE(why.has_value());
+    EXPECT_NE(why->find("32 bits"), std::string::npos) << *why;
 }
 
 ScheduleParams vec_point(int M, int T, int R, int V, int smem, int split = 0, int balance = 0) {
