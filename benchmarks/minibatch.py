@@ -17,7 +17,8 @@ takes the step's graphs as the sampler produced them (gsparse: fresh gsparse gra
 sampler's CSR arrays, nothing derived kept across steps; PyG: the blocks' edge_index tensors; GCN's
 subgraph and the molecule batches: gsparse.Graph built from the edge_index on the GPU, validated),
 forward, cross-entropy loss, backward and an Adam step. Median
-over the timed steps, CUDA events, after warm-up.
+over the timed steps, CUDA events, after warm-up; the two libraries' timed steps interleave in
+alternating order (host-bound steps drift with the host's load).
 
 Also per case: the time to build the step's graphs from the blocks' edge_index tensors alone (gsparse,
 validated: PyG-style drop-in use), the first step in this process
@@ -256,26 +257,48 @@ def first_step(step, item):
     return time.perf_counter() - t
 
 
-def run_pair(make_model, make_step, pool, args, build=None):
-    """Both libraries on one case: gsparse's model takes PyG's initial weights."""
+def time_step_once(step, item):
+    """CUDA-event time in ms of one step on an idle device."""
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a.record()
+    step(item)
+    b.record()
+    b.synchronize()
+    return a.elapsed_time(b)
+
+
+def run_pair(make_model, make_step, pool, args):
+    """Both libraries on one case (gsparse's model takes PyG's initial weights). Per library alone:
+    the first step in this process, then warm-up steps under a fresh peak-memory count. Then the
+    timed steps of the two libraries interleaved, in alternating order, so that the host's drift
+    and noise (the small steps are bound by host work) fall on both alike; median per library."""
     res = {}
     models = {}
+    steps = {}
     torch.manual_seed(args.seed)
     models["pyg"] = make_model("pyg")
     models["gsparse"] = make_model("gsparse")
     copy_weights(models["pyg"], models["gsparse"])
-    for lib in ("gsparse", "pyg"):
+    libs = ("gsparse", "pyg")
+    for lib in libs:
         model = models[lib]
         opt = torch.optim.Adam(model.parameters(), lr=0.01)
-        step = make_step(lib, model, opt)
+        steps[lib] = make_step(lib, model, opt)
         torch.cuda.synchronize()
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
-        first = first_step(step, pool[0])
-        med, times = time_steps(step, pool, args.warmup, args.runs)
-        res[lib] = {"median_ms": med, "first_step_s": first, "peak_gb": torch.cuda.max_memory_allocated() / 1e9,
-                    "times_ms": times}
-        log(f"    {lib}: {med:.3f} ms/step (first {first:.3f} s, peak {res[lib]['peak_gb']:.2f} GB)")
+        first = first_step(steps[lib], pool[0])
+        for i in range(args.warmup):
+            steps[lib](pool[i % len(pool)])
+        torch.cuda.synchronize()
+        res[lib] = {"first_step_s": first, "peak_gb": torch.cuda.max_memory_allocated() / 1e9, "times_ms": []}
+    for i in range(args.runs):
+        for lib in (libs if i % 2 == 0 else libs[::-1]):
+            res[lib]["times_ms"].append(time_step_once(steps[lib], pool[i % len(pool)]))
+    for lib in libs:
+        res[lib]["median_ms"] = statistics.median(res[lib]["times_ms"])
+        log(f"    {lib}: {res[lib]['median_ms']:.3f} ms/step (first {res[lib]['first_step_s']:.3f} s, "
+            f"peak {res[lib]['peak_gb']:.2f} GB)")
     return res
 
 
@@ -449,7 +472,7 @@ def main():
     ap.add_argument("--hidden", type=int, default=256)
     ap.add_argument("--pool", type=int, default=8, help="distinct batches cycled through")
     ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-molecules", action="store_true")
     ap.add_argument("--out-root", default="benchmarks/results")

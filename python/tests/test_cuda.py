@@ -107,27 +107,29 @@ def test_out_of_gpu_memory_is_an_error_and_the_process_recovers():
     the problem, no device memory kept by the failed call, and the same call works once memory is
     free again (results checked against the CPU)."""
     gen = torch.Generator().manual_seed(3)
-    n, e = 100_000, 2_000_000
+    n, e = 100_000, 8_000_000  # device copies of about 33 MB
     ei = torch.randint(0, n, (2, e), generator=gen)
     x_cpu = torch.rand(n, 8, generator=gen)
     x = x_cpu.cuda()
     gsparse.gspmm(gsparse.Graph(ei, num_nodes=n, dynamic=False), "copy_lhs", "sum", x)  # compiles the kernel
-    torch.cuda.synchronize()
-    g = gsparse.Graph(ei, num_nodes=n, dynamic=False)  # a new graph: its device copies (~8 MB) come next
+    g = gsparse.Graph(ei, num_nodes=n, dynamic=False)  # a new graph: its device copies come next
     out = torch.empty(n, 8, device="cuda")  # the output, allocated before the device is filled
+    torch.cuda.synchronize()
     torch.cuda.empty_cache()
     free_before, _ = torch.cuda.mem_get_info()
+    filler = []  # blocks of 16 MB (PyTorch allocates them exactly) until the device is full
     try:
-        filler = torch.empty(free_before - (2 << 20), dtype=torch.uint8, device="cuda")  # leaves ~2 MB
+        while True:
+            filler.append(torch.empty(16 << 20, dtype=torch.uint8, device="cuda"))
     except torch.cuda.OutOfMemoryError:
-        pytest.skip("the free device memory is too fragmented to fill in one block")
+        pass
     try:
         with pytest.raises(gsparse.KernelError, match="out of GPU memory|OUT_OF_MEMORY|out of memory"):
             gsparse._C.gspmm(g._g, "copy_lhs", "sum", gsparse._native.tensor_arg(x, "lhs"), None,
                              gsparse._native.tensor_arg(out, "out"), None, None,
                              gsparse._native.launch_arg(x.device), None)
     finally:
-        del filler
+        filler.clear()
         torch.cuda.synchronize()
         torch.cuda.empty_cache()
     free_after, _ = torch.cuda.mem_get_info()
