@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "runtime/target.h"
 
 namespace gsparse {
 
@@ -33,12 +34,19 @@ CudaJITContext::CudaJITContext(const CudaLaunch &launch) : launch_(launch) {
     handlers.custom_cuda_get_stream = get_stream;
 }
 
+void CudaJITContext::capture_errors() {
+    handlers.custom_error = [](Halide::JITUserContext *uc, const char *message) {
+        static_cast<CudaJITContext *>(uc)->errors_ += message;
+    };
+}
+
 const halide_device_interface_t *cuda_device_interface(const Halide::Target &target) {
     // Halide looks the interface up in its shared JIT runtime (a lock, a vector of modules and a
     // symbol search) on every call; kernels wrap several buffers per launch, so the answer is kept
     // per target.
     static std::mutex mu;
     static std::vector<std::pair<Halide::Target, const halide_device_interface_t *>> known;
+    install_runtime_error_handler();
     std::lock_guard<std::mutex> lock(mu);
     for (const auto &[t, iface] : known)
         if (t == target) return iface;

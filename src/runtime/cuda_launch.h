@@ -18,9 +18,15 @@ class CudaJITContext : public Halide::JITUserContext {
 public:
     explicit CudaJITContext(const CudaLaunch &launch);
     const CudaLaunch &launch() const { return launch_; }
+    /// Runtime errors of direct runtime calls on this context (copies, frees) are collected in
+    /// errors() instead of going to the JIT's default handler, which aborts the process. (Pipeline
+    /// realizations report their errors themselves.)
+    void capture_errors();
+    const std::string &errors() const { return errors_; }
 
 private:
     CudaLaunch launch_;
+    std::string errors_;
 };
 
 /// The Halide device interface of the JIT's CUDA runtime.

@@ -17,18 +17,21 @@ Halide::Buffer<> upload(std::vector<index_t> &host, const CudaLaunch &launch, co
     Halide::Buffer<> b(Halide::Int(32), host.data(), {static_cast<int>(host.size())}, name);
     b.set_host_dirty();
     CudaJITContext ctx(launch);
+    ctx.capture_errors();
     Halide::Runtime::Buffer<> *rb = b.get();
     int err = rb->copy_to_device(cuda_device_interface(target), &ctx);
-    if (err == halide_error_code_device_malloc_failed || err == halide_error_code_out_of_memory)
+    if (err == halide_error_code_device_malloc_failed || err == halide_error_code_out_of_memory ||
+        ctx.errors().find("OUT_OF_MEMORY") != std::string::npos)
         fail<KernelError>("out of GPU memory: the graph's ", name, " (", host.size() * sizeof(index_t),
-                          " bytes) does not fit on the device (Halide error ", err, ")");
-    if (err) fail<KernelError>("copying ", name, " to the GPU failed (Halide error ", err, ")");
+                          " bytes) does not fit on the device (", ctx.errors(), ")");
+    if (err) fail<KernelError>("copying ", name, " to the GPU failed (Halide error ", err, "): ", ctx.errors());
     return b;
 }
 
 void release(Halide::Buffer<> &b, const CudaLaunch &launch) {
     if (!b.defined()) return;
     CudaJITContext ctx(launch);
+    ctx.capture_errors();  // a failed free leaves nothing to recover; it must not abort the process
     b.get()->device_free(&ctx);
 }
 

@@ -9,6 +9,11 @@
 
 namespace gsparse {
 
+/// Routes errors of JIT runtime calls made outside a realization to stderr instead of the JIT's
+/// default handler (which aborts): the call's error code then becomes a gsparse exception. Once
+/// per process; every JIT entry point calls it.
+void install_runtime_error_handler();
+
 /// The JIT target for a device: the host CPU, or the host plus CUDA (capability 80) for Device::CUDA.
 /// Targets carry large_buffers (64-bit indexing: feature tensors of big graphs exceed 2^31 elements)
 /// unless the caller knows every buffer is smaller; Halide's warp-shuffle lowering needs 32-bit
