@@ -265,10 +265,11 @@ def check_masked_self_loops(device):
     with the graph's own loops masked: the same as the layer without add_self_loops on the explicit
     loop graph; and with_masked_self_loops itself leaves exactly that graph once masked edges go."""
     gen = torch.Generator().manual_seed(11)
-    for num_src, num_dst in ((70, 40), (30, 50), (45, 45)):
-        ei = torch.stack([torch.randint(0, num_src, (300,), generator=gen),
-                          torch.randint(0, max(1, num_dst - 8), (300,), generator=gen)])  # last rows empty
-        ei = torch.cat([ei, torch.tensor([[2, 2, 2, 9], [2, 2, 2, 9]])], dim=1)  # repeated self-loops
+    for num_src, num_dst, edges in ((70, 40, 300), (30, 50, 300), (45, 45, 300), (30, 20, 0), (20, 30, 0)):
+        ei = torch.stack([torch.randint(0, num_src, (edges,), generator=gen),
+                          torch.randint(0, max(1, num_dst - 8), (edges,), generator=gen)])  # last rows empty
+        if edges:
+            ei = torch.cat([ei, torch.tensor([[2, 2, 2, 9], [2, 2, 2, 9]])], dim=1)  # repeated self-loops
         for order in ("unsorted", "sorted"):
             if order == "sorted":
                 ei = ei[:, torch.sort(ei[1], stable=True).indices]
