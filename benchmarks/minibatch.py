@@ -186,6 +186,26 @@ def molecule_batch(gen, device, graphs=128, feat=32, classes=10):
     return ei.to(device), batch.to(device), x.to(device), y.to(device), n
 
 
+def block_pool(sampler, seeds_all, x_all, y_all, fanouts, count, batch_size):
+    """count sampled batches of batch_size seeds each from seeds_all, as the steps take them: input
+    features and seed labels gathered, the blocks as edge_index tensors (PyG) and CSR arrays."""
+    pool = []
+    for i in range(count):
+        batch = sampler.sample(seeds_all[i * batch_size:(i + 1) * batch_size])
+        pool.append({"x": x_all[batch.input_nodes], "y": y_all[batch.seeds], "blocks": block_inputs(batch),
+                     "csrs": block_csrs(batch, fanouts)})
+    return pool
+
+
+def molecule_pool(gen, device, count):
+    """count batches of small graphs (molecule_batch) as the steps take them."""
+    pool = []
+    for _ in range(count):
+        ei, batch, x, y, n = molecule_batch(gen, device)
+        pool.append({"ei": ei, "batch": batch, "x": x, "y": y, "n": n})
+    return pool
+
+
 # --- Steps ------------------------------------------------------------------------------------------
 
 def block_step(lib, model, opt):
@@ -350,12 +370,7 @@ def block_cases(name, path, fanout_sets, args, device):
                 fn()
                 torch.cuda.synchronize()
                 acc.append((time.perf_counter() - t) * 1e3)
-        pool = []
-        for i in range(args.pool):
-            batch = sampler.sample(seeds_all[i * args.batch:(i + 1) * args.batch])
-            inputs = block_inputs(batch)
-            pool.append({"x": x_all[batch.input_nodes], "y": y_all[batch.seeds], "blocks": inputs,
-                         "csrs": block_csrs(batch, fanouts)})
+        pool = block_pool(sampler, seeds_all, x_all, y_all, fanouts, args.pool, args.batch)
         edges = [ei.shape[1] for ei, _ in pool[0]["blocks"]]
         fo = "/".join(str(f) for f in fanouts)
         log(f"  {name} fan-outs {fo}: block edges {edges}, sampler {statistics.median(t_ours):.2f} ms "
@@ -390,10 +405,7 @@ def block_cases(name, path, fanout_sets, args, device):
 
 def molecule_cases(args, device):
     gen = torch.Generator(device="cpu").manual_seed(args.seed)
-    pool = []
-    for _ in range(args.pool):
-        ei, batch, x, y, n = molecule_batch(gen, device)
-        pool.append({"ei": ei, "batch": batch, "x": x, "y": y, "n": n})
+    pool = molecule_pool(gen, device, args.pool)
     cases = []
 
     build_ms = time_build([(pool[0]["ei"], (pool[0]["n"], pool[0]["n"]))])

@@ -71,11 +71,7 @@ def main():
     y_all = torch.randint(0, classes, (g.num_dst,), generator=gen).to(device)
     sampler = NeighborSampler((row_ptr, col_idx), fanouts, seed=args.seed, device=device)
     seeds_all = torch.randperm(g.num_dst, generator=gen)[: args.batch * args.pool].to(device)
-    pool = []
-    for i in range(args.pool):
-        batch = sampler.sample(seeds_all[i * args.batch:(i + 1) * args.batch])
-        pool.append({"x": x_all[batch.input_nodes], "y": y_all[batch.seeds], "blocks": mb.block_inputs(batch),
-                     "csrs": mb.block_csrs(batch, fanouts)})
+    pool = mb.block_pool(sampler, seeds_all, x_all, y_all, fanouts, args.pool, args.batch)
 
     for kind in args.models.split(","):
         torch.manual_seed(args.seed)
@@ -114,11 +110,7 @@ def profile_step(step, pool, args, label):
 
 def profile_molecules(args, device):
     """GIN and GCN with readout on batches of small graphs (--graph molecules=-)."""
-    gen = torch.Generator(device="cpu").manual_seed(args.seed)
-    pool = []
-    for _ in range(args.pool):
-        ei, batch, x, y, n = mb.molecule_batch(gen, device)
-        pool.append({"ei": ei, "batch": batch, "x": x, "y": y, "n": n})
+    pool = mb.molecule_pool(torch.Generator(device="cpu").manual_seed(args.seed), device, args.pool)
     for kind in args.models.split(","):
         torch.manual_seed(args.seed)
         models = {lib: mb.GraphNet(kind, lib, 32, 128, 10, 3, True).to(device) for lib in ("pyg", "gsparse")}

@@ -133,8 +133,10 @@ class TensorGraph:
                         self._coo_ready = (torch.cuda.current_stream(self.device), torch.cuda.Event())
                         self._coo_ready[1].record(self._coo_ready[0])
         ready = self._coo_ready
-        if ready is not None and torch.cuda.current_stream(self.device) != ready[0]:
-            torch.cuda.current_stream(self.device).wait_event(ready[1])
+        if ready is not None:
+            stream = torch.cuda.current_stream(self.device)
+            if stream != ready[0]:
+                stream.wait_event(ready[1])
         return self._coo
 
     def _make_coo_padded(self):

@@ -101,8 +101,9 @@ class GCNConv(torch.nn.Module):
         # c(v), the graph's own loops of v (the dropped edges), and l(v), 1 where c(v) > 0, else fill.
         loops = torch.zeros(g.num_dst, dtype=dtype, device=g.device).index_add_(0, ldst, dropped.to(dtype))
         loop_weight = loops.clamp(max=1.0) * (1.0 - fill) + fill
-        appended = (lsrc == ldst).logical_and_(~dropped)
-        w = torch.where(appended, loop_weight.index_select(0, ldst), (~dropped).to(dtype))
+        kept = ~dropped
+        appended = (lsrc == ldst).logical_and_(kept)
+        w = torch.where(appended, loop_weight.index_select(0, ldst), kept.to(dtype))
         if normalize:
             dinv = (g.in_degrees(g.device).to(dtype) - loops + loop_weight).rsqrt()  # deg >= 1
             w = w * dinv.index_select(0, lsrc) * dinv.index_select(0, ldst)

@@ -97,17 +97,17 @@ class SAGEConv(torch.nn.Module):
         g = self._graph(edge_index, num_src, num_dst)
         reduce = _AGGR[self.aggr]
         linear = reduce in ("mean", "sum")
-        if linear and project_first(g.num_src, g.num_dst, g.num_edges, x_src.shape[-1], self.out_channels):
-            out = spmm.gspmm(g, "copy_lhs", reduce, F.linear(x_src, self.lin_l.weight))
-            if self.lin_l.bias is not None:
-                out = out + self.lin_l.bias
-            if self.root_weight:
-                out = out + self.lin_r(x_dst)
-        elif linear and x_src.dim() == 2 and x_dst.dim() == 2 and torch.is_grad_enabled():
+        project = linear and project_first(g.num_src, g.num_dst, g.num_edges, x_src.shape[-1], self.out_channels)
+        if linear and not project and x_src.dim() == 2 and x_dst.dim() == 2 and torch.is_grad_enabled():
             w_r = self.lin_r.weight if self.root_weight else None
             out = _AggregateThenProject.apply(g, reduce, x_src, x_dst, self.lin_l.weight, self.lin_l.bias, w_r)
         else:
-            out = self.lin_l(spmm.gspmm(g, "copy_lhs", reduce, x_src))
+            if project:
+                out = spmm.gspmm(g, "copy_lhs", reduce, F.linear(x_src, self.lin_l.weight))
+                if self.lin_l.bias is not None:
+                    out = out + self.lin_l.bias
+            else:
+                out = self.lin_l(spmm.gspmm(g, "copy_lhs", reduce, x_src))
             if self.root_weight:
                 out = out + self.lin_r(x_dst)
         if self.normalize:
