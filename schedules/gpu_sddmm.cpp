@@ -79,12 +79,12 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
     if (M * R > kMaxSddmmEdgeTile)
         return "kMTile * kMRegTile = " + std::to_string(M * R) + " edges per block exceed " +
                std::to_string(kMaxSddmmEdgeTile);
-    // One edge-thread a block (kMTile = 1 leaves a single warp of lanes) with several edges per
-    // thread: Halide 14's PTX code generation fails on dot's lane partials ("Name not in Scope:
-    // sddmm_dot..._intm"; seen in the F = 128 sweeps, H100, 2026-11-23).
     if (p.layout.reduce_len > 0 && L > 1 && dtype_size(p.dtype) > 4)
         return std::string("dot's lanes combine with warp shuffles, which move 32 bits (Halide 14): ") +
                dtype_name(p.dtype) + " features take kLaneWidth = 1";
+    // One edge-thread a block (kMTile = 1 leaves a single warp of lanes) with several edges per
+    // thread: Halide 14's PTX code generation fails on dot's lane partials ("Name not in Scope:
+    // sddmm_dot..._intm"; seen in the F = 128 sweeps, H100, 2026-11-23).
     if (p.layout.reduce_len > 0 && M == 1 && R > 1)
         return "kMRegTile > 1 with kMTile = 1 does not compile for dot (Halide 14 warp-shuffle lowering); use "
                "kMTile >= 2";

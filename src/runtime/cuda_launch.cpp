@@ -46,10 +46,10 @@ const halide_device_interface_t *cuda_device_interface(const Halide::Target &tar
     // per target.
     static std::mutex mu;
     static std::vector<std::pair<Halide::Target, const halide_device_interface_t *>> known;
-    install_runtime_error_handler();
     std::lock_guard<std::mutex> lock(mu);
     for (const auto &[t, iface] : known)
         if (t == target) return iface;
+    install_runtime_error_handler();  // before the runtime's first use
     const halide_device_interface_t *iface =
         Halide::get_device_interface_for_device_api(Halide::DeviceAPI::CUDA, target, "gsparse");
     known.emplace_back(target, iface);
