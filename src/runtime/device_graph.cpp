@@ -20,19 +20,13 @@ Halide::Buffer<> upload(std::vector<index_t> &host, const CudaLaunch &launch, co
     ctx.capture_errors();
     Halide::Runtime::Buffer<> *rb = b.get();
     int err = rb->copy_to_device(cuda_device_interface(target), &ctx);
+    if (err) rb->device_free(&ctx);  // a copy that failed after its allocation frees it here
     if (err == halide_error_code_device_malloc_failed || err == halide_error_code_out_of_memory ||
         ctx.errors().find("OUT_OF_MEMORY") != std::string::npos)
         fail<KernelError>("out of GPU memory: the graph's ", name, " (", host.size() * sizeof(index_t),
                           " bytes) does not fit on the device (", ctx.errors(), ")");
     if (err) fail<KernelError>("copying ", name, " to the GPU failed (Halide error ", err, "): ", ctx.errors());
     return b;
-}
-
-void release(Halide::Buffer<> &b, const CudaLaunch &launch) {
-    if (!b.defined()) return;
-    CudaJITContext ctx(launch);
-    ctx.capture_errors();  // a failed free leaves nothing to recover; it must not abort the process
-    b.get()->device_free(&ctx);
 }
 
 /// Device copies of row offsets and row orders are padded to a whole number of this many rows (or
@@ -50,8 +44,15 @@ std::string key_of(const char *what, const void *context, int tile) {
 
 }  // namespace
 
+DeviceBufferRelease::~DeviceBufferRelease() {
+    CudaJITContext ctx(launch_);
+    ctx.capture_errors();  // a failed free leaves nothing to recover; it must not abort the process
+    for (Halide::Buffer<> *b : buffers_)
+        if (b->defined() && b->raw_buffer()->device) b->get()->device_free(&ctx);
+}
+
 DeviceCsr::DeviceCsr(const Graph &g, int row_tile, const CudaLaunch &launch, const Halide::Target &target)
-    : launch_(launch), target_(target) {
+    : release_(launch, {&row_ptr, &col_idx, &edge_ids, &balanced}) {
     const CSR &csr = g.csr();
     const int64_t rows = csr.num_rows;
     const int64_t padded = (rows + row_tile - 1) / row_tile * row_tile;
@@ -68,13 +69,6 @@ DeviceCsr::DeviceCsr(const Graph &g, int row_tile, const CudaLaunch &launch, con
     if (!csr.identity_edge_ids()) edge_ids = upload(const_cast<std::vector<index_t> &>(csr.edge_ids), launch, target, "edge_ids");
 }
 
-DeviceCsr::~DeviceCsr() {
-    release(row_ptr, launch_);
-    release(col_idx, launch_);
-    release(edge_ids, launch_);
-    release(balanced, launch_);
-}
-
 std::shared_ptr<DeviceCsr> DeviceCsr::get(const Graph &g, int row_tile, const CudaLaunch &launch,
                                           const Halide::Target &target) {
     row_tile = padding_tile(row_tile);
@@ -84,7 +78,7 @@ std::shared_ptr<DeviceCsr> DeviceCsr::get(const Graph &g, int row_tile, const Cu
 }
 
 DeviceRowOrder::DeviceRowOrder(const Graph &g, int row_tile, const CudaLaunch &launch, const Halide::Target &target)
-    : launch_(launch) {
+    : release_(launch, {&order}) {
     const int64_t rows = g.num_dst();
     const int64_t padded = (rows + row_tile - 1) / row_tile * row_tile;
     host_ = g.locality_idx();
@@ -92,8 +86,6 @@ DeviceRowOrder::DeviceRowOrder(const Graph &g, int row_tile, const CudaLaunch &l
     host_.resize(static_cast<size_t>(std::max<int64_t>(padded, 1)), static_cast<index_t>(rows));
     order = upload(host_, launch, target, "row_order");
 }
-
-DeviceRowOrder::~DeviceRowOrder() { release(order, launch_); }
 
 std::shared_ptr<DeviceRowOrder> DeviceRowOrder::get(const Graph &g, int row_tile, const CudaLaunch &launch,
                                                     const Halide::Target &target) {
@@ -105,7 +97,7 @@ std::shared_ptr<DeviceRowOrder> DeviceRowOrder::get(const Graph &g, int row_tile
 
 DeviceSegments::DeviceSegments(const Graph &g, int segment_len, int64_t src_tile, int row_tile,
                                const CudaLaunch &launch, const Halide::Target &target)
-    : launch_(launch) {
+    : release_(launch, {&seg_ptr, &row_segs, &seg_ids, &col_idx, &edge_ids, &row_ptr}) {
     const CSR &csr = g.csr();
     // Source-tile runs are kept by the graph (uploaded from there); a plain split is built here.
     RowSegments split;
@@ -138,15 +130,6 @@ DeviceSegments::DeviceSegments(const Graph &g, int segment_len, int64_t src_tile
     row_ptr = shared(csr.row_ptr, "row_ptr");
 }
 
-DeviceSegments::~DeviceSegments() {
-    release(seg_ptr, launch_);
-    release(row_segs, launch_);
-    release(seg_ids, launch_);
-    release(col_idx, launch_);
-    release(edge_ids, launch_);
-    release(row_ptr, launch_);
-}
-
 std::shared_ptr<DeviceSegments> DeviceSegments::get(const Graph &g, int segment_len, int64_t src_tile, int row_tile,
                                                     const CudaLaunch &launch, const Halide::Target &target) {
     row_tile = padding_tile(row_tile);
@@ -159,7 +142,7 @@ std::shared_ptr<DeviceSegments> DeviceSegments::get(const Graph &g, int segment_
 
 DeviceCoo::DeviceCoo(const Graph &g, bool by_dst, int64_t src_tile, const CudaLaunch &launch,
                      const Halide::Target &target)
-    : launch_(launch) {
+    : release_(launch, {&src, &dst, &edge_of}) {
     const COO &coo = by_dst ? g.coo_by_dst(src_tile) : g.coo();
     // Padded with edges 0 -> 0 to a whole number of the largest edge tile, so the last block of a
     // g-SDDMM kernel reads in-range ids (its stores past the last edge are guarded).
@@ -177,12 +160,6 @@ DeviceCoo::DeviceCoo(const Graph &g, bool by_dst, int64_t src_tile, const CudaLa
         pad(edge_of_host_, coo.edge_ids);
         edge_of = upload(edge_of_host_, launch, target, "edge_of");
     }
-}
-
-DeviceCoo::~DeviceCoo() {
-    release(src, launch_);
-    release(dst, launch_);
-    if (edge_of.defined()) release(edge_of, launch_);
 }
 
 std::shared_ptr<DeviceCoo> DeviceCoo::get(const Graph &g, bool by_dst, int64_t src_tile, const CudaLaunch &launch,

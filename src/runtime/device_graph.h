@@ -7,6 +7,7 @@
 
 #include <Halide.h>
 
+#include <initializer_list>
 #include <memory>
 #include <vector>
 
@@ -15,10 +16,27 @@
 
 namespace gsparse {
 
+/// Frees device buffers through the CUDA context they were allocated in when it goes away. Every
+/// device object below holds one, declared after its buffers: it runs before they are destroyed,
+/// also when the object's constructor throws halfway (an out-of-memory device). A Halide::Buffer
+/// left to free itself would ask the JIT runtime for a context of its own, which cannot be created
+/// on a full device, and Halide aborts the process when such a free fails.
+class DeviceBufferRelease {
+public:
+    DeviceBufferRelease(const CudaLaunch &launch, std::initializer_list<Halide::Buffer<> *> buffers)
+        : launch_(launch), buffers_(buffers) {}
+    ~DeviceBufferRelease();
+    DeviceBufferRelease(const DeviceBufferRelease &) = delete;
+    DeviceBufferRelease &operator=(const DeviceBufferRelease &) = delete;
+
+private:
+    CudaLaunch launch_;
+    std::vector<Halide::Buffer<> *> buffers_;
+};
+
 class DeviceCsr {
 public:
     DeviceCsr(const Graph &g, int row_tile, const CudaLaunch &launch, const Halide::Target &target);
-    ~DeviceCsr();
     DeviceCsr(const DeviceCsr &) = delete;
     DeviceCsr &operator=(const DeviceCsr &) = delete;
 
@@ -34,8 +52,7 @@ public:
 
 private:
     std::vector<index_t> row_ptr_host_, col_idx_pad_, balanced_host_;
-    CudaLaunch launch_;
-    Halide::Target target_;
+    DeviceBufferRelease release_;
 };
 
 /// The locality order of a graph's rows (Graph::locality_idx, rowBalance = 2) on the device, padded to
@@ -44,7 +61,6 @@ private:
 class DeviceRowOrder {
 public:
     DeviceRowOrder(const Graph &g, int row_tile, const CudaLaunch &launch, const Halide::Target &target);
-    ~DeviceRowOrder();
     DeviceRowOrder(const DeviceRowOrder &) = delete;
     DeviceRowOrder &operator=(const DeviceRowOrder &) = delete;
 
@@ -55,7 +71,7 @@ public:
 
 private:
     std::vector<index_t> host_;
-    CudaLaunch launch_;
+    DeviceBufferRelease release_;
 };
 
 /// Row segments of a graph for row-split g-SpMM (graph/segments.h), on the device: every row cut
@@ -69,7 +85,6 @@ class DeviceSegments {
 public:
     DeviceSegments(const Graph &g, int segment_len, int64_t src_tile, int row_tile, const CudaLaunch &launch,
                    const Halide::Target &target);
-    ~DeviceSegments();
     DeviceSegments(const DeviceSegments &) = delete;
     DeviceSegments &operator=(const DeviceSegments &) = delete;
 
@@ -82,7 +97,7 @@ public:
 
 private:
     std::vector<index_t> seg_ptr_host_, row_segs_host_, pad_;
-    CudaLaunch launch_;
+    DeviceBufferRelease release_;
 };
 
 /// COO arrays on the device (for g-SDDMM), padded with edges 0 -> 0 to a multiple of
@@ -92,7 +107,6 @@ private:
 class DeviceCoo {
 public:
     DeviceCoo(const Graph &g, bool by_dst, int64_t src_tile, const CudaLaunch &launch, const Halide::Target &target);
-    ~DeviceCoo();
     DeviceCoo(const DeviceCoo &) = delete;
     DeviceCoo &operator=(const DeviceCoo &) = delete;
 
@@ -103,7 +117,7 @@ public:
 
 private:
     std::vector<index_t> src_host_, dst_host_, edge_of_host_;
-    CudaLaunch launch_;
+    DeviceBufferRelease release_;
 };
 
 }  // namespace gsparse
