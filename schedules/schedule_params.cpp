@@ -20,15 +20,19 @@ int64_t ScheduleParams::get_or(const std::string &knob, int64_t fallback) const 
 }
 
 std::string ScheduleParams::str() const {
-    std::ostringstream os;
-    os << schedule << '{';
+    // Appended, not streamed: kernel keys are built from this text on every call.
+    std::string s = schedule;
+    s += '{';
     bool first = true;
     for (const auto &[k, v] : values) {
-        os << (first ? "" : ", ") << k << '=' << v;
+        if (!first) s += ", ";
+        s += k;
+        s += '=';
+        s += std::to_string(v);
         first = false;
     }
-    os << '}';
-    return os.str();
+    s += '}';
+    return s;
 }
 
 nlohmann::json ScheduleParams::to_json() const {

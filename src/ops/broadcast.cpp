@@ -1,7 +1,6 @@
 #include "ops/broadcast.h"
 
 #include <algorithm>
-#include <sstream>
 
 #include "core/error.h"
 #include "core/tensor.h"
@@ -25,12 +24,17 @@ std::vector<int64_t> FeatureLayout::lhs_extents() const { return operand_extents
 std::vector<int64_t> FeatureLayout::rhs_extents() const { return operand_extents(*this, rhs_varies); }
 
 std::string FeatureLayout::key() const {
-    std::ostringstream os;
-    if (reduce_len > 0) os << "dot" << reduce_len << '|';
+    // Appended, not streamed: kernel keys are built from this text on every call.
+    std::string s;
+    if (reduce_len > 0) s += "dot" + std::to_string(reduce_len) + '|';
     for (size_t i = 0; i < extents.size(); i++) {
-        os << (i ? "." : "") << extents[i] << ':' << (lhs_varies[i] ? "l" : "") << (rhs_varies[i] ? "r" : "");
+        if (i) s += '.';
+        s += std::to_string(extents[i]);
+        s += ':';
+        if (lhs_varies[i]) s += 'l';
+        if (rhs_varies[i]) s += 'r';
     }
-    return os.str();
+    return s;
 }
 
 FeatureLayout plan_features(BinaryOp op, const std::vector<int64_t> &lhs_feat, const std::vector<int64_t> &rhs_feat) {
