@@ -11,6 +11,7 @@ the other operand is fused into that g-SpMM, so no num_edges x features tensor i
 import torch
 
 from . import _kernels as K
+from .graph import Graph
 from ._native import ShapeError
 
 _OTHER_END = {"u": "v", "v": "u"}
@@ -80,8 +81,6 @@ def gsddmm(g, op, lhs=None, rhs=None, lhs_target="u", rhs_target="v"):
     Targets: 'u' (source node: lhs has num_src rows), 'v' (destination: num_dst rows) or 'e'
     (edge: num_edges rows). Feature dimensions broadcast (DGL rules).
     """
-    from .graph import Graph
-
     if not isinstance(g, Graph):
         raise ShapeError(f"g must be a gsparse.Graph, got {type(g).__name__}")
     op = K.canonical_op(op, K.SDDMM_OPS, "g-SDDMM")

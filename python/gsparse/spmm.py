@@ -15,6 +15,7 @@ Backward (dZ = the gradient of out):
 import torch
 
 from . import _kernels as K
+from .graph import Graph
 from ._native import ShapeError
 
 
@@ -131,8 +132,6 @@ def gspmm(g, op, reduce, lhs=None, rhs=None, *, return_args=False):
     get 0. With return_args=True, max / min also return (arg_u, arg_e), the int32 source and edge
     id that produced each element (-1 for nodes without in-edges).
     """
-    from .graph import Graph
-
     if not isinstance(g, Graph):
         raise ShapeError(f"g must be a gsparse.Graph, got {type(g).__name__}")
     op = K.canonical_op(op, K.SPMM_OPS, "g-SpMM")

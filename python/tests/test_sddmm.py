@@ -78,3 +78,39 @@ def test_edge_softmax_by_src(graph, edge_index):
     a = gsparse.edge_softmax(graph, s, norm_by="src")
     flipped = edge_index.flip(0)
     torch.testing.assert_close(a, ref_edge_softmax(flipped, s.detach()))
+
+
+def ref_attention(edge_index, a_src, a_dst, slope, mask):
+    s = torch.nn.functional.leaky_relu(a_src[edge_index[0]] + a_dst[edge_index[1]], slope)
+    if mask is not None:
+        s = s.masked_fill(mask.unsqueeze(-1), float("-inf"))
+    return ref_edge_softmax(edge_index, s)
+
+
+def first_edge_kept_mask(edge_index, seed):
+    """A mask over the edges leaving every destination's first in-edge unmasked (no row all -inf)."""
+    gen = torch.Generator().manual_seed(seed)
+    mask = torch.rand(edge_index.shape[1], generator=gen) < 0.3
+    seen = set()
+    for i, v in enumerate(edge_index[1].tolist()):
+        if v not in seen:
+            seen.add(v)
+            mask[i] = False
+    return mask
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+@pytest.mark.parametrize("slope, masked", [(0.2, False), (0.2, True), (-0.5, True), (0.0, False)])
+def test_edge_attention_matches_composition(edge_index, dynamic, slope, masked):
+    """GAT's fused attention node: forward against plain PyTorch, gradients by gradcheck (float64),
+    for slopes that keep and that flip the sign, with and without masked edges."""
+    g = gsparse.Graph(edge_index, num_nodes=N, dynamic=dynamic)
+    a_src, a_dst = rand([N, 2], 11) * 3 - 2, rand([N, 2], 12) * 3 - 2
+    a_src, a_dst = a_src.detach().requires_grad_(), a_dst.detach().requires_grad_()
+    mask = first_edge_kept_mask(edge_index, 5) if masked else None
+    alpha = gsparse.softmax.edge_attention(g, a_src, a_dst, slope, mask)
+    torch.testing.assert_close(alpha, ref_attention(edge_index, a_src.detach(), a_dst.detach(), slope, mask))
+    if masked:
+        assert bool((alpha.detach()[mask] == 0).all())
+    assert torch.autograd.gradcheck(lambda s, d: gsparse.softmax.edge_attention(g, s, d, slope, mask),
+                                    (a_src, a_dst), eps=1e-6, atol=1e-7)

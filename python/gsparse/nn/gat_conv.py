@@ -3,9 +3,10 @@
     h = x W (heads x out_channels);  s[e] = leaky_relu(<h[u], a_src> + <h[v], a_dst>) per head
     alpha = softmax of s over the in-edges of v;  out[v] = sum over in-edges of alpha[e] h[u]
 
-s is one g-SDDMM u_add_v of the per-node scores, the softmax gsparse.edge_softmax, and the
-aggregation one g-SpMM u_mul_e_sum of h [N, H, C] with alpha [E, H, 1]: per-head weights broadcast
-over the channels, so no [E, H, C] tensor is formed (its backward is a g-SDDMM dot).
+s is one g-SDDMM u_add_v of the per-node scores and alpha its softmax, together one autograd node
+(softmax.edge_attention); the aggregation is one g-SpMM u_mul_e_sum of h [N, H, C] with alpha
+[E, H, 1]: per-head weights broadcast over the channels, so no [E, H, C] tensor is formed (its
+backward is a g-SDDMM dot).
 
 Self-loops (PyG's remove_self_loops + add_self_loops) come from Graph.with_masked_self_loops: on a
 dynamic graph one loop per node is appended to the rows on the device and the graph's own loops
@@ -16,7 +17,7 @@ Every row holding a masked loop also holds its appended loop, so no row is all -
 import torch
 import torch.nn.functional as F
 
-from .. import sddmm, softmax, spmm
+from .. import softmax, spmm
 from .._native import ShapeError
 from .graph_input import GraphInput
 
@@ -67,11 +68,10 @@ class GATConv(torch.nn.Module):
         h_dst = self.lin(x_dst).view(-1, H, C) if x_dst is not None else h
         a_src = (h * self.att_src).sum(-1)  # [N_src, H]
         a_dst = (h_dst * self.att_dst).sum(-1)  # [N_dst, H]
-        s = F.leaky_relu(sddmm.gsddmm(g, "add", a_src, a_dst, "u", "v"), self.negative_slope)
-        if dropped is not None:  # the graph's own loops, replaced by the appended ones, weigh nothing
-            s = s.masked_fill(dropped.unsqueeze(-1), float("-inf"))
-        alpha = softmax.edge_softmax(g, s)  # [E, H]
-        alpha = F.dropout(alpha, p=self.dropout, training=self.training)
+        # The graph's own loops (dropped), replaced by the appended ones, weigh nothing.
+        alpha = softmax.edge_attention(g, a_src, a_dst, self.negative_slope, dropped)  # [E, H]
+        if self.dropout > 0:
+            alpha = F.dropout(alpha, p=self.dropout, training=self.training)
         out = spmm.gspmm(g, "mul", "sum", h, alpha.unsqueeze(-1))  # [N_dst, H, C]
         out = out.reshape(-1, H * C) if self.concat else out.mean(dim=1)
         if self.bias is not None:
