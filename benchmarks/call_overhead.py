@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Host time per call of gsparse's operators on a small CUDA graph (64 nodes, 256 edges, F = 8)
+against PyTorch ops: 5,000 calls after 300 warm-up calls, no synchronisation inside the loop, so
+the number is what the calling thread spends per call (the kernels themselves take a few us).
+Diagnostics for the host-bound mini-batch steps (benchmarks/minibatch.py is the benchmark of
+record).
+
+    python3 benchmarks/call_overhead.py
+"""
+import sys
+import time
+
+import torch
+
+import gsparse
+from gsparse import _kernels as K
+from gsparse._native import _C, tensor_arg, launch_arg
+
+if not torch.cuda.is_available():
+    sys.exit("call_overhead.py needs a CUDA device")
+torch.manual_seed(0)
+dev = torch.device("cuda")
+n = 64
+ei = torch.randint(0, n, (2, 256), device=dev)
+g = gsparse.Graph(ei, num_nodes=n, dynamic=True)
+x = torch.randn(n, 8, device=dev)
+xg = x.clone().requires_grad_()
+def bench(f, N=5000):
+    for _ in range(300): f()
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(N): f()
+    host = (time.perf_counter() - t) / N * 1e6
+    torch.cuda.synchronize()
+    return host
+res = {}
+res["torch add_"] = bench(lambda: x.add_(0.0))
+res["torch empty"] = bench(lambda: torch.empty([n, 8], device=dev))
+src, dst = ei[0], ei[1]
+res["torch index_add 3 ops"] = bench(lambda: torch.zeros(n, 8, device=dev).index_add_(0, dst, x[src]))
+res["gspmm"] = bench(lambda: gsparse.gspmm(g, "copy_lhs", "sum", x))
+res["gspmm autograd fwd"] = bench(lambda: gsparse.gspmm(g, "copy_lhs", "sum", xg))
+res["K.spmm"] = bench(lambda: K.spmm(g, "copy_lhs", "sum", x, None))
+res["K.sddmm dot"] = bench(lambda: K.sddmm(g, "dot", x, x, "u", "v"))
+out = torch.empty(n, 8, device=dev)
+v = g._t.view
+a = tensor_arg(x, "lhs"); o = tensor_arg(out, "out"); la = launch_arg(dev)
+res["_C.gspmm_view"] = bench(lambda: _C.gspmm_view(v, "copy_lhs", "sum", a, None, o, None, None, la))
+res["launch_arg"] = bench(lambda: launch_arg(dev))
+res["Graph(ei) validated"] = bench(lambda: gsparse.Graph(ei, num_nodes=n), N=500)
+rp, ci, _ = g.csr(dev)
+res["Graph.from_csr unvalidated"] = bench(lambda: gsparse.Graph.from_csr(rp, ci, num_src=n, dynamic=True, validate=False, max_degree=16), N=2000)
+for k, val in res.items():
+    print(f"{k:32s} {val:7.1f} us host/call")
