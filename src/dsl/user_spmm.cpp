@@ -1,0 +1,262 @@
+#include "dsl/user_spmm.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <numeric>
+
+#include "core/error.h"
+#include "halide_ext/ragged_bounds.h"
+#include "ops/halide_types.h"
+#include "runtime/halide_buffers.h"
+#include "runtime/lowered_stmt.h"
+#include "runtime/target.h"
+
+namespace gsparse::dsl {
+
+using namespace Halide;
+
+namespace {
+
+void check_identifier(const std::string &name, const char *what) {
+    bool ok = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+    for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (!ok) fail<ShapeError>(what, " '", name, "' is not a C identifier");
+}
+
+const char *at_name(At at) {
+    switch (at) {
+    case At::Src: return "source";
+    case At::Dst: return "destination";
+    case At::Edge: return "edge";
+    }
+    return "?";
+}
+
+}  // namespace
+
+Monoid Monoid::sum() {
+    return {"sum", [](Type t) { return Internal::make_zero(t); }, [](Expr a, Expr x) { return a + x; }};
+}
+
+Monoid Monoid::product() {
+    return {"product", [](Type t) { return Internal::make_one(t); }, [](Expr a, Expr x) { return a * x; }};
+}
+
+Monoid Monoid::max() {
+    return {"max", [](Type t) { return t.min(); }, [](Expr a, Expr x) { return Halide::max(a, x); }};
+}
+
+Monoid Monoid::min() {
+    return {"min", [](Type t) { return t.max(); }, [](Expr a, Expr x) { return Halide::min(a, x); }};
+}
+
+SpmmProgram::SpmmProgram(std::string name, Type type)
+    : name_(std::move(name)),
+      type_(type),
+      row_ptr_(Int(32), 1, "row_ptr"),
+      col_idx_(Int(32), 1, "col_idx"),
+      edge_ids_(Int(32), 1, "edge_ids"),
+      max_degree_("max_degree"),
+      num_edges_("num_edges"),
+      num_src_("num_src") {
+    check_identifier(name_, "program name");
+    if (!type_.is_float() || (type_.bits() != 32 && type_.bits() != 64))
+        fail<ShapeError>("program ", name_, ": features are float32 or float64, not ", type_);
+    // The ragged neighbour range of row v, as in the built-in g-SpMM (ops/spmm_algorithm.cpp).
+    Expr start = row_ptr_(v_);
+    degree_ = row_ptr_(v_ + 1) - start;
+    k_ = RDom(0, max_degree_, name_ + "_k");
+    k_.where(k_ < degree_);
+    u_ = col_idx_(start + k_);
+    e_ = edge_ids_(start + k_);
+}
+
+Expr SpmmProgram::operand(const std::string &name, At at, bool broadcast) {
+    check_identifier(name, "operand name");
+    for (const Operand &o : operands_)
+        if (o.name == name) fail<ShapeError>("program ", name_, ": operand '", name, "' is declared twice");
+    operands_.push_back({name, at, broadcast, ImageParam(type_, 2, name_ + "_" + name)});
+    const ImageParam &p = operands_.back().param;
+    Expr row = at == At::Src ? u_ : at == At::Dst ? Expr(v_) : e_;
+    return p(broadcast ? Expr(0) : Expr(f_), row);
+}
+
+void SpmmProgram::message(Expr m) {
+    if (!m.defined()) fail<ShapeError>("program ", name_, ": the message is undefined");
+    message_ = cast(type_, m);
+}
+
+void SpmmProgram::reduce(Monoid r) {
+    if (!r.identity || !r.combine) fail<ShapeError>("program ", name_, ": monoid '", r.name, "' lacks an identity or combine");
+    monoid_ = std::make_unique<Monoid>(std::move(r));
+}
+
+void SpmmProgram::finalize(std::function<Expr(Expr, Expr)> f) { finalize_ = std::move(f); }
+
+struct SpmmKernel::State {
+    std::string name;
+    Type type;
+    int features = 0;
+    Device device = Device::CPU;
+    std::vector<std::pair<std::string, std::pair<At, bool>>> operands;  // name -> (at, broadcast)
+    std::vector<ImageParam> operand_params;
+    ImageParam row_ptr, col_idx, edge_ids;
+    Param<int32_t> max_degree, num_edges, num_src;
+    Func out;
+    Pipeline pipeline;
+    Target target;
+    std::vector<Argument> arguments;
+};
+
+SpmmKernel SpmmProgram::compile(int features, Device device) const {
+    if (!message_.defined()) fail<ShapeError>("program ", name_, " has no message (call message())");
+    if (!monoid_) fail<ShapeError>("program ", name_, " has no reduction (call reduce())");
+    if (features < 1) fail<ShapeError>("program ", name_, ": features must be at least 1, got ", features);
+
+    auto s = std::make_shared<SpmmKernel::State>();
+    s->name = name_;
+    s->type = type_;
+    s->features = features;
+    s->device = device;
+    s->row_ptr = row_ptr_;
+    s->col_idx = col_idx_;
+    s->edge_ids = edge_ids_;
+    s->max_degree = max_degree_;
+    s->num_edges = num_edges_;
+    s->num_src = num_src_;
+    for (const Operand &o : operands_) {
+        s->operands.push_back({o.name, {o.at, o.broadcast}});
+        s->operand_params.push_back(o.param);
+    }
+
+    Func acc(name_ + "_acc"), out(name_ + "_out");
+    Expr msg = message_;
+    // A message that reads no neighbour (a constant, or destination operands only) still runs once
+    // per in-edge: the update must see the reduction domain.
+    if (!Internal::expr_uses_var(msg, k_.x.name())) msg = msg + cast(type_, 0 * k_.x);
+    acc(f_, v_) = monoid_->identity(type_);
+    acc(f_, v_) = monoid_->combine(acc(f_, v_), msg);
+    Expr value = finalize_ ? cast(type_, finalize_(acc(f_, v_), degree_)) : acc(f_, v_);
+    out(f_, v_) = select(degree_ > 0, value, Internal::make_zero(type_));
+
+    ext::SparseLayout sparse;
+    sparse.csr(row_ptr_, num_edges_).nnz_index_array(col_idx_, num_src_).nnz_index_array(edge_ids_, num_edges_);
+    ext::infer_ragged_bounds({out, acc}, sparse);
+
+    // The default schedule of user programs (see the header).
+    if (device == Device::CUDA) {
+        Var fo("fo"), fi("fi"), vo("vo"), vi("vi");
+        const int ftile = features >= 32 ? 32 : features;
+        out.gpu_tile(f_, v_, fo, vo, fi, vi, ftile, 128 / ftile, TailStrategy::GuardWithIf);
+        acc.compute_at(out, fi);
+    } else {
+        out.parallel(v_, 16);
+        acc.compute_at(out, v_);
+    }
+    out.bound(f_, 0, features);
+
+    s->out = out;
+    s->pipeline = Pipeline(out);
+    s->target = jit_target(device);
+    s->arguments = {row_ptr_, col_idx_, edge_ids_};
+    for (const Operand &o : operands_) s->arguments.push_back(o.param);
+    s->arguments.push_back(max_degree_);
+    s->arguments.push_back(num_edges_);
+    s->arguments.push_back(num_src_);
+    if (device == Device::CPU) jit_compile(s->pipeline, s->target, device, "user program " + name_);
+    SpmmKernel k;
+    k.state_ = std::move(s);
+    return k;
+}
+
+void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operands, Tensor &out) const {
+    const State &s = *state_;
+    if (s.device != Device::CPU)
+        fail<KernelError>("user program ", s.name, " was compiled for CUDA; running user programs on the GPU "
+                          "is not supported yet (assembly() gives its PTX)");
+    const DType dtype = s.type.bits() == 64 ? DType::F64 : DType::F32;
+    for (const auto &[name, t] : operands) {
+        bool known = false;
+        for (const auto &o : s.operands) known = known || o.first == name;
+        if (!known) fail<ShapeError>("user program ", s.name, " has no operand '", name, "'");
+    }
+    const CSR &csr = g.csr();
+    auto check = [&](const Tensor &t, const std::string &what, int64_t rows, int64_t width) {
+        if (!t.defined()) fail<ShapeError>("user program ", s.name, ": ", what, " is undefined");
+        if (t.device() != Device::CPU) fail<ShapeError>("user program ", s.name, ": ", what, " is not on the CPU");
+        if (t.dtype() != dtype)
+            fail<ShapeError>("user program ", s.name, ": ", what, " has dtype ", dtype_name(t.dtype()), ", expected ",
+                             dtype_name(dtype));
+        if (t.dim() != 2 || t.size(0) != rows || t.size(1) != width)
+            fail<ShapeError>("user program ", s.name, ": ", what, " ", t.str(), " must be [", rows, ", ", width, "]");
+    };
+    check(out, "out", csr.num_rows, s.features);
+
+    ParamMap params;
+    std::vector<Buffer<>> keep;
+    for (size_t i = 0; i < s.operands.size(); ++i) {
+        const auto &[name, how] = s.operands[i];
+        auto it = operands.find(name);
+        if (it == operands.end())
+            fail<ShapeError>("user program ", s.name, ": operand '", name, "' (read at the ", at_name(how.first),
+                             ") is not given");
+        const int64_t rows = how.first == At::Src ? csr.num_cols : how.first == At::Dst ? csr.num_rows : csr.nnz();
+        check(it->second, "operand '" + name + "'", rows, how.second ? 1 : s.features);
+        keep.push_back(feature_buffer(it->second, {how.second ? 1 : s.features}, name.c_str()));
+        params.set(s.operand_params[i], keep.back());
+    }
+    if (csr.num_rows == 0) return;
+    if (csr.nnz() == 0) {
+        std::memset(out.data(), 0, out.nbytes());
+        return;
+    }
+    std::vector<index_t> iota;
+    if (csr.identity_edge_ids()) {
+        iota.resize(static_cast<size_t>(csr.nnz()));
+        std::iota(iota.begin(), iota.end(), 0);
+    }
+    params.set(s.row_ptr, index_buffer(csr.row_ptr, "row_ptr"));
+    params.set(s.col_idx, index_buffer(csr.col_idx, "col_idx"));
+    params.set(s.edge_ids, index_buffer(csr.identity_edge_ids() ? iota : csr.edge_ids, "edge_ids"));
+    params.set(s.max_degree, static_cast<int32_t>(g.max_row_length()));
+    params.set(s.num_edges, static_cast<int32_t>(csr.nnz()));
+    params.set(s.num_src, static_cast<int32_t>(csr.num_cols));
+    Buffer<> out_buf = feature_buffer(out, {s.features}, "out");
+    try {
+        state_->pipeline.realize(out_buf, s.target, params);
+    } catch (const Halide::Error &e) {
+        fail<KernelError>("running user program ", s.name, " failed: ", e.what());
+    }
+}
+
+std::string SpmmKernel::lowered_stmt() const {
+    return lowered_stmt_text(state_->pipeline, state_->arguments, state_->target);
+}
+
+std::string SpmmKernel::assembly() const {
+    static std::atomic<int> counter{0};
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              ("gsparse_" + state_->name + "_" + std::to_string(getpid()) + "_" + std::to_string(counter++)))
+                                 .string();
+    try {
+        state_->pipeline.compile_to_assembly(path + ".s", state_->arguments, state_->name, state_->target);
+    } catch (const Halide::Error &e) {
+        fail<KernelError>("compiling user program ", state_->name, " failed: ", e.what());
+    }
+    std::FILE *f = std::fopen((path + ".s").c_str(), "rb");
+    if (!f) fail<KernelError>("cannot read the assembly of user program ", state_->name);
+    std::string text;
+    char buf[65536];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+    std::fclose(f);
+    std::remove((path + ".s").c_str());
+    return text;
+}
+
+}  // namespace gsparse::dsl

@@ -1,0 +1,275 @@
+// User-written g-SpMM programs (dsl/user_spmm.h): results against plain C++ loops on random graphs
+// (empty rows, a very long row, duplicate edges, self-loops, shuffled edge ids, bipartite), F = 1,
+// odd F and F = 32; clear errors for incomplete programs and mismatched operands; the PTX a CUDA
+// compilation emits.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <random>
+
+#include "api/gsparse.h"
+#include "dsl/user_spmm.h"
+#include "support/random_graph.h"
+
+namespace gsparse {
+namespace {
+
+using dsl::At;
+using dsl::Monoid;
+using dsl::SpmmProgram;
+
+Tensor random_tensor(int64_t rows, int64_t cols, uint64_t seed, float lo = -1.f, float hi = 1.f) {
+    Tensor t = Tensor::empty({rows, cols}, DType::F32);
+    std::mt19937_64 gen(seed);
+    std::uniform_real_distribution<float> d(lo, hi);
+    float *p = t.data_as<float>();
+    for (int64_t i = 0; i < t.numel(); ++i) p[i] = d(gen);
+    return t;
+}
+
+struct Case {
+    const char *name;
+    test::RandomGraphOptions opt;
+};
+
+std::vector<Case> graphs() {
+    test::RandomGraphOptions base;
+    base.num_nodes = 120;
+    base.long_row = 400;
+    test::RandomGraphOptions identity = base;
+    identity.shuffle_edge_ids = false;
+    test::RandomGraphOptions bipartite = base;
+    bipartite.num_src = 45;
+    test::RandomGraphOptions sparse = base;
+    sparse.avg_degree = 1.0;
+    sparse.empty_row_share = 0.6;
+    return {{"shuffled_ids", base}, {"identity_ids", identity}, {"bipartite", bipartite}, {"mostly_empty", sparse}};
+}
+
+/// out[v, f] = finalize(reduce over in-edges of message(f, u, v, e)), 0 without in-edges.
+Tensor reference(const Graph &g, int F, double identity, const std::function<double(double, double)> &combine,
+                 const std::function<double(int, int64_t, int64_t, int64_t)> &message,
+                 const std::function<double(double, int64_t)> &finalize = nullptr) {
+    const CSR &csr = g.csr();
+    Tensor out = Tensor::zeros({csr.num_rows, F}, DType::F32);
+    float *o = out.data_as<float>();
+    for (int64_t v = 0; v < csr.num_rows; ++v) {
+        const int64_t deg = csr.row_length(v);
+        if (deg == 0) continue;
+        for (int f = 0; f < F; ++f) {
+            double acc = identity;
+            for (int64_t p = csr.row_ptr[v]; p < csr.row_ptr[v + 1]; ++p)
+                acc = combine(acc, message(f, csr.col_idx[p], v, csr.edge_id(p)));
+            o[v * F + f] = static_cast<float>(finalize ? finalize(acc, deg) : acc);
+        }
+    }
+    return out;
+}
+
+void expect_close(const Tensor &got, const Tensor &want, double tol, const std::string &what) {
+    ASSERT_EQ(got.numel(), want.numel()) << what;
+    const float *a = got.data_as<float>(), *b = want.data_as<float>();
+    int64_t bad = 0;
+    for (int64_t i = 0; i < got.numel(); ++i) {
+        const double err = std::abs(double(a[i]) - double(b[i]));
+        if (!(err <= tol * (1.0 + std::abs(double(b[i]))))) {
+            if (bad++ < 5) ADD_FAILURE() << what << ": element " << i << " is " << a[i] << ", expected " << b[i];
+        }
+    }
+    EXPECT_EQ(bad, 0) << what;
+}
+
+TEST(UserSpmm, AttentionWeightedSumMatchesPlainLoops) {
+    // GAT's un-normalised aggregation: leaky_relu(a_src[u] + a_dst[v]) * x[u, f], summed.
+    SpmmProgram p("gat_numerator");
+    Halide::Expr x = p.operand("x", At::Src);
+    Halide::Expr as = p.operand("a_src", At::Src, true);
+    Halide::Expr ad = p.operand("a_dst", At::Dst, true);
+    Halide::Expr s = as + ad;
+    p.message(Halide::select(s > 0, s, 0.2f * s) * x);
+    p.reduce(Monoid::sum());
+    for (int F : {1, 7, 32}) {
+        dsl::SpmmKernel k = p.compile(F);
+        for (const Case &c : graphs()) {
+            Graph g = test::random_graph(11 + F, c.opt);
+            Tensor tx = random_tensor(g.num_src(), F, 1), ta = random_tensor(g.num_src(), 1, 2),
+                   tb = random_tensor(g.num_dst(), 1, 3);
+            Tensor out = Tensor::empty({g.num_dst(), F}, DType::F32);
+            k.run(g, {{"x", tx}, {"a_src", ta}, {"a_dst", tb}}, out);
+            const float *X = tx.data_as<float>(), *A = ta.data_as<float>(), *B = tb.data_as<float>();
+            Tensor want = reference(g, F, 0.0, std::plus<double>(), [&](int f, int64_t u, int64_t v, int64_t) {
+                const double sc = double(A[u]) + B[v];
+                return (sc > 0 ? sc : 0.2 * sc) * X[u * F + f];
+            });
+            expect_close(out, want, 1e-4, std::string(c.name) + " F=" + std::to_string(F));
+        }
+    }
+}
+
+TEST(UserSpmm, WeightedMaxOverEdgeScalars) {
+    SpmmProgram p("weighted_max");
+    p.message(p.operand("x", At::Src) * p.operand("w", At::Edge, true));
+    p.reduce(Monoid::max());
+    for (int F : {1, 5}) {
+        dsl::SpmmKernel k = p.compile(F);
+        for (const Case &c : graphs()) {
+            Graph g = test::random_graph(23 + F, c.opt);
+            Tensor tx = random_tensor(g.num_src(), F, 4), tw = random_tensor(g.num_edges(), 1, 5, 0.f, 2.f);
+            Tensor out = Tensor::empty({g.num_dst(), F}, DType::F32);
+            k.run(g, {{"x", tx}, {"w", tw}}, out);
+            const float *X = tx.data_as<float>(), *W = tw.data_as<float>();
+            Tensor want = reference(g, F, -std::numeric_limits<double>::infinity(),
+                                    [](double a, double b) { return std::max(a, b); },
+                                    [&](int f, int64_t u, int64_t, int64_t e) { return double(X[u * F + f]) * W[e]; });
+            expect_close(out, want, 1e-6, std::string(c.name) + " F=" + std::to_string(F));
+        }
+    }
+}
+
+TEST(UserSpmm, CustomLogSumExpMonoid) {
+    // A numerically stable log-sum-exp as a user monoid: identity -inf, combine
+    // max(a, x) + log1p(exp(-|a - x|)).
+    Monoid lse{"logsumexp", [](Halide::Type t) { return t.min(); },
+               [](Halide::Expr a, Halide::Expr x) {
+                   Halide::Expr hi = Halide::max(a, x), lo = Halide::min(a, x);
+                   // With a at the identity (the lowest float) exp underflows to 0: the result is x.
+                   return hi + Halide::log(1.0f + Halide::exp(lo - hi));
+               }};
+    SpmmProgram p("lse");
+    p.message(p.operand("x", At::Src) * 30.0f);  // large values: a plain sum of exp would overflow
+    p.reduce(lse);
+    const int F = 3;
+    dsl::SpmmKernel k = p.compile(F);
+    for (const Case &c : graphs()) {
+        Graph g = test::random_graph(31, c.opt);
+        Tensor tx = random_tensor(g.num_src(), F, 6, 0.f, 4.f);
+        Tensor out = Tensor::empty({g.num_dst(), F}, DType::F32);
+        k.run(g, {{"x", tx}}, out);
+        const float *X = tx.data_as<float>();
+        const CSR &csr = g.csr();
+        Tensor want = Tensor::zeros({g.num_dst(), F}, DType::F32);
+        for (int64_t v = 0; v < csr.num_rows; ++v) {
+            if (csr.row_length(v) == 0) continue;
+            for (int f = 0; f < F; ++f) {
+                double m = -std::numeric_limits<double>::infinity(), s = 0;
+                for (int64_t q = csr.row_ptr[v]; q < csr.row_ptr[v + 1]; ++q) m = std::max(m, 30.0 * X[csr.col_idx[q] * F + f]);
+                for (int64_t q = csr.row_ptr[v]; q < csr.row_ptr[v + 1]; ++q) s += std::exp(30.0 * X[csr.col_idx[q] * F + f] - m);
+                want.data_as<float>()[v * F + f] = static_cast<float>(m + std::log(s));
+            }
+        }
+        expect_close(out, want, 1e-5, c.name);
+    }
+}
+
+TEST(UserSpmm, MeanByFinalizeMatchesBuiltInOperator) {
+    SpmmProgram p("user_mean");
+    p.message(p.operand("x", At::Src));
+    p.reduce(Monoid::sum());
+    p.finalize([](Halide::Expr acc, Halide::Expr degree) { return acc / Halide::cast<float>(degree); });
+    const int F = 9;
+    dsl::SpmmKernel k = p.compile(F);
+    for (const Case &c : graphs()) {
+        Graph g = test::random_graph(41, c.opt);
+        Tensor tx = random_tensor(g.num_src(), F, 7);
+        Tensor out = Tensor::empty({g.num_dst(), F}, DType::F32);
+        k.run(g, {{"x", tx}}, out);
+        expect_close(out, gspmm(g, "copy_lhs", "mean", tx, Tensor()).out, 1e-5, c.name);
+    }
+}
+
+TEST(UserSpmm, ConstantMessageRunsOncePerInEdge) {
+    // A message that reads no neighbour still counts every in-edge: the sum of 1 is the in-degree.
+    SpmmProgram p("in_degree");
+    p.message(Halide::Expr(1.0f));
+    p.reduce(Monoid::sum());
+    dsl::SpmmKernel k = p.compile(2);
+    Graph g = test::random_graph(5);
+    Tensor out = Tensor::empty({g.num_dst(), 2}, DType::F32);
+    k.run(g, {}, out);
+    for (int64_t v = 0; v < g.num_dst(); ++v)
+        for (int f = 0; f < 2; ++f) EXPECT_EQ(out.data_as<float>()[v * 2 + f], float(g.csr().row_length(v))) << v;
+}
+
+TEST(UserSpmm, GraphWithoutEdgesGivesZeros) {
+    SpmmProgram p("empty_sum");
+    p.message(p.operand("x", At::Src));
+    p.reduce(Monoid::product());
+    dsl::SpmmKernel k = p.compile(4);
+    const std::vector<index_t> row_ptr(8, 0);
+    Graph g = Graph::from_csr_arrays(7, 5, row_ptr.data(), nullptr, nullptr, 0);
+    Tensor out = random_tensor(7, 4, 9);
+    k.run(g, {{"x", random_tensor(5, 4, 8)}}, out);
+    for (int64_t i = 0; i < out.numel(); ++i) EXPECT_EQ(out.data_as<float>()[i], 0.f);
+}
+
+TEST(UserSpmm, ErrorsNameTheProblem) {
+    auto expect_error = [](const std::function<void()> &f, const std::string &needle) {
+        try {
+            f();
+            ADD_FAILURE() << "no error; expected one mentioning '" << needle << "'";
+        } catch (const Error &e) {
+            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+        }
+    };
+    expect_error([] { SpmmProgram p("9lives"); }, "not a C identifier");
+    expect_error([] { SpmmProgram p("ints", Halide::Int(32)); }, "float32 or float64");
+    expect_error([] {
+        SpmmProgram p("twice");
+        p.operand("x", At::Src);
+        p.operand("x", At::Dst);
+    }, "declared twice");
+    expect_error([] { SpmmProgram("no_message").compile(4); }, "has no message");
+    expect_error([] {
+        SpmmProgram p("no_reduce");
+        p.message(Halide::Expr(1.0f));
+        p.compile(4);
+    }, "has no reduction");
+
+    SpmmProgram p("checked");
+    p.message(p.operand("x", At::Src) + p.operand("w", At::Edge, true));
+    p.reduce(Monoid::sum());
+    dsl::SpmmKernel k = p.compile(4);
+    Graph g = test::random_graph(3);
+    Tensor out = Tensor::empty({g.num_dst(), 4}, DType::F32);
+    Tensor x = random_tensor(g.num_src(), 4, 1), w = random_tensor(g.num_edges(), 1, 2);
+    expect_error([&] { k.run(g, {{"x", x}}, out); }, "operand 'w' (read at the edge) is not given");
+    expect_error([&] { k.run(g, {{"x", x}, {"w", w}, {"y", w}}, out); }, "has no operand 'y'");
+    expect_error([&] { k.run(g, {{"x", w}, {"w", w}}, out); }, "operand 'x'");
+    Tensor bad_out = Tensor::empty({g.num_dst(), 3}, DType::F32);
+    expect_error([&] { k.run(g, {{"x", x}, {"w", w}}, bad_out); }, "out");
+    Tensor x64 = Tensor::zeros({g.num_src(), 4}, DType::F64);
+    expect_error([&] { k.run(g, {{"x", x64}, {"w", w}}, out); }, "dtype");
+}
+
+TEST(UserSpmm, CudaCompilationEmitsOneKernelWithBoundedGathers) {
+    SpmmProgram p("gat_numerator_cuda");
+    Halide::Expr x = p.operand("x", At::Src);
+    Halide::Expr s = p.operand("a_src", At::Src, true) + p.operand("a_dst", At::Dst, true);
+    p.message(Halide::select(s > 0, s, 0.2f * s) * x);
+    p.reduce(Monoid::sum());
+    dsl::SpmmKernel k = p.compile(64, Device::CUDA);
+    const std::string stmt = k.lowered_stmt();
+    // One kernel launch, and the ragged bound inference's bounds: col_idx is required on [0, num_edges)
+    // (not past the last row's max_degree), the gathered sources on [0, num_src).
+    EXPECT_NE(stmt.find("halide_cuda_run"), std::string::npos) << stmt;
+    EXPECT_NE(stmt.find("halide_error_access_out_of_bounds(\"Input buffer col_idx\", 0, 0, num_edges + -1"),
+              std::string::npos) << stmt;
+    EXPECT_NE(stmt.find("halide_error_access_out_of_bounds(\"Input buffer gat_numerator_cuda_x\", 1, 0, num_src + -1"),
+              std::string::npos) << stmt;
+    const std::string ptx = k.assembly();
+    EXPECT_NE(ptx.find(".entry"), std::string::npos);
+    EXPECT_NE(ptx.find("ld.global"), std::string::npos);
+    Graph g = test::random_graph(1);
+    Tensor out = Tensor::empty({g.num_dst(), 64}, DType::F32);
+    try {
+        k.run(g, {}, out);
+        ADD_FAILURE() << "running a CUDA user program on CPU tensors did not raise";
+    } catch (const KernelError &e) {
+        EXPECT_NE(std::string(e.what()).find("not supported yet"), std::string::npos) << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace gsparse
