@@ -7,11 +7,13 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <numeric>
 
 #include "core/error.h"
 #include "halide_ext/ragged_bounds.h"
 #include "ops/halide_types.h"
+#include "runtime/device_graph.h"
 #include "runtime/halide_buffers.h"
 #include "runtime/lowered_stmt.h"
 #include "runtime/target.h"
@@ -111,6 +113,7 @@ struct SpmmKernel::State {
     Pipeline pipeline;
     Target target;
     std::vector<Argument> arguments;
+    std::once_flag compiled;  // CUDA pipelines are JIT-compiled on their first run
 };
 
 SpmmKernel SpmmProgram::compile(int features, Device device) const {
@@ -174,11 +177,12 @@ SpmmKernel SpmmProgram::compile(int features, Device device) const {
     return k;
 }
 
-void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operands, Tensor &out) const {
-    const State &s = *state_;
-    if (s.device != Device::CPU)
-        fail<KernelError>("user program ", s.name, " was compiled for CUDA; running user programs on the GPU "
-                          "is not supported yet (assembly() gives its PTX)");
+void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operands, Tensor &out,
+                     const CudaLaunch &launch) const {
+    State &s = *state_;
+    const bool cuda = s.device == Device::CUDA;
+    if (cuda && !launch.context)
+        fail<ShapeError>("user program ", s.name, " runs on CUDA and needs a CudaLaunch with a context");
     const DType dtype = s.type.bits() == 64 ? DType::F64 : DType::F32;
     for (const auto &[name, t] : operands) {
         bool known = false;
@@ -188,7 +192,9 @@ void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operan
     const CSR &csr = g.csr();
     auto check = [&](const Tensor &t, const std::string &what, int64_t rows, int64_t width) {
         if (!t.defined()) fail<ShapeError>("user program ", s.name, ": ", what, " is undefined");
-        if (t.device() != Device::CPU) fail<ShapeError>("user program ", s.name, ": ", what, " is not on the CPU");
+        if (t.device() != s.device)
+            fail<ShapeError>("user program ", s.name, ": ", what, " is on ", device_name(t.device()),
+                             " but the program was compiled for ", device_name(s.device));
         if (t.dtype() != dtype)
             fail<ShapeError>("user program ", s.name, ": ", what, " has dtype ", dtype_name(t.dtype()), ", expected ",
                              dtype_name(dtype));
@@ -206,13 +212,59 @@ void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operan
             fail<ShapeError>("user program ", s.name, ": operand '", name, "' (read at the ", at_name(how.first),
                              ") is not given");
         const int64_t rows = how.first == At::Src ? csr.num_cols : how.first == At::Dst ? csr.num_rows : csr.nnz();
-        check(it->second, "operand '" + name + "'", rows, how.second ? 1 : s.features);
-        keep.push_back(feature_buffer(it->second, {how.second ? 1 : s.features}, name.c_str()));
+        const int width = how.second ? 1 : s.features;
+        check(it->second, "operand '" + name + "'", rows, width);
+        if (cuda && rows == 0 && csr.num_rows > 0)
+            // An operand without rows (edge features of a graph without edges) is never read; Halide
+            // still wants a buffer of one row, which the output's memory lends.
+            keep.push_back(wrap_device_buffer(s.type, out.data(), halide_sizes({width}, 1), s.target, name.c_str()));
+        else if (cuda && rows > 0)
+            keep.push_back(wrap_device_buffer(s.type, it->second.data(), halide_sizes({width}, rows), s.target,
+                                              name.c_str()));
+        else if (!cuda)
+            keep.push_back(feature_buffer(it->second, {width}, name.c_str()));
+        else
+            continue;  // no rows and no output rows: nothing runs
         params.set(s.operand_params[i], keep.back());
     }
-    if (csr.num_rows == 0) return;
-    if (csr.nnz() == 0) {
+    const size_t borrowed = keep.size();
+    auto release = [&](CudaJITContext *ctx) {
+        // The wrappers only borrow the caller's memory.
+        if (cuda)
+            for (size_t i = 0; i < borrowed; ++i) keep[i].get()->device_detach_native(ctx);
+    };
+    if (csr.num_rows == 0) {
+        CudaJITContext ctx(launch);
+        release(&ctx);
+        return;
+    }
+    if (!cuda && csr.nnz() == 0) {
         std::memset(out.data(), 0, out.nbytes());
+        return;
+    }
+    params.set(s.max_degree, static_cast<int32_t>(g.max_row_length()));
+    params.set(s.num_edges, static_cast<int32_t>(std::max<int64_t>(csr.nnz(), 1)));
+    params.set(s.num_src, static_cast<int32_t>(std::max<int64_t>(csr.num_cols, 1)));
+    if (cuda) {
+        // A graph without edges runs too: its device row_ptr is all 0 and its arrays hold one
+        // (unread) entry, so every row writes 0.
+        std::call_once(s.compiled, [&] { jit_compile(s.pipeline, s.target, Device::CUDA, "user program " + s.name); });
+        auto dev = DeviceCsr::get(g, 1, launch, s.target);
+        auto eids = DeviceEdgeIds::get(g, launch, s.target);
+        params.set(s.row_ptr, dev->row_ptr);
+        params.set(s.col_idx, dev->col_idx);
+        params.set(s.edge_ids, eids->ids);
+        Buffer<> out_buf = wrap_device_buffer(s.type, out.data(), halide_sizes({s.features}, csr.num_rows), s.target, "out");
+        CudaJITContext ctx(launch);
+        try {
+            s.pipeline.realize(&ctx, out_buf, s.target, params);
+        } catch (const Halide::Error &e) {
+            release(&ctx);
+            out_buf.get()->device_detach_native(&ctx);
+            fail<KernelError>("running user program ", s.name, " on the GPU failed: ", e.what());
+        }
+        release(&ctx);
+        out_buf.get()->device_detach_native(&ctx);
         return;
     }
     std::vector<index_t> iota;
@@ -223,12 +275,9 @@ void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operan
     params.set(s.row_ptr, index_buffer(csr.row_ptr, "row_ptr"));
     params.set(s.col_idx, index_buffer(csr.col_idx, "col_idx"));
     params.set(s.edge_ids, index_buffer(csr.identity_edge_ids() ? iota : csr.edge_ids, "edge_ids"));
-    params.set(s.max_degree, static_cast<int32_t>(g.max_row_length()));
-    params.set(s.num_edges, static_cast<int32_t>(csr.nnz()));
-    params.set(s.num_src, static_cast<int32_t>(csr.num_cols));
     Buffer<> out_buf = feature_buffer(out, {s.features}, "out");
     try {
-        state_->pipeline.realize(out_buf, s.target, params);
+        s.pipeline.realize(out_buf, s.target, params);
     } catch (const Halide::Error &e) {
         fail<KernelError>("running user program ", s.name, " failed: ", e.what());
     }

@@ -22,8 +22,8 @@
 //
 // The kernel runs with the default schedule of user programs: rows in parallel, each row's
 // reduction in order (CPU: one row per iteration of a parallel loop; CUDA: one thread per row and
-// feature). It is correct for every monoid; the schedule space of built-in operators
-// (schedules/) is not yet open to user programs.
+// feature, compiled on the first run). It is correct for every monoid; the schedule space of
+// built-in operators (schedules/) is not yet open to user programs.
 #pragma once
 
 #include <Halide.h>
@@ -37,6 +37,7 @@
 #include "core/dtype.h"
 #include "core/tensor.h"
 #include "graph/graph.h"
+#include "runtime/cuda_launch.h"
 
 namespace gsparse::dsl {
 
@@ -111,9 +112,12 @@ private:
 class SpmmKernel {
 public:
     /// out [num_dst, features] = the program on g; operands by name. Every declared operand must be
-    /// given, with its rows (num_src, num_dst or num_edges) and features (1 when broadcast).
-    /// CPU tensors; ShapeError naming the operand otherwise.
-    void run(const Graph &g, const std::map<std::string, Tensor> &operands, Tensor &out) const;
+    /// given, with its rows (num_src, num_dst or num_edges) and features (1 when broadcast), on the
+    /// kernel's device (CUDA tensors hold device pointers; the launch gives the context and
+    /// stream, and the graph's arrays are copied to the device once per graph); ShapeError naming
+    /// the operand otherwise.
+    void run(const Graph &g, const std::map<std::string, Tensor> &operands, Tensor &out,
+             const CudaLaunch &launch = {}) const;
 
     /// The lowered Halide statement (for tests and for users reading what was generated).
     std::string lowered_stmt() const;

@@ -170,4 +170,19 @@ std::shared_ptr<DeviceCoo> DeviceCoo::get(const Graph &g, bool by_dst, int64_t s
     }));
 }
 
+DeviceEdgeIds::DeviceEdgeIds(const Graph &g, const CudaLaunch &launch, const Halide::Target &target)
+    : release_(launch, {&ids}) {
+    const CSR &csr = g.csr();
+    host_.resize(static_cast<size_t>(std::max<int64_t>(csr.nnz(), 1)), 0);
+    for (int64_t p = 0; p < csr.nnz(); ++p) host_[static_cast<size_t>(p)] = csr.edge_id(p);
+    ids = upload(host_, launch, target, "edge_ids");
+}
+
+std::shared_ptr<DeviceEdgeIds> DeviceEdgeIds::get(const Graph &g, const CudaLaunch &launch,
+                                                  const Halide::Target &target) {
+    return std::static_pointer_cast<DeviceEdgeIds>(g.attachment(key_of("cuda_edge_ids", launch.context, 0), [&] {
+        return std::static_pointer_cast<void>(std::make_shared<DeviceEdgeIds>(g, launch, target));
+    }));
+}
+
 }  // namespace gsparse

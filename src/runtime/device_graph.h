@@ -120,4 +120,21 @@ private:
     DeviceBufferRelease release_;
 };
 
+/// The edge id of every CSR position on the device (the graph's edge ids, or 0, 1, ... for a graph
+/// whose edge ids are the positions), for kernels that always read edge ids (user programs).
+class DeviceEdgeIds {
+public:
+    DeviceEdgeIds(const Graph &g, const CudaLaunch &launch, const Halide::Target &target);
+    DeviceEdgeIds(const DeviceEdgeIds &) = delete;
+    DeviceEdgeIds &operator=(const DeviceEdgeIds &) = delete;
+
+    Halide::Buffer<> ids;
+
+    static std::shared_ptr<DeviceEdgeIds> get(const Graph &g, const CudaLaunch &launch, const Halide::Target &target);
+
+private:
+    std::vector<index_t> host_;
+    DeviceBufferRelease release_;
+};
+
 }  // namespace gsparse

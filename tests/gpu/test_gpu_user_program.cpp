@@ -1,0 +1,86 @@
+// User programs (dsl/user_spmm.h) on the GPU: the same program compiled for CUDA and for the CPU
+// gives the same result on random graphs (empty rows, a very long row, duplicates, self-loops,
+// shuffled and identity edge ids, bipartite, no edges), F = 1, odd F and F = 64; skipped, and
+// reported as skipped, without a CUDA device.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "dsl/user_spmm.h"
+#include "gpu/gpu_fixture.h"
+#include "support/random_graph.h"
+
+namespace gsparse {
+namespace {
+
+using dsl::At;
+
+Tensor random_host(int64_t rows, int64_t cols, uint64_t seed) {
+    Tensor t = Tensor::empty({rows, cols}, DType::F32);
+    std::mt19937_64 gen(seed);
+    std::uniform_real_distribution<float> d(-1.f, 1.f);
+    for (int64_t i = 0; i < t.numel(); ++i) t.data_as<float>()[i] = d(gen);
+    return t;
+}
+
+class GpuUserProgram : public test::GpuTest {};
+
+TEST_F(GpuUserProgram, AttentionAndMaxMatchTheCpu) {
+    auto build = [](dsl::SpmmProgram &p, bool max) {
+        Halide::Expr s = p.operand("a_src", At::Src, true) + p.operand("a_dst", At::Dst, true);
+        Halide::Expr m = Halide::select(s > 0, s, 0.2f * s) * p.operand("x", At::Src) * p.operand("w", At::Edge, true);
+        p.message(m);
+        p.reduce(max ? dsl::Monoid::max() : dsl::Monoid::sum());
+    };
+    std::vector<test::RandomGraphOptions> shapes(4);
+    shapes[0].long_row = 500;
+    shapes[1].shuffle_edge_ids = false;
+    shapes[2].num_src = 70;
+    shapes[3].avg_degree = 0.5;
+    shapes[3].empty_row_share = 0.7;
+    for (bool max : {false, true}) {
+        dsl::SpmmProgram cpu_p(max ? "att_max_cpu" : "att_sum_cpu"), gpu_p(max ? "att_max_gpu" : "att_sum_gpu");
+        build(cpu_p, max);
+        build(gpu_p, max);
+        for (int F : {1, 7, 64}) {
+            dsl::SpmmKernel kc = cpu_p.compile(F), kg = gpu_p.compile(F, Device::CUDA);
+            for (size_t i = 0; i < shapes.size(); ++i) {
+                Graph g = test::random_graph(100 + i + F, shapes[i]);
+                Tensor x = random_host(g.num_src(), F, 1), as = random_host(g.num_src(), 1, 2),
+                       ad = random_host(g.num_dst(), 1, 3), w = random_host(g.num_edges(), 1, 4);
+                Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
+                kc.run(g, {{"x", x}, {"a_src", as}, {"a_dst", ad}, {"w", w}}, want);
+                Tensor out = device_empty({g.num_dst(), F}, DType::F32);
+                kg.run(g, {{"x", to_device(x)}, {"a_src", to_device(as)}, {"a_dst", to_device(ad)}, {"w", to_device(w)}},
+                       out, launch_);
+                Tensor got = to_host(out);
+                int64_t bad = 0;
+                for (int64_t k = 0; k < got.numel(); ++k) {
+                    const double a = got.data_as<float>()[k], b = want.data_as<float>()[k];
+                    if (!(std::abs(a - b) <= 1e-5 * (1 + std::abs(b))) && bad++ < 3)
+                        ADD_FAILURE() << "max=" << max << " F=" << F << " shape " << i << " element " << k << ": " << a
+                                      << " vs " << b;
+                }
+                EXPECT_EQ(bad, 0);
+            }
+        }
+    }
+}
+
+TEST_F(GpuUserProgram, GraphWithoutEdgesGivesZeros) {
+    dsl::SpmmProgram p("gpu_empty");
+    p.message(p.operand("x", At::Src) * p.operand("w", At::Edge, true));
+    p.reduce(dsl::Monoid::sum());
+    dsl::SpmmKernel k = p.compile(5, Device::CUDA);
+    const std::vector<index_t> row_ptr(10, 0);
+    Graph g = Graph::from_csr_arrays(9, 4, row_ptr.data(), nullptr, nullptr, 0);
+    Tensor out = to_device(random_host(9, 5, 7));
+    k.run(g, {{"x", to_device(random_host(4, 5, 8))}, {"w", Tensor::wrap(nullptr, {0, 1}, DType::F32, Device::CUDA)}},
+          out, launch_);
+    Tensor h = to_host(out);
+    for (int64_t i = 0; i < h.numel(); ++i) EXPECT_EQ(h.data_as<float>()[i], 0.f) << i;
+}
+
+}  // namespace
+}  // namespace gsparse
