@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -55,6 +57,120 @@ Monoid Monoid::max() {
 
 Monoid Monoid::min() {
     return {"min", [](Type t) { return t.max(); }, [](Expr a, Expr x) { return Halide::min(a, x); }};
+}
+
+int64_t ScheduleContext::knob(const std::string &name) const {
+    auto it = knobs.find(name);
+    if (it == knobs.end()) fail<ScheduleError>("schedule has no knob '", name, "'");
+    return it->second;
+}
+
+std::map<std::string, int64_t> ScheduleDef::complete(const std::map<std::string, int64_t> &point, int features,
+                                                     Device device) const {
+    std::map<std::string, int64_t> full;
+    for (const Knob &k : knobs) full[k.name] = k.default_value;
+    for (const auto &[name, value] : point) {
+        const Knob *knob = nullptr;
+        for (const Knob &k : knobs) knob = k.name == name ? &k : knob;
+        if (!knob) fail<ScheduleError>("schedule ", this->name, " has no knob '", name, "'");
+        if (std::find(knob->choices.begin(), knob->choices.end(), value) == knob->choices.end())
+            fail<ScheduleError>("schedule ", this->name, ": ", name, " = ", value, " is not one of its choices");
+        full[name] = value;
+    }
+    if (why_invalid) {
+        const std::string why = why_invalid(full, features, device);
+        if (!why.empty())
+            fail<ScheduleError>("schedule point ", point_str(*this, full), " is invalid for ", features, " features on ",
+                                device_name(device), ": ", why);
+    }
+    return full;
+}
+
+std::vector<std::map<std::string, int64_t>> ScheduleDef::space(int features, Device device) const {
+    std::vector<std::map<std::string, int64_t>> points = {{}};
+    for (const Knob &k : knobs) {
+        std::vector<std::map<std::string, int64_t>> next;
+        for (const auto &p : points)
+            for (int64_t c : k.choices) {
+                auto q = p;
+                q[k.name] = c;
+                next.push_back(std::move(q));
+            }
+        points = std::move(next);
+    }
+    std::vector<std::map<std::string, int64_t>> valid;
+    for (auto &p : points)
+        if (!why_invalid || why_invalid(p, features, device).empty()) valid.push_back(std::move(p));
+    return valid;
+}
+
+std::string point_str(const ScheduleDef &def, const std::map<std::string, int64_t> &point) {
+    std::string s = def.name + "{";
+    bool first = true;
+    for (const auto &[k, v] : point) {
+        if (!first) s += ", ";
+        s += k + "=" + std::to_string(v);
+        first = false;
+    }
+    return s + "}";
+}
+
+namespace {
+
+int64_t cuda_feature_tile(int64_t knob, int features) { return knob > 0 ? knob : std::min(features, 32); }
+int64_t cuda_rows_per_block(int64_t knob, int64_t feature_tile) {
+    return knob > 0 ? knob : std::max<int64_t>(1, 128 / feature_tile);
+}
+
+}  // namespace
+
+const ScheduleDef &default_schedule() {
+    static const ScheduleDef def = [] {
+        ScheduleDef d;
+        d.name = "user_default";
+        // 0: chosen from the feature count (feature_tile = min(F, 32), rows_per_block = 128 / it).
+        d.knobs = {{"rows_per_task", {1, 4, 16, 64}, 16},
+                   {"vector_width", {1, 4, 8, 16}, 1},
+                   {"feature_tile", {0, 1, 2, 4, 8, 16, 32}, 0},
+                   {"rows_per_block", {0, 1, 2, 4, 8, 16, 32, 64, 128}, 0}};
+        d.why_invalid = [](const std::map<std::string, int64_t> &p, int features, Device device) -> std::string {
+            if (device == Device::CUDA) {
+                if (p.at("rows_per_task") != 16 || p.at("vector_width") != 1)
+                    return "rows_per_task and vector_width are CPU knobs";
+                const int64_t ft = cuda_feature_tile(p.at("feature_tile"), features);
+                if (ft > 1 && ft / 2 >= features) return "feature_tile is at least twice the feature count";
+                if (ft * cuda_rows_per_block(p.at("rows_per_block"), ft) > 1024)
+                    return "feature_tile x rows_per_block exceeds 1024 threads a block";
+                return "";
+            }
+            if (p.at("feature_tile") != 0 || p.at("rows_per_block") != 0)
+                return "feature_tile and rows_per_block are CUDA knobs";
+            if (p.at("vector_width") > 1 && p.at("vector_width") / 2 >= features)
+                return "vector_width is at least twice the feature count";
+            return "";
+        };
+        d.apply = [](ScheduleContext &c) {
+            Var vo("vo"), vi("vi");
+            if (c.device == Device::CUDA) {
+                Var fo("fo"), fi("fi");
+                const int64_t ft = cuda_feature_tile(c.knob("feature_tile"), c.features);
+                const int64_t rb = cuda_rows_per_block(c.knob("rows_per_block"), ft);
+                c.out.gpu_tile(c.f, c.v, fo, vo, fi, vi, static_cast<int>(ft), static_cast<int>(rb),
+                               TailStrategy::GuardWithIf);
+                c.acc.compute_at(c.out, fi);
+                return;
+            }
+            c.out.split(c.v, vo, vi, static_cast<int>(c.knob("rows_per_task")), TailStrategy::GuardWithIf).parallel(vo);
+            c.acc.compute_at(c.out, vi);
+            if (const int vw = static_cast<int>(c.knob("vector_width")); vw > 1) {
+                c.out.vectorize(c.f, vw, TailStrategy::GuardWithIf);
+                c.acc.vectorize(c.f, vw, TailStrategy::GuardWithIf);
+                c.acc.update().vectorize(c.f, vw, TailStrategy::GuardWithIf);
+            }
+        };
+        return d;
+    }();
+    return def;
 }
 
 SpmmProgram::SpmmProgram(std::string name, Type type)
@@ -114,12 +230,16 @@ struct SpmmKernel::State {
     Target target;
     std::vector<Argument> arguments;
     std::once_flag compiled;  // CUDA pipelines are JIT-compiled on their first run
+    std::string schedule;
 };
 
-SpmmKernel SpmmProgram::compile(int features, Device device) const {
+SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &schedule,
+                                const std::map<std::string, int64_t> &point) const {
     if (!message_.defined()) fail<ShapeError>("program ", name_, " has no message (call message())");
     if (!monoid_) fail<ShapeError>("program ", name_, " has no reduction (call reduce())");
     if (features < 1) fail<ShapeError>("program ", name_, ": features must be at least 1, got ", features);
+    if (!schedule.apply) fail<ScheduleError>("schedule ", schedule.name, " has no directives (apply)");
+    const std::map<std::string, int64_t> knobs = schedule.complete(point, features, device);
 
     auto s = std::make_shared<SpmmKernel::State>();
     s->name = name_;
@@ -151,19 +271,16 @@ SpmmKernel SpmmProgram::compile(int features, Device device) const {
     sparse.csr(row_ptr_, num_edges_).nnz_index_array(col_idx_, num_src_).nnz_index_array(edge_ids_, num_edges_);
     ext::infer_ragged_bounds({out, acc}, sparse);
 
-    // The default schedule of user programs (see the header).
-    if (device == Device::CUDA) {
-        Var fo("fo"), fi("fi"), vo("vo"), vi("vi");
-        const int ftile = features >= 32 ? 32 : features;
-        out.gpu_tile(f_, v_, fo, vo, fi, vi, ftile, 128 / ftile, TailStrategy::GuardWithIf);
-        acc.compute_at(out, fi);
-    } else {
-        out.parallel(v_, 16);
-        acc.compute_at(out, v_);
+    ScheduleContext ctx{out, acc, f_, v_, k_.x, device, features, knobs};
+    try {
+        schedule.apply(ctx);
+    } catch (const Halide::Error &e) {
+        fail<ScheduleError>("schedule ", point_str(schedule, knobs), " failed on program ", name_, ": ", e.what());
     }
     out.bound(f_, 0, features);
 
     s->out = out;
+    s->schedule = point_str(schedule, knobs);
     s->pipeline = Pipeline(out);
     s->target = jit_target(device);
     s->arguments = {row_ptr_, col_idx_, edge_ids_};
@@ -281,6 +398,38 @@ void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operan
     } catch (const Halide::Error &e) {
         fail<KernelError>("running user program ", s.name, " failed: ", e.what());
     }
+}
+
+std::string SpmmKernel::schedule() const { return state_->schedule; }
+
+std::vector<MeasuredPoint> search_schedule(const SpmmProgram &program, const ScheduleDef &schedule, int features,
+                                           Device device, const Graph &g,
+                                           const std::map<std::string, Tensor> &operands, Tensor &out,
+                                           const CudaLaunch &launch, int runs, const std::function<void()> &sync) {
+    if (runs < 1) fail<ShapeError>("search_schedule: runs must be at least 1, got ", runs);
+    if (device == Device::CUDA && !sync)
+        fail<ShapeError>("search_schedule on CUDA needs sync (a function that waits for the launch's stream)");
+    auto wait = [&] {
+        if (sync) sync();
+    };
+    std::vector<MeasuredPoint> measured;
+    for (const auto &point : schedule.space(features, device)) {
+        SpmmKernel k = program.compile(features, device, schedule, point);
+        k.run(g, operands, out, launch);  // warm-up (compiles CUDA kernels)
+        wait();
+        std::vector<double> ms;
+        for (int i = 0; i < runs; ++i) {
+            const auto t0 = std::chrono::steady_clock::now();
+            k.run(g, operands, out, launch);
+            wait();
+            ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        }
+        std::nth_element(ms.begin(), ms.begin() + static_cast<long>(ms.size() / 2), ms.end());
+        measured.push_back({point, ms[ms.size() / 2]});
+    }
+    std::sort(measured.begin(), measured.end(),
+              [](const MeasuredPoint &a, const MeasuredPoint &b) { return a.median_ms < b.median_ms; });
+    return measured;
 }
 
 std::string SpmmKernel::lowered_stmt() const {

@@ -20,10 +20,14 @@
 // so a program needs no hand-written promises. Operands are [rows, features] tensors of the program's
 // type (rows: num_src, num_dst or num_edges by where they are read), or [rows, 1] when broadcast.
 //
-// The kernel runs with the default schedule of user programs: rows in parallel, each row's
-// reduction in order (CPU: one row per iteration of a parallel loop; CUDA: one thread per row and
-// feature, compiled on the first run). It is correct for every monoid; the schedule space of
-// built-in operators (schedules/) is not yet open to user programs.
+// A schedule (ScheduleDef) applies directives to the program's Funcs and declares its knobs, their
+// choices and defaults and a validity rule; search_schedule measures every valid point on the
+// user's graph. The default schedule (default_schedule(), written with the same API) runs rows in
+// parallel with each row's reduction in order (CPU: tasks of rows_per_task rows, vector_width
+// features together; CUDA: blocks of feature_tile x rows_per_block threads, one per feature and
+// row, compiled on the first run); every schedule must keep each row's reduction in order unless
+// its monoid allows otherwise. The directives of built-in operators (schedules/) are not yet open
+// to user programs.
 #pragma once
 
 #include <Halide.h>
@@ -58,6 +62,52 @@ struct Monoid {
 
 class SpmmKernel;
 
+/// What a schedule of a user program works on: the program's Funcs and loop variables after the
+/// algorithm is defined, the device, the feature count and the chosen knob values.
+struct ScheduleContext {
+    Halide::Func out;          ///< out(f, v): the output, computed per row v
+    Halide::Func acc;          ///< acc(f, v): the reduction (pure: identity; update over k)
+    Halide::Var f, v;          ///< feature and row
+    Halide::RVar k;            ///< the row's neighbour position (the update's reduction variable)
+    Device device = Device::CPU;
+    int features = 0;
+    std::map<std::string, int64_t> knobs;  ///< every knob of the schedule, chosen or default
+
+    int64_t knob(const std::string &name) const;
+};
+
+/// A schedule for user programs with declared knobs: each knob's choices and default, a validity
+/// rule over a point, and the directives. Points are checked before apply runs; the search
+/// (search_schedule) measures every valid point. default_schedule() is the one compile() uses
+/// without a schedule; it is written with this same API.
+struct ScheduleDef {
+    struct Knob {
+        std::string name;
+        std::vector<int64_t> choices;
+        int64_t default_value = 0;
+    };
+    std::string name;
+    std::vector<Knob> knobs;
+    /// Why the point (every knob set) is invalid for these features on this device, or "" if valid.
+    std::function<std::string(const std::map<std::string, int64_t> &point, int features, Device device)> why_invalid;
+    std::function<void(ScheduleContext &)> apply;
+
+    /// point completed with the defaults of the knobs it leaves out; ScheduleError for an unknown
+    /// knob, a value outside a knob's choices, or a point the validity rule rejects.
+    std::map<std::string, int64_t> complete(const std::map<std::string, int64_t> &point, int features,
+                                            Device device) const;
+    /// Every valid point (the product of the knobs' choices, filtered by the validity rule).
+    std::vector<std::map<std::string, int64_t>> space(int features, Device device) const;
+};
+
+/// The default schedule of user programs: CPU rows_per_task (rows of one parallel task) and
+/// vector_width (features computed together); CUDA feature_tile (threads over features) and
+/// rows_per_block (threads over rows).
+const ScheduleDef &default_schedule();
+
+/// A point as text: name{knob=value, ...}.
+std::string point_str(const ScheduleDef &def, const std::map<std::string, int64_t> &point);
+
 class SpmmProgram {
 public:
     /// name: a C identifier naming the program in errors and kernel names; type: its feature type.
@@ -80,9 +130,12 @@ public:
     /// finalize = acc / degree.
     void finalize(std::function<Halide::Expr(Halide::Expr acc, Halide::Expr degree)> f);
 
-    /// The program compiled for `features` output features on `device`. Throws ShapeError for an
-    /// incomplete program (no message or reduction) and KernelError when Halide rejects it.
-    SpmmKernel compile(int features, Device device = Device::CPU) const;
+    /// The program compiled for `features` output features on `device` under `schedule` at
+    /// `point` (knobs left out take their defaults). Throws ShapeError for an incomplete program
+    /// (no message or reduction), ScheduleError for an invalid point and KernelError when Halide
+    /// rejects it.
+    SpmmKernel compile(int features, Device device = Device::CPU, const ScheduleDef &schedule = default_schedule(),
+                       const std::map<std::string, int64_t> &point = {}) const;
 
     const std::string &name() const { return name_; }
 
@@ -124,10 +177,28 @@ public:
     /// The target's assembly (PTX for Device::CUDA) of the program's kernel.
     std::string assembly() const;
 
+    /// The schedule point it was compiled at, as text.
+    std::string schedule() const;
+
 private:
     friend class SpmmProgram;
     struct State;
     std::shared_ptr<State> state_;
 };
+
+/// One measured point of search_schedule.
+struct MeasuredPoint {
+    std::map<std::string, int64_t> point;
+    double median_ms = 0;
+};
+
+/// Measures every valid point of `schedule` for the program on g with these operands (runs timed
+/// runs after one warm-up each, median), fastest first. `sync` waits for the device (required for
+/// CUDA: it must wait for the launch's stream; unused on the CPU). out receives the last result.
+std::vector<MeasuredPoint> search_schedule(const SpmmProgram &program, const ScheduleDef &schedule, int features,
+                                           Device device, const Graph &g,
+                                           const std::map<std::string, Tensor> &operands, Tensor &out,
+                                           const CudaLaunch &launch = {}, int runs = 10,
+                                           const std::function<void()> &sync = nullptr);
 
 }  // namespace gsparse::dsl

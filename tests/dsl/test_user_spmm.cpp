@@ -271,5 +271,90 @@ TEST(UserSpmm, CudaCompilationEmitsOneKernelWithBoundedGathers) {
     }
 }
 
+TEST(UserSpmm, EveryPointOfTheDefaultScheduleGivesTheSameResult) {
+    SpmmProgram p("att_points");
+    Halide::Expr sc = p.operand("a_src", At::Src, true) + p.operand("a_dst", At::Dst, true);
+    p.message(Halide::select(sc > 0, sc, 0.2f * sc) * p.operand("x", At::Src));
+    p.reduce(Monoid::max());
+    for (int F : {1, 7, 32}) {
+        Graph g = test::random_graph(60 + F, graphs()[0].opt);
+        Tensor x = random_tensor(g.num_src(), F, 1), as = random_tensor(g.num_src(), 1, 2),
+               ad = random_tensor(g.num_dst(), 1, 3);
+        Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
+        p.compile(F).run(g, {{"x", x}, {"a_src", as}, {"a_dst", ad}}, want);
+        const auto space = dsl::default_schedule().space(F, Device::CPU);
+        EXPECT_GE(space.size(), F >= 8 ? 12u : 4u) << "F=" << F;
+        for (const auto &point : space) {
+            dsl::SpmmKernel k = p.compile(F, Device::CPU, dsl::default_schedule(), point);
+            Tensor out = Tensor::empty({g.num_dst(), F}, DType::F32);
+            k.run(g, {{"x", x}, {"a_src", as}, {"a_dst", ad}}, out);
+            expect_close(out, want, 0, k.schedule());
+        }
+    }
+}
+
+TEST(UserSpmm, InvalidSchedulePointsAreScheduleErrors) {
+    SpmmProgram p("bad_points");
+    p.message(p.operand("x", At::Src));
+    p.reduce(Monoid::sum());
+    const dsl::ScheduleDef &d = dsl::default_schedule();
+    auto expect_error = [&](const std::map<std::string, int64_t> &point, int F, Device dev, const std::string &needle) {
+        try {
+            p.compile(F, dev, d, point);
+            ADD_FAILURE() << "no error for " << dsl::point_str(d, point);
+        } catch (const ScheduleError &e) {
+            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+        }
+    };
+    expect_error({{"unroll", 2}}, 8, Device::CPU, "has no knob 'unroll'");
+    expect_error({{"rows_per_task", 3}}, 8, Device::CPU, "rows_per_task = 3 is not one of its choices");
+    expect_error({{"feature_tile", 8}}, 8, Device::CPU, "CUDA knobs");
+    expect_error({{"vector_width", 16}}, 4, Device::CPU, "at least twice the feature count");
+    expect_error({{"rows_per_task", 4}}, 8, Device::CUDA, "CPU knobs");
+    expect_error({{"feature_tile", 32}, {"rows_per_block", 64}}, 64, Device::CUDA, "1024 threads");
+    // A valid CUDA point lowers without a GPU.
+    dsl::SpmmKernel k = p.compile(64, Device::CUDA, d, {{"feature_tile", 16}, {"rows_per_block", 8}});
+    EXPECT_NE(k.schedule().find("feature_tile=16"), std::string::npos) << k.schedule();
+    EXPECT_NE(k.lowered_stmt().find("halide_cuda_run"), std::string::npos);
+}
+
+TEST(UserSpmm, UserScheduleWithItsOwnKnobsIsSearched) {
+    // A schedule written by a user: rows split into tasks or not, in parallel or not, with a
+    // validity rule tying the knobs together; search_schedule measures every valid point.
+    dsl::ScheduleDef mine;
+    mine.name = "my_rows";
+    mine.knobs = {{"split", {1, 8, 32}, 1}, {"parallel", {0, 1}, 0}};
+    mine.why_invalid = [](const std::map<std::string, int64_t> &pt, int, Device dev) -> std::string {
+        if (dev != Device::CPU) return "a CPU schedule";
+        return pt.at("parallel") == 0 && pt.at("split") > 1 ? "a serial loop needs no split" : "";
+    };
+    mine.apply = [](dsl::ScheduleContext &c) {
+        Halide::Var vo("vo"), vi("vi");
+        c.out.split(c.v, vo, vi, static_cast<int>(c.knob("split")), Halide::TailStrategy::GuardWithIf);
+        if (c.knob("parallel")) c.out.parallel(vo);
+        c.acc.compute_at(c.out, vi);
+    };
+    EXPECT_EQ(mine.space(16, Device::CPU).size(), 4u);  // (1, 0), (1, 1), (8, 1), (32, 1)
+    EXPECT_TRUE(mine.space(16, Device::CUDA).empty());
+
+    SpmmProgram p("searched");
+    p.message(p.operand("x", At::Src) * p.operand("w", At::Edge, true));
+    p.reduce(Monoid::sum());
+    Graph g = test::random_graph(77);
+    const int F = 16;
+    Tensor x = random_tensor(g.num_src(), F, 1), w = random_tensor(g.num_edges(), 1, 2);
+    Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32), out = Tensor::empty({g.num_dst(), F}, DType::F32);
+    p.compile(F).run(g, {{"x", x}, {"w", w}}, want);
+    auto measured = dsl::search_schedule(p, mine, F, Device::CPU, g, {{"x", x}, {"w", w}}, out, {}, 3);
+    ASSERT_EQ(measured.size(), 4u);
+    for (size_t i = 0; i < measured.size(); ++i) {
+        EXPECT_GT(measured[i].median_ms, 0.0);
+        if (i) EXPECT_LE(measured[i - 1].median_ms, measured[i].median_ms);
+    }
+    dsl::SpmmKernel best = p.compile(F, Device::CPU, mine, measured[0].point);
+    best.run(g, {{"x", x}, {"w", w}}, out);
+    expect_close(out, want, 1e-6, best.schedule());
+}
+
 }  // namespace
 }  // namespace gsparse

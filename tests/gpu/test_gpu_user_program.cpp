@@ -82,5 +82,28 @@ TEST_F(GpuUserProgram, GraphWithoutEdgesGivesZeros) {
     for (int64_t i = 0; i < h.numel(); ++i) EXPECT_EQ(h.data_as<float>()[i], 0.f) << i;
 }
 
+TEST_F(GpuUserProgram, SearchMeasuresEveryCudaPointAndAllMatchTheCpu) {
+    dsl::SpmmProgram p("gpu_searched");
+    p.message(p.operand("x", At::Src) * p.operand("w", At::Edge, true));
+    p.reduce(dsl::Monoid::max());
+    const int F = 24;
+    Graph g = test::random_graph(9);
+    Tensor x = random_host(g.num_src(), F, 1), w = random_host(g.num_edges(), 1, 2);
+    Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
+    p.compile(F).run(g, {{"x", x}, {"w", w}}, want);
+    Tensor dx = to_device(x), dw = to_device(w), out = device_empty({g.num_dst(), F}, DType::F32);
+    auto measured = dsl::search_schedule(p, dsl::default_schedule(), F, Device::CUDA, g, {{"x", dx}, {"w", dw}}, out,
+                                         launch_, 3, [this] { sync(); });
+    EXPECT_EQ(measured.size(), dsl::default_schedule().space(F, Device::CUDA).size());
+    ASSERT_GE(measured.size(), 20u);
+    for (const auto &m : measured) {
+        dsl::SpmmKernel k = p.compile(F, Device::CUDA, dsl::default_schedule(), m.point);
+        k.run(g, {{"x", dx}, {"w", dw}}, out, launch_);
+        Tensor got = to_host(out);
+        for (int64_t i = 0; i < got.numel(); ++i)
+            ASSERT_EQ(got.data_as<float>()[i], want.data_as<float>()[i]) << k.schedule() << " element " << i;
+    }
+}
+
 }  // namespace
 }  // namespace gsparse
