@@ -15,8 +15,9 @@ read of the sampled sizes per layer that every sampler needs to allocate its out
 
 Sampling is uniform over each node's in-neighbours (the sources of its in-edges), `fanout` of them
 per node and layer: without replacement (replace=False) a node of in-degree d keeps min(d, fanout)
-distinct edges (every such subset equally likely: Floyd's algorithm, vectorised over the nodes);
-with replacement it draws fanout edges (none when d = 0). A fanout of -1 takes every in-edge.
+distinct edges (every such subset equally likely: random keys sorted per node, or for layers of
+hubs Floyd's algorithm vectorised over the nodes); with replacement it draws fanout edges (none
+when d = 0). A fanout of -1 takes every in-edge.
 Results are deterministic for a given seed (torch.Generator on the graph's device).
 """
 
@@ -75,6 +76,30 @@ def _as_csr(graph):
         n = row_ptr.numel() - 1
         return row_ptr.to(torch.int64), col_idx.to(torch.int64), n
     raise GraphError(f"NeighborSampler needs a gsparse.Graph or a (row_ptr, col_idx) pair, got {type(graph).__name__}")
+
+
+# Without replacement, a node's k-subset of its in-edges comes from random keys: one key per
+# candidate edge of the layer, one sort of (node, key), the first k of each node; as many host
+# operations for any fan-out. The layer then holds a key, an order and a row id per candidate, so
+# this runs while the candidates are at most KEY_CANDIDATES_PER_PICK times the picks and at most
+# KEY_CANDIDATES_MAX; beyond (layers of hubs), Floyd's algorithm (_choose), whose host work grows
+# with the fan-out but whose memory does not.
+KEY_CANDIDATES_PER_PICK = 64
+KEY_CANDIDATES_MAX = 1 << 25
+
+
+def _choose_by_keys(deg, total, row, slot, generator):
+    """Positions within each node's in-edges of the sampled edges (row, slot): the node's in-edges
+    in a random order (random keys, sorted per node), the first of them."""
+    n = deg.numel()
+    device = deg.device
+    first = torch.zeros(n + 1, dtype=torch.int64, device=device)
+    torch.cumsum(deg, 0, out=first[1:])
+    cand_row = torch.repeat_interleave(torch.arange(n, device=device), deg, output_size=total)
+    key = torch.rand(total, generator=generator, device=device, dtype=torch.float64) + cand_row
+    order = torch.argsort(key)
+    at = first[row]
+    return order[at + slot] - at
 
 
 def _choose(deg, fanout, replace, generator):
@@ -149,11 +174,18 @@ class NeighborSampler:
             count = torch.where(deg > 0, torch.full_like(deg, fanout), deg) if self.replace else deg.clamp(max=fanout)
         offsets = torch.zeros(n_dst + 1, dtype=torch.int64, device=device)
         torch.cumsum(count, 0, out=offsets[1:])
-        num_edges = int(offsets[-1])  # the one read of the layer's size
+        by_keys = fanout_eff is not None and not self.replace
+        if by_keys:  # the layer's size and its candidates in one read
+            num_edges, candidates = torch.stack([offsets[-1], deg.sum()]).tolist()
+            by_keys = candidates <= min(KEY_CANDIDATES_MAX, KEY_CANDIDATES_PER_PICK * max(num_edges, 1))
+        else:
+            num_edges = int(offsets[-1])  # the one read of the layer's size
         row = torch.repeat_interleave(torch.arange(n_dst, device=device), count, output_size=num_edges)
         slot = torch.arange(num_edges, device=device) - offsets[row]
         if fanout_eff is None:
             pos = slot
+        elif by_keys:
+            pos = _choose_by_keys(deg, candidates, row, slot, self.generator)
         else:
             picks = _choose(deg, fanout_eff, self.replace, self.generator)
             pos = picks[row, slot]

@@ -204,6 +204,25 @@ def check_uniformity(device):
     assert torch.all((counts - expected).abs() < 0.15 * expected), counts
 
 
+def _with_floyd(check, device):
+    """check with the random-keys path of the sampler turned off (every layer by Floyd's algorithm)."""
+    from gsparse import sampling
+    saved = sampling.KEY_CANDIDATES_PER_PICK
+    sampling.KEY_CANDIDATES_PER_PICK = 0
+    try:
+        check(device)
+    finally:
+        sampling.KEY_CANDIDATES_PER_PICK = saved
+
+
+def check_sampler_floyd(device):
+    _with_floyd(check_sampler, device)
+
+
+def check_uniformity_floyd(device):
+    _with_floyd(check_uniformity, device)
+
+
 def check_batch_and_pool(device):
     eis = [torch.tensor([[0, 1, 2], [1, 2, 0]]), torch.tensor([[0], [1]]), torch.zeros((2, 0), dtype=torch.int64)]
     g, batch = gsparse.batch_graphs([e.to(device) for e in eis], [3, 2, 1])
