@@ -69,7 +69,7 @@ for tool in "${tool_list[@]}"; do
   t0=$(date +%s)
   set +e
   "$cs" --tool "$tool" "${extra[@]}" --error-exitcode 99 --print-limit 200 --log-file "$log" \
-    "$bin" --gtest_filter="$filter" --gtest_brief=1 > "$out/$tool.gtest.txt" 2>&1
+    "$bin" --gtest_filter="$filter" > "$out/$tool.gtest.txt" 2>&1
   rc=$?
   set -e
   secs=$(( $(date +%s) - t0 ))
