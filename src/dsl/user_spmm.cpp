@@ -402,6 +402,25 @@ void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operan
 
 std::string SpmmKernel::schedule() const { return state_->schedule; }
 
+void SpmmKernel::compile_to_static_library(const std::string &dir, const std::string &name) const {
+    check_identifier(name, "library name");
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) fail<KernelError>("cannot create the folder '", dir, "' for user program ", state_->name, ": ", ec.message());
+    try {
+        state_->pipeline.compile_to_static_library(dir + "/" + name, state_->arguments, name, state_->target);
+    } catch (const Halide::Error &e) {
+        fail<KernelError>("compiling user program ", state_->name, " to a static library failed: ", e.what());
+    }
+}
+
+std::vector<std::string> SpmmKernel::argument_names() const {
+    std::vector<std::string> names;
+    for (const Argument &a : state_->arguments) names.push_back(a.name);
+    names.push_back(state_->out.name());
+    return names;
+}
+
 std::vector<MeasuredPoint> search_schedule(const SpmmProgram &program, const ScheduleDef &schedule, int features,
                                            Device device, const Graph &g,
                                            const std::map<std::string, Tensor> &operands, Tensor &out,

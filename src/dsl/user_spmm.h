@@ -180,6 +180,19 @@ public:
     /// The schedule point it was compiled at, as text.
     std::string schedule() const;
 
+    /// The program as a static library for applications that link it without gsparse or a JIT
+    /// (as Halide's generators produce): <dir>/<name>.a and <dir>/<name>.h, declaring
+    ///   int name(halide_buffer_t *row_ptr, halide_buffer_t *col_idx, halide_buffer_t *edge_ids,
+    ///            halide_buffer_t *<operand>..., int32_t max_degree, int32_t num_edges,
+    ///            int32_t num_src, halide_buffer_t *out);
+    /// operands in the order of their operand() calls (declare them in statements of their own: the
+    /// order in which C++ evaluates the sides of `a * b` is unspecified); the CSR arrays of graph/formats.h with edge_ids holding the
+    /// edge id of every position; feature buffers [features or 1, rows] (the feature dimension
+    /// first, dense). It returns 0 or a Halide error code. name must be a C identifier.
+    void compile_to_static_library(const std::string &dir, const std::string &name) const;
+    /// The argument names of that function, in order (the output last).
+    std::vector<std::string> argument_names() const;
+
 private:
     friend class SpmmProgram;
     struct State;
