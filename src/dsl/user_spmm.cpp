@@ -13,6 +13,7 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "dsl/pipeline_text.h"
 #include "halide_ext/ragged_bounds.h"
 #include "ops/halide_types.h"
 #include "runtime/device_graph.h"
@@ -23,25 +24,6 @@
 namespace gsparse::dsl {
 
 using namespace Halide;
-
-namespace {
-
-void check_identifier(const std::string &name, const char *what) {
-    bool ok = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
-    for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-    if (!ok) fail<ShapeError>(what, " '", name, "' is not a C identifier");
-}
-
-const char *at_name(At at) {
-    switch (at) {
-    case At::Src: return "source";
-    case At::Dst: return "destination";
-    case At::Edge: return "edge";
-    }
-    return "?";
-}
-
-}  // namespace
 
 Monoid Monoid::sum() {
     return {"sum", [](Type t) { return Internal::make_zero(t); }, [](Expr a, Expr x) { return a + x; }};
@@ -456,24 +438,8 @@ std::string SpmmKernel::lowered_stmt() const {
 }
 
 std::string SpmmKernel::assembly() const {
-    static std::atomic<int> counter{0};
-    const std::string path = (std::filesystem::temp_directory_path() /
-                              ("gsparse_" + state_->name + "_" + std::to_string(getpid()) + "_" + std::to_string(counter++)))
-                                 .string();
-    try {
-        state_->pipeline.compile_to_assembly(path + ".s", state_->arguments, state_->name, state_->target);
-    } catch (const Halide::Error &e) {
-        fail<KernelError>("compiling user program ", state_->name, " failed: ", e.what());
-    }
-    std::FILE *f = std::fopen((path + ".s").c_str(), "rb");
-    if (!f) fail<KernelError>("cannot read the assembly of user program ", state_->name);
-    std::string text;
-    char buf[65536];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-    std::fclose(f);
-    std::remove((path + ".s").c_str());
-    return text;
+    return assembly_text(state_->pipeline, state_->arguments, state_->name, state_->target,
+                         "user program " + state_->name);
 }
 
 }  // namespace gsparse::dsl

@@ -40,13 +40,11 @@
 
 #include "core/dtype.h"
 #include "core/tensor.h"
+#include "dsl/names.h"
 #include "graph/graph.h"
 #include "runtime/cuda_launch.h"
 
 namespace gsparse::dsl {
-
-/// Where an operand is read: at the message's source node u, destination node v or edge e.
-enum class At { Src, Dst, Edge };
 
 /// An associative reduction with its identity: acc = combine(acc, message), starting at identity.
 struct Monoid {

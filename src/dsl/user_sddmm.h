@@ -1,0 +1,86 @@
+// User-written g-SDDMM programs: one value per edge from any Halide expression over the operands of
+// the edge's source node, destination node and the edge itself.
+//
+//   gsparse::dsl::SddmmProgram s("gat_scores");
+//   Halide::Expr a = s.operand("a_src", gsparse::dsl::At::Src) + s.operand("a_dst", gsparse::dsl::At::Dst);
+//   s.edge_value(Halide::select(a > 0, a, 0.2f * a));
+//   gsparse::dsl::SddmmKernel k = s.compile(/*features=*/4);
+//   k.run(graph, {{"a_src", as}, {"a_dst", ad}}, out);      // out [num_edges, 4], by edge id
+//
+//   out[e, f] = value(f, u, v, e)   for every edge e = (u -> v), in edge-id order
+//
+// The program is a Halide pipeline over the graph's COO in edge-id order (src_idx(e), dst_idx(e));
+// the extension's ragged bound inference bounds the gathers through them (no hand-written
+// promises). Operands are [rows, features] tensors of the program's type, or [rows, 1] when
+// broadcast (rows: num_src, num_dst or num_edges). Default schedule: edges in parallel (CPU: tasks
+// of 256 edges; CUDA: blocks of 256 edges x the features' threads, compile() lowers it and emits
+// PTX). The kernels run on the CPU; running g-SDDMM programs on the GPU is not supported yet.
+#pragma once
+
+#include <Halide.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "dsl/names.h"
+#include "graph/graph.h"
+
+namespace gsparse::dsl {
+
+class SddmmKernel;
+
+class SddmmProgram {
+public:
+    /// name: a C identifier; type: the feature type (float32 or float64).
+    explicit SddmmProgram(std::string name, Halide::Type type = Halide::Float(32));
+
+    /// Declares operand `name` read at the edge's source, destination or the edge itself; its value
+    /// at feature f (element 0 of each row when broadcast). Names are unique C identifiers.
+    Halide::Expr operand(const std::string &name, At at, bool broadcast = false);
+    Halide::Expr feature() const { return f_; }
+    Halide::Expr src() const { return u_; }
+    Halide::Expr dst() const { return v_; }
+    Halide::Expr edge() const { return e_; }
+
+    /// The value of edge e at feature f.
+    void edge_value(Halide::Expr value);
+
+    /// Compiled for `features` output features; ShapeError for an incomplete program, KernelError
+    /// when Halide rejects it.
+    SddmmKernel compile(int features, Device device = Device::CPU) const;
+
+private:
+    struct Operand {
+        std::string name;
+        At at;
+        bool broadcast;
+        Halide::ImageParam param;
+    };
+    std::string name_;
+    Halide::Type type_;
+    Halide::ImageParam src_idx_, dst_idx_;
+    Halide::Param<int32_t> num_edges_, num_src_, num_dst_;
+    Halide::Var f_{"f"}, e_{"e"};
+    Halide::Expr u_, v_;
+    std::vector<Operand> operands_;
+    Halide::Expr value_;
+};
+
+class SddmmKernel {
+public:
+    /// out [num_edges, features] (rows by edge id) = the program on g, operands by name (CPU
+    /// tensors, every declared operand with its rows and features); ShapeError naming a problem.
+    void run(const Graph &g, const std::map<std::string, Tensor> &operands, Tensor &out) const;
+    std::string lowered_stmt() const;
+    std::string assembly() const;
+
+private:
+    friend class SddmmProgram;
+    struct State;
+    std::shared_ptr<State> state_;
+};
+
+}  // namespace gsparse::dsl
