@@ -29,12 +29,9 @@ SddmmProgram::SddmmProgram(std::string name, Type type)
 }
 
 Expr SddmmProgram::operand(const std::string &name, At at, bool broadcast) {
-    check_identifier(name, "operand name");
-    for (const Operand &o : operands_)
-        if (o.name == name) fail<ShapeError>("program ", name_, ": operand '", name, "' is declared twice");
-    operands_.push_back({name, at, broadcast, ImageParam(type_, 2, name_ + "_" + name)});
+    const Operand &o = declare_operand(operands_, name_, name, at, broadcast, type_);
     Expr row = at == At::Src ? u_ : at == At::Dst ? v_ : Expr(e_);
-    return operands_.back().param(broadcast ? Expr(0) : Expr(f_), row);
+    return o.param(broadcast ? Expr(0) : Expr(f_), row);
 }
 
 void SddmmProgram::edge_value(Expr value) {
@@ -47,8 +44,7 @@ struct SddmmKernel::State {
     Type type;
     int features = 0;
     Device device = Device::CPU;
-    std::vector<std::pair<std::string, std::pair<At, bool>>> operands;
-    std::vector<ImageParam> operand_params;
+    std::vector<Operand> operands;
     ImageParam src_idx, dst_idx;
     Param<int32_t> num_edges, num_src, num_dst;
     Pipeline pipeline;
@@ -69,10 +65,7 @@ SddmmKernel SddmmProgram::compile(int features, Device device) const {
     s->num_edges = num_edges_;
     s->num_src = num_src_;
     s->num_dst = num_dst_;
-    for (const Operand &o : operands_) {
-        s->operands.push_back({o.name, {o.at, o.broadcast}});
-        s->operand_params.push_back(o.param);
-    }
+    s->operands = operands_;
     Func out(name_ + "_out");
     out(f_, e_) = value_;
     ext::SparseLayout sparse;
@@ -106,35 +99,17 @@ void SddmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &opera
         fail<KernelError>("user program ", s.name, " was compiled for CUDA; running g-SDDMM programs on the GPU "
                           "is not supported yet");
     const DType dtype = s.type.bits() == 64 ? DType::F64 : DType::F32;
-    for (const auto &[name, t] : operands) {
-        bool known = false;
-        for (const auto &o : s.operands) known = known || o.first == name;
-        if (!known) fail<ShapeError>("user program ", s.name, " has no operand '", name, "'");
-    }
     const COO &coo = g.coo();  // edge-id order
-    auto check = [&](const Tensor &t, const std::string &what, int64_t rows, int64_t width) {
-        if (!t.defined()) fail<ShapeError>("user program ", s.name, ": ", what, " is undefined");
-        if (t.device() != Device::CPU) fail<ShapeError>("user program ", s.name, ": ", what, " is not on the CPU");
-        if (t.dtype() != dtype)
-            fail<ShapeError>("user program ", s.name, ": ", what, " has dtype ", dtype_name(t.dtype()), ", expected ",
-                             dtype_name(dtype));
-        if (t.dim() != 2 || t.size(0) != rows || t.size(1) != width)
-            fail<ShapeError>("user program ", s.name, ": ", what, " ", t.str(), " must be [", rows, ", ", width, "]");
-    };
-    check(out, "out", coo.nnz(), s.features);
+    check_tensor(s.name, "out", out, Device::CPU, dtype, coo.nnz(), s.features);
+    const int64_t rows_of[3] = {coo.num_cols, coo.num_rows, coo.nnz()};  // by At
+    const std::vector<const Tensor *> given = match_operands(s.name, s.operands, operands, Device::CPU, dtype,
+                                                             s.features, rows_of);
     ParamMap params;
     std::vector<Buffer<>> keep;
     for (size_t i = 0; i < s.operands.size(); ++i) {
-        const auto &[name, how] = s.operands[i];
-        auto it = operands.find(name);
-        if (it == operands.end())
-            fail<ShapeError>("user program ", s.name, ": operand '", name, "' (read at the ", at_name(how.first),
-                             ") is not given");
-        const int64_t rows = how.first == At::Src ? coo.num_cols : how.first == At::Dst ? coo.num_rows : coo.nnz();
-        const int width = how.second ? 1 : s.features;
-        check(it->second, "operand '" + name + "'", rows, width);
-        keep.push_back(feature_buffer(it->second, {width}, name.c_str()));
-        params.set(s.operand_params[i], keep.back());
+        const Operand &o = s.operands[i];
+        keep.push_back(feature_buffer(*given[i], {o.broadcast ? 1 : s.features}, o.name.c_str()));
+        params.set(o.param, keep.back());
     }
     if (coo.nnz() == 0) return;
     params.set(s.src_idx, index_buffer(coo.col, "src_idx"));

@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "core/tensor.h"
-#include "dsl/names.h"
+#include "dsl/operands.h"
 #include "graph/graph.h"
 
 namespace gsparse::dsl {
@@ -53,12 +53,6 @@ public:
     SddmmKernel compile(int features, Device device = Device::CPU) const;
 
 private:
-    struct Operand {
-        std::string name;
-        At at;
-        bool broadcast;
-        Halide::ImageParam param;
-    };
     std::string name_;
     Halide::Type type_;
     Halide::ImageParam src_idx_, dst_idx_;

@@ -62,8 +62,8 @@ std::map<std::string, int64_t> ScheduleDef::complete(const std::map<std::string,
     if (why_invalid) {
         const std::string why = why_invalid(full, features, device);
         if (!why.empty())
-            fail<ScheduleError>("schedule point ", point_str(*this, full), " is invalid for ", features, " features on ",
-                                device_name(device), ": ", why);
+            fail<ScheduleError>("schedule point ", point_str(*this, full), " is invalid for ", features,
+                                " features on ", device_name(device), ": ", why);
     }
     return full;
 }
@@ -177,13 +177,9 @@ SpmmProgram::SpmmProgram(std::string name, Type type)
 }
 
 Expr SpmmProgram::operand(const std::string &name, At at, bool broadcast) {
-    check_identifier(name, "operand name");
-    for (const Operand &o : operands_)
-        if (o.name == name) fail<ShapeError>("program ", name_, ": operand '", name, "' is declared twice");
-    operands_.push_back({name, at, broadcast, ImageParam(type_, 2, name_ + "_" + name)});
-    const ImageParam &p = operands_.back().param;
+    const Operand &o = declare_operand(operands_, name_, name, at, broadcast, type_);
     Expr row = at == At::Src ? u_ : at == At::Dst ? Expr(v_) : e_;
-    return p(broadcast ? Expr(0) : Expr(f_), row);
+    return o.param(broadcast ? Expr(0) : Expr(f_), row);
 }
 
 void SpmmProgram::message(Expr m) {
@@ -192,7 +188,8 @@ void SpmmProgram::message(Expr m) {
 }
 
 void SpmmProgram::reduce(Monoid r) {
-    if (!r.identity || !r.combine) fail<ShapeError>("program ", name_, ": monoid '", r.name, "' lacks an identity or combine");
+    if (!r.identity || !r.combine)
+        fail<ShapeError>("program ", name_, ": monoid '", r.name, "' lacks an identity or combine");
     monoid_ = std::make_unique<Monoid>(std::move(r));
 }
 
@@ -203,8 +200,7 @@ struct SpmmKernel::State {
     Type type;
     int features = 0;
     Device device = Device::CPU;
-    std::vector<std::pair<std::string, std::pair<At, bool>>> operands;  // name -> (at, broadcast)
-    std::vector<ImageParam> operand_params;
+    std::vector<Operand> operands;
     ImageParam row_ptr, col_idx, edge_ids;
     Param<int32_t> max_degree, num_edges, num_src;
     Func out;
@@ -234,10 +230,7 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     s->max_degree = max_degree_;
     s->num_edges = num_edges_;
     s->num_src = num_src_;
-    for (const Operand &o : operands_) {
-        s->operands.push_back({o.name, {o.at, o.broadcast}});
-        s->operand_params.push_back(o.param);
-    }
+    s->operands = operands_;
 
     Func acc(name_ + "_acc"), out(name_ + "_out");
     Expr msg = message_;
@@ -283,48 +276,30 @@ void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operan
     if (cuda && !launch.context)
         fail<ShapeError>("user program ", s.name, " runs on CUDA and needs a CudaLaunch with a context");
     const DType dtype = s.type.bits() == 64 ? DType::F64 : DType::F32;
-    for (const auto &[name, t] : operands) {
-        bool known = false;
-        for (const auto &o : s.operands) known = known || o.first == name;
-        if (!known) fail<ShapeError>("user program ", s.name, " has no operand '", name, "'");
-    }
     const CSR &csr = g.csr();
-    auto check = [&](const Tensor &t, const std::string &what, int64_t rows, int64_t width) {
-        if (!t.defined()) fail<ShapeError>("user program ", s.name, ": ", what, " is undefined");
-        if (t.device() != s.device)
-            fail<ShapeError>("user program ", s.name, ": ", what, " is on ", device_name(t.device()),
-                             " but the program was compiled for ", device_name(s.device));
-        if (t.dtype() != dtype)
-            fail<ShapeError>("user program ", s.name, ": ", what, " has dtype ", dtype_name(t.dtype()), ", expected ",
-                             dtype_name(dtype));
-        if (t.dim() != 2 || t.size(0) != rows || t.size(1) != width)
-            fail<ShapeError>("user program ", s.name, ": ", what, " ", t.str(), " must be [", rows, ", ", width, "]");
-    };
-    check(out, "out", csr.num_rows, s.features);
+    check_tensor(s.name, "out", out, s.device, dtype, csr.num_rows, s.features);
+    const int64_t rows_of[3] = {csr.num_cols, csr.num_rows, csr.nnz()};  // by At
+    const std::vector<const Tensor *> given = match_operands(s.name, s.operands, operands, s.device, dtype,
+                                                             s.features, rows_of);
 
     ParamMap params;
     std::vector<Buffer<>> keep;
     for (size_t i = 0; i < s.operands.size(); ++i) {
-        const auto &[name, how] = s.operands[i];
-        auto it = operands.find(name);
-        if (it == operands.end())
-            fail<ShapeError>("user program ", s.name, ": operand '", name, "' (read at the ", at_name(how.first),
-                             ") is not given");
-        const int64_t rows = how.first == At::Src ? csr.num_cols : how.first == At::Dst ? csr.num_rows : csr.nnz();
-        const int width = how.second ? 1 : s.features;
-        check(it->second, "operand '" + name + "'", rows, width);
+        const Operand &o = s.operands[i];
+        const int64_t rows = rows_of[static_cast<int>(o.at)];
+        const int width = o.broadcast ? 1 : s.features;
+        const char *name = o.name.c_str();
         if (cuda && rows == 0 && csr.num_rows > 0)
             // An operand without rows (edge features of a graph without edges) is never read; Halide
             // still wants a buffer of one row, which the output's memory lends.
-            keep.push_back(wrap_device_buffer(s.type, out.data(), halide_sizes({width}, 1), s.target, name.c_str()));
+            keep.push_back(wrap_device_buffer(s.type, out.data(), halide_sizes({width}, 1), s.target, name));
         else if (cuda && rows > 0)
-            keep.push_back(wrap_device_buffer(s.type, it->second.data(), halide_sizes({width}, rows), s.target,
-                                              name.c_str()));
+            keep.push_back(wrap_device_buffer(s.type, given[i]->data(), halide_sizes({width}, rows), s.target, name));
         else if (!cuda)
-            keep.push_back(feature_buffer(it->second, {width}, name.c_str()));
+            keep.push_back(feature_buffer(*given[i], {width}, name));
         else
             continue;  // no rows and no output rows: nothing runs
-        params.set(s.operand_params[i], keep.back());
+        params.set(o.param, keep.back());
     }
     const size_t borrowed = keep.size();
     auto release = [&](CudaJITContext *ctx) {
@@ -353,7 +328,8 @@ void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operan
         params.set(s.row_ptr, dev->row_ptr);
         params.set(s.col_idx, dev->col_idx);
         params.set(s.edge_ids, eids->ids);
-        Buffer<> out_buf = wrap_device_buffer(s.type, out.data(), halide_sizes({s.features}, csr.num_rows), s.target, "out");
+        Buffer<> out_buf =
+            wrap_device_buffer(s.type, out.data(), halide_sizes({s.features}, csr.num_rows), s.target, "out");
         CudaJITContext ctx(launch);
         try {
             s.pipeline.realize(&ctx, out_buf, s.target, params);
@@ -388,7 +364,8 @@ void SpmmKernel::compile_to_static_library(const std::string &dir, const std::st
     check_identifier(name, "library name");
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
-    if (ec) fail<KernelError>("cannot create the folder '", dir, "' for user program ", state_->name, ": ", ec.message());
+    if (ec)
+        fail<KernelError>("cannot create the folder '", dir, "' for user program ", state_->name, ": ", ec.message());
     try {
         state_->pipeline.compile_to_static_library(dir + "/" + name, state_->arguments, name, state_->target);
     } catch (const Halide::Error &e) {

@@ -40,7 +40,7 @@
 
 #include "core/dtype.h"
 #include "core/tensor.h"
-#include "dsl/names.h"
+#include "dsl/operands.h"
 #include "graph/graph.h"
 #include "runtime/cuda_launch.h"
 
@@ -139,13 +139,6 @@ public:
 
 private:
     friend class SpmmKernel;
-    struct Operand {
-        std::string name;
-        At at;
-        bool broadcast;
-        Halide::ImageParam param;
-    };
-
     std::string name_;
     Halide::Type type_;
     Halide::ImageParam row_ptr_, col_idx_, edge_ids_;
@@ -184,9 +177,9 @@ public:
     ///            halide_buffer_t *<operand>..., int32_t max_degree, int32_t num_edges,
     ///            int32_t num_src, halide_buffer_t *out);
     /// operands in the order of their operand() calls (declare them in statements of their own: the
-    /// order in which C++ evaluates the sides of `a * b` is unspecified); the CSR arrays of graph/formats.h with edge_ids holding the
-    /// edge id of every position; feature buffers [features or 1, rows] (the feature dimension
-    /// first, dense). It returns 0 or a Halide error code. name must be a C identifier.
+    /// order in which C++ evaluates the sides of `a * b` is unspecified); the CSR arrays of
+    /// graph/formats.h with edge_ids holding the edge id of every position; feature buffers
+    /// [features or 1, rows] (the feature dimension first, dense). It returns 0 or a Halide error code. name must be a C identifier.
     void compile_to_static_library(const std::string &dir, const std::string &name) const;
     /// The argument names of that function, in order (the output last).
     std::vector<std::string> argument_names() const;

@@ -6,24 +6,17 @@
 
 #include <cmath>
 #include <functional>
-#include <random>
 
 #include "dsl/user_sddmm.h"
+#include "support/compare.h"
 #include "support/random_graph.h"
+#include "support/throws_with.h"
 
 namespace gsparse {
 namespace {
 
 using dsl::At;
 using dsl::SddmmProgram;
-
-Tensor random_tensor(int64_t rows, int64_t cols, uint64_t seed) {
-    Tensor t = Tensor::empty({rows, cols}, DType::F32);
-    std::mt19937_64 gen(seed);
-    std::uniform_real_distribution<float> d(-1.f, 1.f);
-    for (int64_t i = 0; i < t.numel(); ++i) t.data_as<float>()[i] = d(gen);
-    return t;
-}
 
 std::vector<test::RandomGraphOptions> shapes() {
     std::vector<test::RandomGraphOptions> s(3);
@@ -61,7 +54,7 @@ TEST(UserSddmm, AttentionScoresPerHead) {
         dsl::SddmmKernel k = p.compile(H);
         for (size_t i = 0; i < shapes().size(); ++i) {
             Graph g = test::random_graph(10 + i, shapes()[i]);
-            Tensor a = random_tensor(g.num_src(), H, 1), b = random_tensor(g.num_dst(), H, 2);
+            Tensor a = test::random_tensor({g.num_src(), H}, 1), b = test::random_tensor({g.num_dst(), H}, 2);
             Tensor out = Tensor::empty({g.num_edges(), H}, DType::F32);
             k.run(g, {{"a_src", a}, {"a_dst", b}}, out);
             expect_edges(g, out, H, [&](int f, int64_t u, int64_t v, int64_t) {
@@ -82,8 +75,8 @@ TEST(UserSddmm, EdgeConditionedProductWithBroadcastGate) {
     dsl::SddmmKernel k = p.compile(F);
     for (size_t i = 0; i < shapes().size(); ++i) {
         Graph g = test::random_graph(20 + i, shapes()[i]);
-        Tensor tx = random_tensor(g.num_src(), F, 3), tw = random_tensor(g.num_edges(), F, 4),
-               tg = random_tensor(g.num_dst(), 1, 5);
+        Tensor tx = test::random_tensor({g.num_src(), F}, 3), tw = test::random_tensor({g.num_edges(), F}, 4),
+               tg = test::random_tensor({g.num_dst(), 1}, 5);
         Tensor out = Tensor::empty({g.num_edges(), F}, DType::F32);
         k.run(g, {{"x", tx}, {"w", tw}, {"gate", tg}}, out);
         expect_edges(g, out, F, [&](int f, int64_t u, int64_t v, int64_t e) {
@@ -94,29 +87,22 @@ TEST(UserSddmm, EdgeConditionedProductWithBroadcastGate) {
 }
 
 TEST(UserSddmm, ErrorsNameTheProblem) {
-    auto expect_error = [](const std::function<void()> &f, const std::string &needle) {
-        try {
-            f();
-            ADD_FAILURE() << "no error; expected one mentioning '" << needle << "'";
-        } catch (const Error &e) {
-            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-        }
-    };
-    expect_error([] { SddmmProgram("no_value").compile(2); }, "has no edge value");
-    expect_error([] { SddmmProgram("bad name"); }, "not a C identifier");
+    EXPECT_TRUE(test::throws_with<Error>([] { SddmmProgram("no_value").compile(2); }, {"has no edge value"}));
+    EXPECT_TRUE(test::throws_with<Error>([] { SddmmProgram("bad name"); }, {"not a C identifier"}));
     SddmmProgram p("checked_sddmm");
     Halide::Expr x = p.operand("x", At::Src);
     p.edge_value(x * p.operand("w", At::Edge, true));
     dsl::SddmmKernel k = p.compile(3);
     Graph g = test::random_graph(4);
     Tensor out = Tensor::empty({g.num_edges(), 3}, DType::F32);
-    Tensor tx = random_tensor(g.num_src(), 3, 1), tw = random_tensor(g.num_edges(), 1, 2);
-    expect_error([&] { k.run(g, {{"x", tx}}, out); }, "operand 'w' (read at the edge) is not given");
-    expect_error([&] { k.run(g, {{"x", tw}, {"w", tw}}, out); }, "operand 'x'");
+    Tensor tx = test::random_tensor({g.num_src(), 3}, 1), tw = test::random_tensor({g.num_edges(), 1}, 2);
+    EXPECT_TRUE(test::throws_with<Error>([&] { k.run(g, {{"x", tx}}, out); },
+                                         {"operand 'w' (read at the edge) is not given"}));
+    EXPECT_TRUE(test::throws_with<Error>([&] { k.run(g, {{"x", tw}, {"w", tw}}, out); }, {"operand 'x'"}));
     Tensor wrong = Tensor::empty({g.num_dst(), 3}, DType::F32);
-    expect_error([&] { k.run(g, {{"x", tx}, {"w", tw}}, wrong); }, "out");
+    EXPECT_TRUE(test::throws_with<Error>([&] { k.run(g, {{"x", tx}, {"w", tw}}, wrong); }, {"out"}));
     dsl::SddmmKernel cuda = p.compile(3, Device::CUDA);
-    expect_error([&] { cuda.run(g, {{"x", tx}, {"w", tw}}, out); }, "not supported yet");
+    EXPECT_TRUE(test::throws_with<Error>([&] { cuda.run(g, {{"x", tx}, {"w", tw}}, out); }, {"not supported yet"}));
 }
 
 TEST(UserSddmm, CudaCompilationEmitsAKernelWithBoundedGathers) {

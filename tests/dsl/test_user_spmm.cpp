@@ -7,11 +7,12 @@
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <random>
 
 #include "api/gsparse.h"
 #include "dsl/user_spmm.h"
+#include "support/compare.h"
 #include "support/random_graph.h"
+#include "support/throws_with.h"
 
 namespace gsparse {
 namespace {
@@ -19,15 +20,6 @@ namespace {
 using dsl::At;
 using dsl::Monoid;
 using dsl::SpmmProgram;
-
-Tensor random_tensor(int64_t rows, int64_t cols, uint64_t seed, float lo = -1.f, float hi = 1.f) {
-    Tensor t = Tensor::empty({rows, cols}, DType::F32);
-    std::mt19937_64 gen(seed);
-    std::uniform_real_distribution<float> d(lo, hi);
-    float *p = t.data_as<float>();
-    for (int64_t i = 0; i < t.numel(); ++i) p[i] = d(gen);
-    return t;
-}
 
 struct Case {
     const char *name;
@@ -94,8 +86,8 @@ TEST(UserSpmm, AttentionWeightedSumMatchesPlainLoops) {
         dsl::SpmmKernel k = p.compile(F);
         for (const Case &c : graphs()) {
             Graph g = test::random_graph(11 + F, c.opt);
-            Tensor tx = random_tensor(g.num_src(), F, 1), ta = random_tensor(g.num_src(), 1, 2),
-                   tb = random_tensor(g.num_dst(), 1, 3);
+            Tensor tx = test::random_tensor({g.num_src(), F}, 1), ta = test::random_tensor({g.num_src(), 1}, 2),
+                   tb = test::random_tensor({g.num_dst(), 1}, 3);
             Tensor out = Tensor::empty({g.num_dst(), F}, DType::F32);
             k.run(g, {{"x", tx}, {"a_src", ta}, {"a_dst", tb}}, out);
             const float *X = tx.data_as<float>(), *A = ta.data_as<float>(), *B = tb.data_as<float>();
@@ -116,7 +108,8 @@ TEST(UserSpmm, WeightedMaxOverEdgeScalars) {
         dsl::SpmmKernel k = p.compile(F);
         for (const Case &c : graphs()) {
             Graph g = test::random_graph(23 + F, c.opt);
-            Tensor tx = random_tensor(g.num_src(), F, 4), tw = random_tensor(g.num_edges(), 1, 5, 0.f, 2.f);
+            Tensor tx = test::random_tensor({g.num_src(), F}, 4);
+            Tensor tw = test::random_tensor({g.num_edges(), 1}, 5, DType::F32, 0., 2.);
             Tensor out = Tensor::empty({g.num_dst(), F}, DType::F32);
             k.run(g, {{"x", tx}, {"w", tw}}, out);
             const float *X = tx.data_as<float>(), *W = tw.data_as<float>();
@@ -144,7 +137,7 @@ TEST(UserSpmm, CustomLogSumExpMonoid) {
     dsl::SpmmKernel k = p.compile(F);
     for (const Case &c : graphs()) {
         Graph g = test::random_graph(31, c.opt);
-        Tensor tx = random_tensor(g.num_src(), F, 6, 0.f, 4.f);
+        Tensor tx = test::random_tensor({g.num_src(), F}, 6, DType::F32, 0., 4.);
         Tensor out = Tensor::empty({g.num_dst(), F}, DType::F32);
         k.run(g, {{"x", tx}}, out);
         const float *X = tx.data_as<float>();
@@ -154,8 +147,10 @@ TEST(UserSpmm, CustomLogSumExpMonoid) {
             if (csr.row_length(v) == 0) continue;
             for (int f = 0; f < F; ++f) {
                 double m = -std::numeric_limits<double>::infinity(), s = 0;
-                for (int64_t q = csr.row_ptr[v]; q < csr.row_ptr[v + 1]; ++q) m = std::max(m, 30.0 * X[csr.col_idx[q] * F + f]);
-                for (int64_t q = csr.row_ptr[v]; q < csr.row_ptr[v + 1]; ++q) s += std::exp(30.0 * X[csr.col_idx[q] * F + f] - m);
+                for (int64_t q = csr.row_ptr[v]; q < csr.row_ptr[v + 1]; ++q)
+                    m = std::max(m, 30.0 * X[csr.col_idx[q] * F + f]);
+                for (int64_t q = csr.row_ptr[v]; q < csr.row_ptr[v + 1]; ++q)
+                    s += std::exp(30.0 * X[csr.col_idx[q] * F + f] - m);
                 want.data_as<float>()[v * F + f] = static_cast<float>(m + std::log(s));
             }
         }
@@ -172,7 +167,7 @@ TEST(UserSpmm, MeanByFinalizeMatchesBuiltInOperator) {
     dsl::SpmmKernel k = p.compile(F);
     for (const Case &c : graphs()) {
         Graph g = test::random_graph(41, c.opt);
-        Tensor tx = random_tensor(g.num_src(), F, 7);
+        Tensor tx = test::random_tensor({g.num_src(), F}, 7);
         Tensor out = Tensor::empty({g.num_dst(), F}, DType::F32);
         k.run(g, {{"x", tx}}, out);
         expect_close(out, gspmm(g, "copy_lhs", "mean", tx, Tensor()).out, 1e-5, c.name);
@@ -199,33 +194,25 @@ TEST(UserSpmm, GraphWithoutEdgesGivesZeros) {
     dsl::SpmmKernel k = p.compile(4);
     const std::vector<index_t> row_ptr(8, 0);
     Graph g = Graph::from_csr_arrays(7, 5, row_ptr.data(), nullptr, nullptr, 0);
-    Tensor out = random_tensor(7, 4, 9);
-    k.run(g, {{"x", random_tensor(5, 4, 8)}}, out);
+    Tensor out = test::random_tensor({7, 4}, 9);
+    k.run(g, {{"x", test::random_tensor({5, 4}, 8)}}, out);
     for (int64_t i = 0; i < out.numel(); ++i) EXPECT_EQ(out.data_as<float>()[i], 0.f);
 }
 
 TEST(UserSpmm, ErrorsNameTheProblem) {
-    auto expect_error = [](const std::function<void()> &f, const std::string &needle) {
-        try {
-            f();
-            ADD_FAILURE() << "no error; expected one mentioning '" << needle << "'";
-        } catch (const Error &e) {
-            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-        }
-    };
-    expect_error([] { SpmmProgram p("9lives"); }, "not a C identifier");
-    expect_error([] { SpmmProgram p("ints", Halide::Int(32)); }, "float32 or float64");
-    expect_error([] {
+    EXPECT_TRUE(test::throws_with<Error>([] { SpmmProgram p("9lives"); }, {"not a C identifier"}));
+    EXPECT_TRUE(test::throws_with<Error>([] { SpmmProgram p("ints", Halide::Int(32)); }, {"float32 or float64"}));
+    EXPECT_TRUE(test::throws_with<Error>([] {
         SpmmProgram p("twice");
         p.operand("x", At::Src);
         p.operand("x", At::Dst);
-    }, "declared twice");
-    expect_error([] { SpmmProgram("no_message").compile(4); }, "has no message");
-    expect_error([] {
+    }, {"declared twice"}));
+    EXPECT_TRUE(test::throws_with<Error>([] { SpmmProgram("no_message").compile(4); }, {"has no message"}));
+    EXPECT_TRUE(test::throws_with<Error>([] {
         SpmmProgram p("no_reduce");
         p.message(Halide::Expr(1.0f));
         p.compile(4);
-    }, "has no reduction");
+    }, {"has no reduction"}));
 
     SpmmProgram p("checked");
     p.message(p.operand("x", At::Src) + p.operand("w", At::Edge, true));
@@ -233,14 +220,16 @@ TEST(UserSpmm, ErrorsNameTheProblem) {
     dsl::SpmmKernel k = p.compile(4);
     Graph g = test::random_graph(3);
     Tensor out = Tensor::empty({g.num_dst(), 4}, DType::F32);
-    Tensor x = random_tensor(g.num_src(), 4, 1), w = random_tensor(g.num_edges(), 1, 2);
-    expect_error([&] { k.run(g, {{"x", x}}, out); }, "operand 'w' (read at the edge) is not given");
-    expect_error([&] { k.run(g, {{"x", x}, {"w", w}, {"y", w}}, out); }, "has no operand 'y'");
-    expect_error([&] { k.run(g, {{"x", w}, {"w", w}}, out); }, "operand 'x'");
+    Tensor x = test::random_tensor({g.num_src(), 4}, 1), w = test::random_tensor({g.num_edges(), 1}, 2);
+    EXPECT_TRUE(test::throws_with<Error>([&] { k.run(g, {{"x", x}}, out); },
+                                         {"operand 'w' (read at the edge) is not given"}));
+    EXPECT_TRUE(
+        test::throws_with<Error>([&] { k.run(g, {{"x", x}, {"w", w}, {"y", w}}, out); }, {"has no operand 'y'"}));
+    EXPECT_TRUE(test::throws_with<Error>([&] { k.run(g, {{"x", w}, {"w", w}}, out); }, {"operand 'x'"}));
     Tensor bad_out = Tensor::empty({g.num_dst(), 3}, DType::F32);
-    expect_error([&] { k.run(g, {{"x", x}, {"w", w}}, bad_out); }, "out");
+    EXPECT_TRUE(test::throws_with<Error>([&] { k.run(g, {{"x", x}, {"w", w}}, bad_out); }, {"out"}));
     Tensor x64 = Tensor::zeros({g.num_src(), 4}, DType::F64);
-    expect_error([&] { k.run(g, {{"x", x64}, {"w", w}}, out); }, "dtype");
+    EXPECT_TRUE(test::throws_with<Error>([&] { k.run(g, {{"x", x64}, {"w", w}}, out); }, {"dtype"}));
 }
 
 TEST(UserSpmm, CudaCompilationEmitsOneKernelWithBoundedGathers) {
@@ -278,8 +267,8 @@ TEST(UserSpmm, EveryPointOfTheDefaultScheduleGivesTheSameResult) {
     p.reduce(Monoid::max());
     for (int F : {1, 7, 32}) {
         Graph g = test::random_graph(60 + F, graphs()[0].opt);
-        Tensor x = random_tensor(g.num_src(), F, 1), as = random_tensor(g.num_src(), 1, 2),
-               ad = random_tensor(g.num_dst(), 1, 3);
+        Tensor x = test::random_tensor({g.num_src(), F}, 1), as = test::random_tensor({g.num_src(), 1}, 2),
+               ad = test::random_tensor({g.num_dst(), 1}, 3);
         Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
         p.compile(F).run(g, {{"x", x}, {"a_src", as}, {"a_dst", ad}}, want);
         const auto space = dsl::default_schedule().space(F, Device::CPU);
@@ -299,12 +288,8 @@ TEST(UserSpmm, InvalidSchedulePointsAreScheduleErrors) {
     p.reduce(Monoid::sum());
     const dsl::ScheduleDef &d = dsl::default_schedule();
     auto expect_error = [&](const std::map<std::string, int64_t> &point, int F, Device dev, const std::string &needle) {
-        try {
-            p.compile(F, dev, d, point);
-            ADD_FAILURE() << "no error for " << dsl::point_str(d, point);
-        } catch (const ScheduleError &e) {
-            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-        }
+        EXPECT_TRUE(test::throws_with<ScheduleError>([&] { p.compile(F, dev, d, point); }, {needle}))
+            << dsl::point_str(d, point);
     };
     expect_error({{"unroll", 2}}, 8, Device::CPU, "has no knob 'unroll'");
     expect_error({{"rows_per_task", 3}}, 8, Device::CPU, "rows_per_task = 3 is not one of its choices");
@@ -342,7 +327,7 @@ TEST(UserSpmm, UserScheduleWithItsOwnKnobsIsSearched) {
     p.reduce(Monoid::sum());
     Graph g = test::random_graph(77);
     const int F = 16;
-    Tensor x = random_tensor(g.num_src(), F, 1), w = random_tensor(g.num_edges(), 1, 2);
+    Tensor x = test::random_tensor({g.num_src(), F}, 1), w = test::random_tensor({g.num_edges(), 1}, 2);
     Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32), out = Tensor::empty({g.num_dst(), F}, DType::F32);
     p.compile(F).run(g, {{"x", x}, {"w", w}}, want);
     auto measured = dsl::search_schedule(p, mine, F, Device::CPU, g, {{"x", x}, {"w", w}}, out, {}, 3);

@@ -5,24 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 
 #include "dsl/user_spmm.h"
 #include "gpu/gpu_fixture.h"
+#include "support/compare.h"
 #include "support/random_graph.h"
 
 namespace gsparse {
 namespace {
 
 using dsl::At;
-
-Tensor random_host(int64_t rows, int64_t cols, uint64_t seed) {
-    Tensor t = Tensor::empty({rows, cols}, DType::F32);
-    std::mt19937_64 gen(seed);
-    std::uniform_real_distribution<float> d(-1.f, 1.f);
-    for (int64_t i = 0; i < t.numel(); ++i) t.data_as<float>()[i] = d(gen);
-    return t;
-}
 
 class GpuUserProgram : public test::GpuTest {};
 
@@ -47,12 +39,13 @@ TEST_F(GpuUserProgram, AttentionAndMaxMatchTheCpu) {
             dsl::SpmmKernel kc = cpu_p.compile(F), kg = gpu_p.compile(F, Device::CUDA);
             for (size_t i = 0; i < shapes.size(); ++i) {
                 Graph g = test::random_graph(100 + i + F, shapes[i]);
-                Tensor x = random_host(g.num_src(), F, 1), as = random_host(g.num_src(), 1, 2),
-                       ad = random_host(g.num_dst(), 1, 3), w = random_host(g.num_edges(), 1, 4);
+                Tensor x = test::random_tensor({g.num_src(), F}, 1), as = test::random_tensor({g.num_src(), 1}, 2),
+                       ad = test::random_tensor({g.num_dst(), 1}, 3), w = test::random_tensor({g.num_edges(), 1}, 4);
                 Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
                 kc.run(g, {{"x", x}, {"a_src", as}, {"a_dst", ad}, {"w", w}}, want);
                 Tensor out = device_empty({g.num_dst(), F}, DType::F32);
-                kg.run(g, {{"x", to_device(x)}, {"a_src", to_device(as)}, {"a_dst", to_device(ad)}, {"w", to_device(w)}},
+                kg.run(g,
+                       {{"x", to_device(x)}, {"a_src", to_device(as)}, {"a_dst", to_device(ad)}, {"w", to_device(w)}},
                        out, launch_);
                 Tensor got = to_host(out);
                 int64_t bad = 0;
@@ -75,8 +68,10 @@ TEST_F(GpuUserProgram, GraphWithoutEdgesGivesZeros) {
     dsl::SpmmKernel k = p.compile(5, Device::CUDA);
     const std::vector<index_t> row_ptr(10, 0);
     Graph g = Graph::from_csr_arrays(9, 4, row_ptr.data(), nullptr, nullptr, 0);
-    Tensor out = to_device(random_host(9, 5, 7));
-    k.run(g, {{"x", to_device(random_host(4, 5, 8))}, {"w", Tensor::wrap(nullptr, {0, 1}, DType::F32, Device::CUDA)}},
+    Tensor out = to_device(test::random_tensor({9, 5}, 7));
+    k.run(g,
+          {{"x", to_device(test::random_tensor({4, 5}, 8))},
+           {"w", Tensor::wrap(nullptr, {0, 1}, DType::F32, Device::CUDA)}},
           out, launch_);
     Tensor h = to_host(out);
     for (int64_t i = 0; i < h.numel(); ++i) EXPECT_EQ(h.data_as<float>()[i], 0.f) << i;
@@ -88,7 +83,7 @@ TEST_F(GpuUserProgram, SearchMeasuresEveryCudaPointAndAllMatchTheCpu) {
     p.reduce(dsl::Monoid::max());
     const int F = 24;
     Graph g = test::random_graph(9);
-    Tensor x = random_host(g.num_src(), F, 1), w = random_host(g.num_edges(), 1, 2);
+    Tensor x = test::random_tensor({g.num_src(), F}, 1), w = test::random_tensor({g.num_edges(), 1}, 2);
     Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
     p.compile(F).run(g, {{"x", x}, {"w", w}}, want);
     Tensor dx = to_device(x), dw = to_device(w), out = device_empty({g.num_dst(), F}, DType::F32);

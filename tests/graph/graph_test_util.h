@@ -17,6 +17,7 @@
 
 #include "core/error.h"
 #include "graph/formats.h"
+#include "support/throws_with.h"
 
 namespace gsparse::test {
 
@@ -58,23 +59,6 @@ private:
 inline std::string read_bytes(const std::string &path) {
     std::ifstream in(path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-/// Succeeds when f throws exactly an E (or subclass) whose message contains every part.
-template <typename E, typename F>
-::testing::AssertionResult throws_with(F &&f, std::initializer_list<std::string> parts) {
-    try {
-        f();
-    } catch (const E &e) {
-        const std::string msg = e.what();
-        for (const std::string &p : parts)
-            if (msg.find(p) == std::string::npos)
-                return ::testing::AssertionFailure() << "message \"" << msg << "\" does not contain \"" << p << "\"";
-        return ::testing::AssertionSuccess();
-    } catch (const std::exception &e) {
-        return ::testing::AssertionFailure() << "threw a different exception type: " << e.what();
-    }
-    return ::testing::AssertionFailure() << "did not throw";
 }
 
 /// For each edge id e: (destination, source) of e.

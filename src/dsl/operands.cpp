@@ -1,0 +1,67 @@
+#include "dsl/operands.h"
+
+#include <cctype>
+
+#include "core/error.h"
+
+namespace gsparse::dsl {
+
+const char *at_name(At at) {
+    switch (at) {
+    case At::Src: return "source";
+    case At::Dst: return "destination";
+    case At::Edge: return "edge";
+    }
+    return "?";
+}
+
+void check_identifier(const std::string &name, const char *what) {
+    bool ok = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+    for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (!ok) fail<ShapeError>(what, " '", name, "' is not a C identifier");
+}
+
+const Operand &declare_operand(std::vector<Operand> &operands, const std::string &program, const std::string &name,
+                               At at, bool broadcast, Halide::Type type) {
+    check_identifier(name, "operand name");
+    for (const Operand &o : operands)
+        if (o.name == name) fail<ShapeError>("program ", program, ": operand '", name, "' is declared twice");
+    operands.push_back({name, at, broadcast, Halide::ImageParam(type, 2, program + "_" + name)});
+    return operands.back();
+}
+
+void check_tensor(const std::string &program, const std::string &what, const Tensor &t, Device device, DType dtype,
+                  int64_t rows, int64_t width) {
+    if (!t.defined()) fail<ShapeError>("user program ", program, ": ", what, " is undefined");
+    if (t.device() != device)
+        fail<ShapeError>("user program ", program, ": ", what, " is on ", device_name(t.device()),
+                         " but the program was compiled for ", device_name(device));
+    if (t.dtype() != dtype)
+        fail<ShapeError>("user program ", program, ": ", what, " has dtype ", dtype_name(t.dtype()), ", expected ",
+                         dtype_name(dtype));
+    if (t.dim() != 2 || t.size(0) != rows || t.size(1) != width)
+        fail<ShapeError>("user program ", program, ": ", what, " ", t.str(), " must be [", rows, ", ", width, "]");
+}
+
+std::vector<const Tensor *> match_operands(const std::string &program, const std::vector<Operand> &declared,
+                                           const std::map<std::string, Tensor> &given, Device device, DType dtype,
+                                           int features, const int64_t (&rows_of)[3]) {
+    for (const auto &entry : given) {
+        bool known = false;
+        for (const Operand &o : declared) known = known || o.name == entry.first;
+        if (!known) fail<ShapeError>("user program ", program, " has no operand '", entry.first, "'");
+    }
+    std::vector<const Tensor *> tensors;
+    for (const Operand &o : declared) {
+        auto it = given.find(o.name);
+        if (it == given.end())
+            fail<ShapeError>("user program ", program, ": operand '", o.name, "' (read at the ", at_name(o.at),
+                             ") is not given");
+        check_tensor(program, "operand '" + o.name + "'", it->second, device, dtype,
+                     rows_of[static_cast<int>(o.at)], o.broadcast ? 1 : features);
+        tensors.push_back(&it->second);
+    }
+    return tensors;
+}
+
+}  // namespace gsparse::dsl

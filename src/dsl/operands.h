@@ -1,0 +1,51 @@
+// The operands of user programs (dsl/user_spmm.h, dsl/user_sddmm.h): where they are read, their
+// declaration as Halide inputs, and the checks of the tensors a call passes for them, shared by
+// every kind of program.
+#pragma once
+
+#include <Halide.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/tensor.h"
+
+namespace gsparse::dsl {
+
+/// Where an operand is read: at the source node u, the destination node v or the edge e.
+enum class At { Src, Dst, Edge };
+
+const char *at_name(At at);
+
+/// ShapeError unless name is a C identifier (what: what it names, for the message).
+void check_identifier(const std::string &name, const char *what);
+
+/// An operand a program declared: a [rows, features] input (read at element 0 of each row when
+/// broadcast) named <program>_<name>.
+struct Operand {
+    std::string name;
+    At at = At::Src;
+    bool broadcast = false;
+    Halide::ImageParam param;
+};
+
+/// Declares operand name of program (a C identifier, not yet declared) as an input of type and
+/// appends it to operands; returns the new entry.
+const Operand &declare_operand(std::vector<Operand> &operands, const std::string &program, const std::string &name,
+                               At at, bool broadcast, Halide::Type type);
+
+/// ShapeError naming the problem unless t is defined, on device, of dtype and [rows, width].
+void check_tensor(const std::string &program, const std::string &what, const Tensor &t, Device device, DType dtype,
+                  int64_t rows, int64_t width);
+
+/// The tensors a call gives for the declared operands, in declaration order, each checked against
+/// its rows (rows_of its At: num_src, num_dst or num_edges) and width (1 when broadcast, else
+/// features). ShapeError for a name that is not declared, an operand not given, or a bad tensor.
+std::vector<const Tensor *> match_operands(const std::string &program, const std::vector<Operand> &declared,
+                                           const std::map<std::string, Tensor> &given, Device device, DType dtype,
+                                           int features, const int64_t (&rows_of)[3]);
+
+}  // namespace gsparse::dsl
