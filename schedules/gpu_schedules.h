@@ -13,6 +13,12 @@ namespace gsparse {
 ///   smemColIdx stage the kNnzTile x kMTile tile of neighbour ids in shared memory
 SpmmScheduleDef gpu_spmm_schedule();
 
+/// gpu_spmm's expert rules: the hand-written default per feature-length band, from H100 measurements
+/// on the dataset twins. The schedule's default_params takes the learned selector's point
+/// (spmm_selector.h) where it decides and these rules elsewhere (no graph statistics, graphs unlike
+/// the zoo's training part).
+ScheduleParams gpu_spmm_expert_default(const Problem &p);
+
 /// Whether a point runs on the graph relabeled in its locality order (gpu_spmm, rowBalance = 3):
 /// its kernel reads the relabeled graph's CSR and edge ids, which emitted kernels cannot take.
 inline bool runs_on_relabeled_graph(const ScheduleParams &s) {

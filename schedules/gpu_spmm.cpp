@@ -26,6 +26,7 @@
 #include <set>
 
 #include "halide_ext/align_local_allocations.h"
+#include "schedules/spmm_selector.h"
 #include "halide_ext/bind_buffer.h"
 #include "halide_ext/block_uniform_loop.h"
 #include "halide_ext/compact_thread_allocations.h"
@@ -79,7 +80,7 @@ ScheduleSpace space(const Problem &p) {
         return kept;
     };
     return {kName,
-            {{"kMTile", {1, 2, 4, 8, 16, 32}, "rows per thread block"},
+            {{"kMTile", {1, 2, 4, 8, 16, 32, 64, 128, 256}, "rows per thread block"},
              {"kNTile", upto({1, 2, 4, 8, 16, 32, 64, 128}), "threads along the innermost feature dimension"},
              {"kNRegTile", upto({1, 2, 4, 8}), "outputs per thread at stride kNTile"},
              {"kNnzTile", {16, 32, 64, 128}, "nonzeros of a row staged per step"},
@@ -411,12 +412,18 @@ ScheduleParams band_default(const Problem &p, bool lanes) {
     return s;
 }
 
-ScheduleParams default_params(const Problem &p) {
+ScheduleParams expert_params(const Problem &p) {
     ScheduleParams s = band_default(p, true);
     // Lane kernels index with 32 bits and shuffle 32-bit values: tensors beyond 2^31 elements and
     // 64-bit features take the forms without lanes.
     if (nnz_lanes(s) > 1 && invalid_reason(s, p)) s = band_default(p, false);
     return s;
+}
+
+/// The default: the learned selector's point where it decides (spmm_selector.h), else the expert rules.
+ScheduleParams default_params(const Problem &p) {
+    if (auto selected = select_spmm_default(p, invalid_reason)) return *selected;
+    return expert_params(p);
 }
 
 void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
@@ -629,6 +636,8 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
 }
 
 }  // namespace
+
+ScheduleParams gpu_spmm_expert_default(const Problem &p) { return expert_params(p); }
 
 SpmmScheduleDef gpu_spmm_schedule() {
     return {kName, Device::CUDA, space, default_params, invalid_reason, apply, canonical};

@@ -38,7 +38,7 @@ def lanes_family(F):
     if F > 32:
         return
     T = pow2_at_most(F)
-    for M, L, U, split, balance in itertools.product(POW2, POW2, [1, 2], [0, 1024], [0, 1, 3]):
+    for M, L, U, split, balance in itertools.product(POW2 + [64, 128, 256], POW2, [1, 2], [0, 1024], [0, 1, 3]):
         if (U > 1 and L not in (2, 4, 8)) or not 32 <= M * T * L <= 1024 or (balance == 1 and split):
             continue
         yield point(M, T, 1, 16, 0, split, balance, L, 1, U)

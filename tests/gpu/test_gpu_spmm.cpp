@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "gpu/gpu_fixture.h"
+#include "schedules/gpu_schedules.h"
 #include "schedules/schedule.h"
 #include "support/compare.h"
 #include "support/random_graph.h"
@@ -128,7 +129,7 @@ TEST_F(GpuSpmm, BalancedDefaultsOnUnsplitGraphsOfVaryingRowLength) {
     Graph g = test::random_graph(310, opt);
     const auto &def = spmm_schedule("gpu_spmm");
     for (int64_t F : {8, 16, 32, 33, 64, 130}) {
-        const ScheduleParams d = def.default_params(spmm_problem(SpmmSpec{}, plan_features(BinaryOp::Mul, {F}, {F}), g.stats()));
+        const ScheduleParams d = gpu_spmm_expert_default(spmm_problem(SpmmSpec{}, plan_features(BinaryOp::Mul, {F}, {F}), g.stats()));
         // Up to 63 features (F % 4 == 0 from 16) copy_lhs runs on the relabeled graph (rowBalance 3).
         const int64_t want = F == 8 || F == 16 || F == 32 ? 3 : 2;
         ASSERT_EQ(d.get("rowBalance"), want) << "F=" << F << ": " << d.str() << " (COV " << g.stats().row_length_cov << ")";

@@ -18,6 +18,7 @@
 #include "ops/spmm_algorithm.h"
 #include "runtime/spmm_kernel.h"
 #include "runtime/target.h"
+#include "schedules/gpu_schedules.h"
 #include "schedules/schedule.h"
 
 namespace gsparse {
@@ -291,12 +292,12 @@ TEST(GpuSpmmIR, DefaultsBelowAWarpOfFeaturesUseNnzLanes) {
     const auto &def = spmm_schedule("gpu_spmm");
     for (int64_t F : {1, 3, 8, 16, 31}) {
         Problem problem{plan_features(BinaryOp::CopyLhs, {F}, {F}), {}};
-        ScheduleParams p = def.default_params(problem);
+        ScheduleParams p = gpu_spmm_expert_default(problem);
         EXPECT_FALSE(def.invalid_reason(p, problem).has_value()) << p.str();
         EXPECT_EQ(p.get("kNTile") * p.get("kNnzLanes"), 32) << p.str();
     }
     Problem wide{plan_features(BinaryOp::CopyLhs, {64}, {64}), {}};
-    EXPECT_EQ(def.default_params(wide).get("kNnzLanes"), 1);
+    EXPECT_EQ(gpu_spmm_expert_default(wide).get("kNnzLanes"), 1);
 }
 
 TEST(GpuSpmmIR, Float64DefaultsCombineNoLanesAndCompileToPTX) {
@@ -306,7 +307,7 @@ TEST(GpuSpmmIR, Float64DefaultsCombineNoLanesAndCompileToPTX) {
         const SpmmSpec spec{BinaryOp::CopyLhs, r};
         for (int64_t F : {1, 16}) {
             const Problem problem = spmm_problem(spec, plan_features(BinaryOp::CopyLhs, {F}, {F}), {}, DType::F64);
-            const ScheduleParams p = def.default_params(problem);
+            const ScheduleParams p = gpu_spmm_expert_default(problem);
             EXPECT_FALSE(def.invalid_reason(p, problem).has_value()) << p.str();
             EXPECT_EQ(p.get("kNnzLanes"), 1) << p.str();
             const std::string ptx = ptx_of(lower(spec, F, p, true, DType::F64));
@@ -403,7 +404,7 @@ TEST(GpuSpmmIR, InvalidPointsAreRejectedWithAReason) {
     EXPECT_NE(why(vec_point(4, 8, 1, 4, 1)).find("kNTile * kNRegTile * kVecWidth = 32 exceeds"), std::string::npos);
     Problem odd{plan_features(BinaryOp::CopyLhs, {18}, {18}), {}};
     EXPECT_NE(def.invalid_reason(vec_point(8, 4, 1, 4, 0), odd).value_or("").find("does not divide"), std::string::npos);
-    EXPECT_FALSE(def.invalid_reason(def.default_params(problem), problem).has_value());
+    EXPECT_FALSE(def.invalid_reason(gpu_spmm_expert_default(problem), problem).has_value());
     auto unrolled = [](ScheduleParams p, int64_t U) {
         p.values["kNnzUnroll"] = U;
         return p;
@@ -449,49 +450,49 @@ TEST(GpuSpmmIR, DefaultsFollowTheGraphsShape) {
     };
     // The shapes of the reddit and ogbn-products twins.
     const Problem reddit8 = problem(8, 232965, 114615892, 48535), products8 = problem(8, 2449029, 123718280, 12047);
-    EXPECT_EQ(def.default_params(reddit8).get("kRowSplit"), 1024);
-    EXPECT_EQ(def.default_params(products8).get("kRowSplit"), 0);
+    EXPECT_EQ(gpu_spmm_expert_default(reddit8).get("kRowSplit"), 1024);
+    EXPECT_EQ(gpu_spmm_expert_default(products8).get("kRowSplit"), 0);
     const Problem reddit32 = problem(32, 232965, 114615892, 48535), products32 = problem(32, 2449029, 123718280, 12047);
-    EXPECT_EQ(def.default_params(reddit32).get("smemColIdx"), 0);
+    EXPECT_EQ(gpu_spmm_expert_default(reddit32).get("smemColIdx"), 0);
     // ... on the relabeled graph: 32 rows of 4-wide loads in segments of 1024 (rowBalance 3); odd F
     // keeps the split point of 16 threads x 2 outputs, segments of 256.
-    EXPECT_EQ(def.default_params(reddit32).get("rowBalance"), 3);
-    EXPECT_EQ(def.default_params(reddit32).get("kVecWidth"), 4);
-    EXPECT_EQ(def.default_params(reddit32).get("kMTile"), 32);
-    EXPECT_EQ(def.default_params(reddit32).get("kRowSplit"), 1024);
-    EXPECT_EQ(def.default_params(problem(64, 232965, 114615892, 48535)).get("kRowSplit"), 1024);
-    EXPECT_EQ(def.default_params(problem(63, 232965, 114615892, 48535)).get("kRowSplit"), 256);
-    EXPECT_EQ(def.default_params(problem(63, 232965, 114615892, 48535)).get("kNRegTile"), 2);
+    EXPECT_EQ(gpu_spmm_expert_default(reddit32).get("rowBalance"), 3);
+    EXPECT_EQ(gpu_spmm_expert_default(reddit32).get("kVecWidth"), 4);
+    EXPECT_EQ(gpu_spmm_expert_default(reddit32).get("kMTile"), 32);
+    EXPECT_EQ(gpu_spmm_expert_default(reddit32).get("kRowSplit"), 1024);
+    EXPECT_EQ(gpu_spmm_expert_default(problem(64, 232965, 114615892, 48535)).get("kRowSplit"), 1024);
+    EXPECT_EQ(gpu_spmm_expert_default(problem(63, 232965, 114615892, 48535)).get("kRowSplit"), 256);
+    EXPECT_EQ(gpu_spmm_expert_default(problem(63, 232965, 114615892, 48535)).get("kNRegTile"), 2);
     // Without graph statistics (ahead-of-time kernels) F = 32 keeps the shared tile.
-    EXPECT_EQ(def.default_params(Problem{plan_features(BinaryOp::CopyLhs, {32}, {32}), {}}).get("smemColIdx"), 1);
-    EXPECT_EQ(def.default_params(products32).get("kNnzLanes"), 2);
-    EXPECT_EQ(def.default_params(problem(128, 2449029, 123718280, 12047)).get("kRowSplit"), 0);
+    EXPECT_EQ(gpu_spmm_expert_default(Problem{plan_features(BinaryOp::CopyLhs, {32}, {32}), {}}).get("smemColIdx"), 1);
+    EXPECT_EQ(gpu_spmm_expert_default(products32).get("kNnzLanes"), 2);
+    EXPECT_EQ(gpu_spmm_expert_default(problem(128, 2449029, 123718280, 12047)).get("kRowSplit"), 0);
     // reddit at F = 128 runs on the relabeled graph, whole rows (copy_lhs); with an edge operand it
     // keeps split rows.
-    EXPECT_EQ(def.default_params(problem(128, 232965, 114615892, 48535)).get("rowBalance"), 3);
+    EXPECT_EQ(gpu_spmm_expert_default(problem(128, 232965, 114615892, 48535)).get("rowBalance"), 3);
     Problem reddit128_e = problem(128, 232965, 114615892, 48535, BinaryOp::Mul);
     reddit128_e.edge_operand = true;
-    EXPECT_EQ(def.default_params(reddit128_e).get("kRowSplit"), 1024);
+    EXPECT_EQ(gpu_spmm_expert_default(reddit128_e).get("kRowSplit"), 1024);
     // Edge features of 200 M edges x 16 exceed the lane kernels' 32-bit indexing: the default falls
     // back to one thread per feature, and is valid.
     const Problem huge = problem(16, 1000000, 200000000, 5000, BinaryOp::Mul);
-    const ScheduleParams d = def.default_params(huge);
+    const ScheduleParams d = gpu_spmm_expert_default(huge);
     EXPECT_FALSE(def.invalid_reason(d, huge).has_value()) << d.str();
     EXPECT_EQ(d.get("kNnzLanes"), 1);
     // Untiled lanes at F = 2..4 (ogbn-products) unroll two nonzeros; tiled lanes (reddit), F = 1 and
     // kernels without statistics do not.
-    auto unroll = [&](const Problem &p) { return def.default_params(p).get("kNnzUnroll"); };
+    auto unroll = [&](const Problem &p) { return gpu_spmm_expert_default(p).get("kNnzUnroll"); };
     EXPECT_EQ(unroll(problem(2, 2449029, 123718280, 12047)), 2);
     EXPECT_EQ(unroll(problem(4, 2449029, 123718280, 12047)), 2);
     EXPECT_EQ(unroll(problem(1, 2449029, 123718280, 12047)), 1);
     EXPECT_EQ(unroll(problem(8, 2449029, 123718280, 12047)), 1);
-    EXPECT_EQ(def.default_params(problem(2, 232965, 114615892, 48535)).get_or("kSrcTile", 0), 32768);
+    EXPECT_EQ(gpu_spmm_expert_default(problem(2, 232965, 114615892, 48535)).get_or("kSrcTile", 0), 32768);
     EXPECT_EQ(unroll(problem(2, 232965, 114615892, 48535)), 1);
     EXPECT_EQ(unroll(Problem{plan_features(BinaryOp::CopyLhs, {2}, {2}), {}}), 1);
     for (int64_t F : {1, 2, 4, 8, 31, 32, 48, 64, 512})
         for (const Problem &p : {problem(F, 232965, 114615892, 48535), problem(F, 2449029, 123718280, 12047),
                                  problem(F, 2708, 10556, 168)})
-            EXPECT_FALSE(def.invalid_reason(def.default_params(p), p).has_value()) << F;
+            EXPECT_FALSE(def.invalid_reason(gpu_spmm_expert_default(p), p).has_value()) << F;
 }
 
 TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
@@ -521,7 +522,7 @@ TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
                           Want{64, 2, 16, 4, 1, 32, 1}, Want{65, 8, 32, 1, 2, 32, 1}, Want{66, 8, 32, 2, 1, 32, 1},
                           Want{512, 2, 16, 4, 1, 32, 1}}) {
         const Problem p = products(w.F);
-        const ScheduleParams d = def.default_params(p);
+        const ScheduleParams d = gpu_spmm_expert_default(p);
         EXPECT_FALSE(def.invalid_reason(d, p).has_value()) << w.F << ": " << d.str();
         EXPECT_EQ(d.get("rowBalance"), relabeled(w.F) ? 3 : w.F >= 16 && w.F < 32 ? 1 : 2) << w.F;
         EXPECT_EQ(d.get("smemColIdx"), w.L == 1 ? 1 : 0) << w.F;  // lanes read ids directly
@@ -534,24 +535,24 @@ TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
     // A graph whose sources are other nodes than its rows (bipartite) keeps balancedIdx.
     Problem bipartite = products(64);
     bipartite.stats.num_cols = 1000000;
-    EXPECT_EQ(def.default_params(bipartite).get("rowBalance"), 1);
+    EXPECT_EQ(gpu_spmm_expert_default(bipartite).get("rowBalance"), 1);
     // Skewed graphs keep split rows; on the relabeled graph at even F from 64 (32 rows a block,
     // 2-wide loads). Odd F from 128 keeps the split point without relabeling.
     auto reddit = [&](int64_t F) { return problem(F, 232965, 114615892, 48535, 1.63); };
     for (int64_t F : {256, 258, 512}) {
-        const ScheduleParams d = def.default_params(reddit(F));
+        const ScheduleParams d = gpu_spmm_expert_default(reddit(F));
         EXPECT_EQ(d.get("rowBalance"), 3) << d.str();
         EXPECT_EQ(d.get("kRowSplit"), 1024) << d.str();
         EXPECT_EQ(d.get("kVecWidth"), 2) << d.str();
     }
-    EXPECT_EQ(def.default_params(reddit(257)).get("rowBalance"), 0);
+    EXPECT_EQ(gpu_spmm_expert_default(reddit(257)).get("rowBalance"), 0);
     for (int64_t F : {126, 255, 257, 127})
-        EXPECT_GT(def.default_params(reddit(F)).get("kRowSplit"), 0) << def.default_params(reddit(F)).str();
+        EXPECT_GT(gpu_spmm_expert_default(reddit(F)).get("kRowSplit"), 0) << gpu_spmm_expert_default(reddit(F)).str();
     // Skewed square graphs at even F from 64 run on the relabeled graph: 32 rows x 16 threads of
     // 2-wide loads x 2 outputs, segments of 1024.
     auto proteins = [&](int64_t F) { return problem(F, 132534, 79122504, 19166, 1.04); };
     for (const Problem &p : {proteins(64), proteins(128), proteins(254), reddit(128)}) {
-        const ScheduleParams d = def.default_params(p);
+        const ScheduleParams d = gpu_spmm_expert_default(p);
         EXPECT_FALSE(def.invalid_reason(d, p).has_value()) << d.str();
         EXPECT_EQ(std::vector<int64_t>({d.get("rowBalance"), d.get("kRowSplit"), d.get("kMTile"), d.get("kNTile"),
                                         d.get("kVecWidth"), d.get("kNRegTile")}),
@@ -559,7 +560,7 @@ TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
             << d.str();
     }
     for (const Problem &p : {proteins(256), reddit(512)}) {
-        const ScheduleParams d = def.default_params(p);
+        const ScheduleParams d = gpu_spmm_expert_default(p);
         EXPECT_EQ(std::vector<int64_t>({d.get("rowBalance"), d.get("kRowSplit"), d.get("kMTile"), d.get("kNTile"),
                                         d.get("kVecWidth"), d.get("kNRegTile")}),
                   std::vector<int64_t>({3, 1024, 32, 16, 2, 2}))
@@ -574,7 +575,7 @@ TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
         return p;
     };
     for (int64_t F : {128, 252}) {
-        const ScheduleParams d = def.default_params(proteins_e(F));
+        const ScheduleParams d = gpu_spmm_expert_default(proteins_e(F));
         EXPECT_FALSE(def.invalid_reason(d, proteins_e(F)).has_value()) << d.str();
         EXPECT_EQ(std::vector<int64_t>({d.get("rowBalance"), d.get("kRowSplit"), d.get("kMTile"), d.get("kNTile"),
                                         d.get("kVecWidth"), d.get("kNnzTile"), d.get("smemColIdx")}),
@@ -582,34 +583,34 @@ TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
             << d.str();
     }
     for (int64_t F : {64, 126, 130})
-        EXPECT_GT(def.default_params(proteins(F)).get("kRowSplit"), 0) << def.default_params(proteins(F)).str();
-    EXPECT_EQ(def.default_params(proteins(256)).get("rowBalance"), 3);
-    EXPECT_EQ(def.default_params(proteins(258)).get("rowBalance"), 3);
+        EXPECT_GT(gpu_spmm_expert_default(proteins(F)).get("kRowSplit"), 0) << gpu_spmm_expert_default(proteins(F)).str();
+    EXPECT_EQ(gpu_spmm_expert_default(proteins(256)).get("rowBalance"), 3);
+    EXPECT_EQ(gpu_spmm_expert_default(proteins(258)).get("rowBalance"), 3);
     // Below 8 features the ogbn-products twin runs on the relabeled graph; on skewed (split) graphs,
     // on rows of similar length and without statistics the rows stay in id order.
-    EXPECT_EQ(def.default_params(products(4)).get("rowBalance"), 3);
-    EXPECT_EQ(def.default_params(products(1)).get("rowBalance"), 3);
-    EXPECT_EQ(def.default_params(problem(32, 232965, 114615892, 48535, 1.9)).get("rowBalance"), 3);
+    EXPECT_EQ(gpu_spmm_expert_default(products(4)).get("rowBalance"), 3);
+    EXPECT_EQ(gpu_spmm_expert_default(products(1)).get("rowBalance"), 3);
+    EXPECT_EQ(gpu_spmm_expert_default(problem(32, 232965, 114615892, 48535, 1.9)).get("rowBalance"), 3);
     // Even F of 16..31 on skewed graphs too: 8 rows x 8 threads of 2-wide loads, ids staged,
     // segments of 256.
     for (int64_t F : {16, 30}) {
         const Problem p = problem(F, 232965, 114615892, 48535, 1.9);
-        const ScheduleParams d = def.default_params(p);
+        const ScheduleParams d = gpu_spmm_expert_default(p);
         EXPECT_FALSE(def.invalid_reason(d, p).has_value()) << d.str();
         EXPECT_EQ(std::vector<int64_t>({d.get("rowBalance"), d.get("kRowSplit"), d.get("kMTile"), d.get("kNTile"),
                                         d.get("kVecWidth"), d.get("smemColIdx")}),
                   std::vector<int64_t>({3, 256, 8, 8, 2, 1}))
             << d.str();
     }
-    EXPECT_EQ(def.default_params(problem(17, 232965, 114615892, 48535, 1.9)).get("rowBalance"), 0);
+    EXPECT_EQ(gpu_spmm_expert_default(problem(17, 232965, 114615892, 48535, 1.9)).get("rowBalance"), 0);
     for (const Problem &p : {problem(17, 232965, 114615892, 48535, 1.9),
                              problem(32, 2449029, 123718280, 120, 0.5),
                              Problem{plan_features(BinaryOp::CopyLhs, {32}, {32}), {}}})
-        EXPECT_EQ(def.default_params(p).get("rowBalance"), 0) << def.default_params(p).str();
+        EXPECT_EQ(gpu_spmm_expert_default(p).get("rowBalance"), 0) << gpu_spmm_expert_default(p).str();
     // The balanced defaults lower to kernels that remap rows through row_order (src_order on the
     // relabeled graph), and compile to PTX.
     for (int64_t F : {1, 8, 16, 32, 65, 128}) {
-        Lowered l = lower(SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Sum}, F, def.default_params(products(F)));
+        Lowered l = lower(SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Sum}, F, gpu_spmm_expert_default(products(F)));
         EXPECT_FALSE(ext::find_loads(l.stmt, relabeled(F) ? "src_order" : "row_order").empty()) << F;
         EXPECT_NE(ptx_of(l).find(".entry"), std::string::npos) << F;
     }
@@ -700,27 +701,27 @@ TEST(GpuSpmmIR, SourceTileValidityAndDefaults) {
     // reddit and ogbn-proteins at F = 2..4 get tiles (at F = 1 copy_lhs runs on the relabeled graph);
     // ogbn-products (runs under one nonzero), F = 8, max/min and ahead-of-time kernels (no
     // statistics) do not.
-    EXPECT_EQ(def.default_params(problem(1, 232965, 114615892, 48535)).get("rowBalance"), 3);
-    EXPECT_EQ(def.default_params(problem(1, 132534, 79122504, 19166)).get("rowBalance"), 3);
+    EXPECT_EQ(gpu_spmm_expert_default(problem(1, 232965, 114615892, 48535)).get("rowBalance"), 3);
+    EXPECT_EQ(gpu_spmm_expert_default(problem(1, 132534, 79122504, 19166)).get("rowBalance"), 3);
     for (int64_t F : {2, 3, 4}) {
-        const ScheduleParams reddit = def.default_params(problem(F, 232965, 114615892, 48535));
+        const ScheduleParams reddit = gpu_spmm_expert_default(problem(F, 232965, 114615892, 48535));
         EXPECT_EQ(reddit.get("kSrcTile"), 32768) << F;
         EXPECT_EQ(reddit.get("kNnzLanes") * reddit.get("kNTile"), 16) << F;  // half a warp per run
         EXPECT_EQ(reddit.get("kRowSplit"), 0) << F;
-        EXPECT_EQ(def.default_params(problem(F, 132534, 79122504, 19166)).get("kSrcTile"), 32768) << F;
-        EXPECT_EQ(def.default_params(problem(F, 2449029, 123718280, 12047)).get("kSrcTile"), 0) << F;
+        EXPECT_EQ(gpu_spmm_expert_default(problem(F, 132534, 79122504, 19166)).get("kSrcTile"), 32768) << F;
+        EXPECT_EQ(gpu_spmm_expert_default(problem(F, 2449029, 123718280, 12047)).get("kSrcTile"), 0) << F;
     }
-    EXPECT_EQ(def.default_params(problem(8, 232965, 114615892, 48535)).get("kSrcTile"), 0);
+    EXPECT_EQ(gpu_spmm_expert_default(problem(8, 232965, 114615892, 48535)).get("kSrcTile"), 0);
     // An edge operand is read scattered in tile order: tiles only at F = 1.
     for (int64_t F : {1, 2, 4}) {
         Problem weighted = problem(F, 232965, 114615892, 48535);
         weighted.edge_operand = true;
-        EXPECT_EQ(def.default_params(weighted).get("kSrcTile"), F == 1 ? 32768 : 0) << F;
+        EXPECT_EQ(gpu_spmm_expert_default(weighted).get("kSrcTile"), F == 1 ? 32768 : 0) << F;
     }
     Problem reddit_max = problem(1, 232965, 114615892, 48535);
     reddit_max.order_sensitive = true;
-    EXPECT_EQ(def.default_params(reddit_max).get("kSrcTile"), 0);
-    EXPECT_EQ(def.default_params(one).get("kSrcTile"), 0);
+    EXPECT_EQ(gpu_spmm_expert_default(reddit_max).get("kSrcTile"), 0);
+    EXPECT_EQ(gpu_spmm_expert_default(one).get("kSrcTile"), 0);
     // spmm_problem (what the API, the kernels and the tuner use) carries the operator's flags: the
     // defaults of max/min never take tiles, those of an edge operand only at F = 1.
     const GraphStats reddit_stats = problem(1, 232965, 114615892, 48535).stats;
@@ -729,19 +730,19 @@ TEST(GpuSpmmIR, SourceTileValidityAndDefaults) {
         for (ReduceOp r : {ReduceOp::Max, ReduceOp::Min}) {
             const Problem pr = spmm_problem(SpmmSpec{BinaryOp::CopyLhs, r}, plan_features(BinaryOp::CopyLhs, {F}, {F}), reddit_stats);
             EXPECT_TRUE(pr.order_sensitive);
-            EXPECT_EQ(def.default_params(pr).get("kSrcTile"), 0) << reduce_op_name(r) << " F=" << F;
-            EXPECT_FALSE(def.invalid_reason(def.default_params(pr), pr).has_value());
+            EXPECT_EQ(gpu_spmm_expert_default(pr).get("kSrcTile"), 0) << reduce_op_name(r) << " F=" << F;
+            EXPECT_FALSE(def.invalid_reason(gpu_spmm_expert_default(pr), pr).has_value());
         }
         const Problem weighted = spmm_problem(SpmmSpec{BinaryOp::Mul, ReduceOp::Sum}, layout, reddit_stats);
         EXPECT_TRUE(weighted.edge_operand);
-        EXPECT_EQ(def.default_params(weighted).get("kSrcTile"), F == 1 ? 32768 : 0) << "u_mul_e F=" << F;
+        EXPECT_EQ(gpu_spmm_expert_default(weighted).get("kSrcTile"), F == 1 ? 32768 : 0) << "u_mul_e F=" << F;
         const Problem plain = spmm_problem(SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Mean}, plan_features(BinaryOp::CopyLhs, {F}, {F}), reddit_stats);
         EXPECT_FALSE(plain.order_sensitive || plain.edge_operand);
-        EXPECT_EQ(def.default_params(plain).get("kSrcTile"), F == 1 ? 0 : 32768) << "copy_lhs mean F=" << F;
-        EXPECT_EQ(def.default_params(plain).get("rowBalance"), F == 1 ? 3 : 0) << "copy_lhs mean F=" << F;
+        EXPECT_EQ(gpu_spmm_expert_default(plain).get("kSrcTile"), F == 1 ? 0 : 32768) << "copy_lhs mean F=" << F;
+        EXPECT_EQ(gpu_spmm_expert_default(plain).get("rowBalance"), F == 1 ? 3 : 0) << "copy_lhs mean F=" << F;
     }
     for (const Problem &p : {problem(1, 232965, 114615892, 48535), problem(2, 132534, 79122504, 19166)})
-        EXPECT_FALSE(def.invalid_reason(def.default_params(p), p).has_value());
+        EXPECT_FALSE(def.invalid_reason(gpu_spmm_expert_default(p), p).has_value());
 }
 
 /// Loads of a buffer and guards (IfThenElse) inside the For loops whose names match a pattern.

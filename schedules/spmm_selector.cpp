@@ -1,0 +1,136 @@
+// The learned default of gpu_spmm (spmm_selector.h): walks the generated trees of
+// spmm_selector_table.inc.
+#include "schedules/spmm_selector.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+namespace gsparse {
+namespace {
+
+struct SelectorNode {
+    int feature;  ///< index into the statistics; -1 for a leaf
+    double threshold;
+    int left, right;  ///< children for value <= threshold / > threshold
+    int first, count;  ///< a leaf's ranked points in kSelectorPoints
+};
+
+struct SelectorTree {
+    int64_t feat;  ///< the feature length the tree was grown for
+    int root;
+    double lo[kSelectorFeatureCount], hi[kSelectorFeatureCount];  ///< the support box
+};
+
+#include "schedules/spmm_selector_table.inc"
+
+static_assert(sizeof(kSelectorFeatures) / sizeof(kSelectorFeatures[0]) == kSelectorFeatureCount,
+              "spmm_selector_table.inc was generated for other statistics: rerun train_selector.py");
+
+constexpr size_t kPointCount = sizeof(kSelectorPoints) / sizeof(kSelectorPoints[0]);
+
+/// The table's points, parsed once; nullopt for "expert".
+const std::vector<std::optional<ScheduleParams>> &parsed_points() {
+    static const std::vector<std::optional<ScheduleParams>> points = [] {
+        std::vector<std::optional<ScheduleParams>> out;
+        out.reserve(kPointCount);
+        for (const char *text : kSelectorPoints)
+            out.push_back(std::strcmp(text, "expert") == 0 ? std::nullopt
+                                                           : std::optional<ScheduleParams>(ScheduleParams::parse(text)));
+        return out;
+    }();
+    return points;
+}
+
+bool selector_enabled() {
+    static const bool enabled = [] {
+        const char *v = std::getenv("GSPARSE_SPMM_SELECTOR");
+        return !(v && std::strcmp(v, "0") == 0);
+    }();
+    return enabled;
+}
+
+const SelectorNode &leaf_of(const SelectorTree &tree, const std::array<double, kSelectorFeatureCount> &x) {
+    const SelectorNode *node = &kSelectorNodes[tree.root];
+    while (node->feature >= 0)
+        node = &kSelectorNodes[x[static_cast<size_t>(node->feature)] <= node->threshold ? node->left : node->right];
+    return *node;
+}
+
+bool inside(const SelectorTree &tree, const std::array<double, kSelectorFeatureCount> &x) {
+    for (size_t i = 0; i < kSelectorFeatureCount; ++i)
+        if (!(x[i] >= tree.lo[i] && x[i] <= tree.hi[i])) return false;
+    return true;
+}
+
+}  // namespace
+
+std::array<double, kSelectorFeatureCount> selector_features(const GraphStats &s) {
+    const double avg = std::max(s.avg_row_length, 1e-3);
+    const double rows = static_cast<double>(std::max<int64_t>(s.num_rows, 1));
+    return {std::log2(avg),
+            s.row_length_cov,
+            std::log2(static_cast<double>(std::max<int64_t>(s.max_row_length, 1)) / avg),
+            std::log2(static_cast<double>(std::max<int64_t>(s.nnz, 1))),
+            std::log2(rows),
+            std::log2(static_cast<double>(std::max<int64_t>(s.num_cols, 1)) / rows),
+            s.col_length_cov,
+            static_cast<double>(s.empty_rows) / rows};
+}
+
+std::optional<ScheduleParams> select_spmm_default(
+    const Problem &p, const std::function<std::optional<std::string>(const ScheduleParams &, const Problem &)> &invalid_reason) {
+    if (!selector_enabled() || p.stats.nnz <= 0 || p.stats.num_rows <= 0) return std::nullopt;
+    const auto x = selector_features(p.stats);
+    const double f = std::log2(static_cast<double>(std::max<int64_t>(p.layout.extents[0], 1)));
+    // Trees by distance of their feature length from the problem's (log scale), the smaller first on ties.
+    std::vector<const SelectorTree *> trees;
+    for (const SelectorTree &t : kSelectorTrees) trees.push_back(&t);
+    std::stable_sort(trees.begin(), trees.end(), [f](const SelectorTree *a, const SelectorTree *b) {
+        return std::abs(std::log2(static_cast<double>(a->feat)) - f) < std::abs(std::log2(static_cast<double>(b->feat)) - f);
+    });
+    const auto &points = parsed_points();
+    for (const SelectorTree *tree : trees) {
+        if (!inside(*tree, x)) return std::nullopt;
+        const SelectorNode &leaf = leaf_of(*tree, x);
+        for (int i = leaf.first; i < leaf.first + leaf.count; ++i) {
+            const auto &point = points[static_cast<size_t>(i)];
+            if (!point) return std::nullopt;  // the expert rules rank first among what is valid here
+            if (!invalid_reason(*point, p)) return *point;
+        }
+    }
+    return std::nullopt;
+}
+
+std::vector<int64_t> selector_anchor_features() {
+    std::vector<int64_t> feats;
+    for (const SelectorTree &t : kSelectorTrees) feats.push_back(t.feat);
+    std::sort(feats.begin(), feats.end());
+    return feats;
+}
+
+std::vector<ScheduleParams> selector_points(int64_t anchor) {
+    std::vector<ScheduleParams> out;
+    const auto &points = parsed_points();
+    for (const SelectorTree &t : kSelectorTrees) {
+        if (t.feat != anchor) continue;
+        std::vector<int> stack{t.root};
+        while (!stack.empty()) {
+            const SelectorNode &n = kSelectorNodes[stack.back()];
+            stack.pop_back();
+            if (n.feature >= 0) {
+                stack.push_back(n.left), stack.push_back(n.right);
+                continue;
+            }
+            for (int i = n.first; i < n.first + n.count; ++i)
+                if (points[static_cast<size_t>(i)] &&
+                    std::find(out.begin(), out.end(), *points[static_cast<size_t>(i)]) == out.end())
+                    out.push_back(*points[static_cast<size_t>(i)]);
+        }
+    }
+    return out;
+}
+
+}  // namespace gsparse

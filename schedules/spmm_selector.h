@@ -1,0 +1,42 @@
+// The learned default of gpu_spmm: the schedule point a graph gets without tuning, chosen from its
+// statistics by small decision trees (one per swept feature length) grown on the training part of
+// the graph zoo (autotune/selector/train_selector.py, table in spmm_selector_table.inc).
+//
+// A tree's leaf ranks a few schedule points; the first one valid for the problem is taken. A leaf may
+// name the expert rules instead (where no fixed point beat them), and a graph whose statistics lie
+// outside what the trees were grown on (average row length beyond 2x the range seen, fewer rows than
+// half the smallest graph, a source / destination ratio beyond 2x the range) is left to the expert
+// rules too. Problems without statistics (ahead-of-time kernels, graph views) never reach it.
+//
+// The trees were measured with copy_lhs + sum. Feature lengths between the swept ones take the
+// nearest swept length (in log scale) whose leaf holds a point valid for them.
+#pragma once
+
+#include <array>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "schedules/schedule.h"
+
+namespace gsparse {
+
+/// The statistics the trees split on, in the order of kSelectorFeatures: log2 average row length,
+/// row-length COV, log2 (longest row / average), log2 nonzeros, log2 rows, log2 (sources / rows),
+/// column-length COV, share of empty rows.
+inline constexpr size_t kSelectorFeatureCount = 8;
+std::array<double, kSelectorFeatureCount> selector_features(const GraphStats &stats);
+
+/// The learned default point of gpu_spmm for problem p, or nullopt where the expert rules decide
+/// (no statistics, outside the trees' support, an "expert" leaf, no ranked point valid for p, or the
+/// selector turned off with GSPARSE_SPMM_SELECTOR=0). `invalid_reason` is gpu_spmm's validity rule.
+std::optional<ScheduleParams> select_spmm_default(
+    const Problem &p, const std::function<std::optional<std::string>(const ScheduleParams &, const Problem &)> &invalid_reason);
+
+/// The feature lengths the selector has trees for (ascending).
+std::vector<int64_t> selector_anchor_features();
+
+/// Every point named by the selector's tables for feature length `anchor` (for tests).
+std::vector<ScheduleParams> selector_points(int64_t anchor);
+
+}  // namespace gsparse

@@ -1,0 +1,143 @@
+// The learned default of gpu_spmm (schedules/spmm_selector.h): its statistics, its support, the
+// points it can answer and their validity for every problem it is asked about.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "ops/op_spec.h"
+#include "schedules/gpu_schedules.h"
+#include "schedules/schedule.h"
+#include "schedules/spmm_selector.h"
+
+namespace gsparse {
+namespace {
+
+GraphStats stats(int64_t rows, int64_t cols, int64_t nnz, int64_t longest, double cov, double col_cov = 0.5,
+                 int64_t empty = 0) {
+    GraphStats s;
+    s.num_rows = rows, s.num_cols = cols, s.nnz = nnz, s.max_row_length = longest;
+    s.avg_row_length = static_cast<double>(nnz) / static_cast<double>(rows);
+    s.row_length_cov = cov, s.col_length_cov = col_cov, s.empty_rows = empty;
+    return s;
+}
+
+Problem problem(int64_t F, const GraphStats &s, SpmmSpec spec = {BinaryOp::CopyLhs, ReduceOp::Sum},
+                DType dtype = DType::F32) {
+    return spmm_problem(spec, plan_features(spec.op, {F}, {F}), s, dtype);
+}
+
+// A road-like lattice (4 M rows, average row 2.8) and the full reddit twin's shape.
+const GraphStats kLattice = stats(4000000, 4000000, 11200000, 6, 0.3, 0.3);
+const GraphStats kTiny = stats(2708, 2708, 10556, 168, 1.3);  // Cora: far smaller than the zoo's graphs
+
+TEST(SpmmSelector, StatisticsAreTheTrainingScriptsOnes) {
+    // train_selector.py's FEATURES on the same statistics.
+    const auto x = selector_features(stats(1000, 4000, 8000, 64, 1.5, 2.5, 100));
+    EXPECT_DOUBLE_EQ(x[0], 3.0);                    // log2 average row (8)
+    EXPECT_DOUBLE_EQ(x[1], 1.5);                    // row COV
+    EXPECT_DOUBLE_EQ(x[2], 3.0);                    // log2 (64 / 8)
+    EXPECT_NEAR(x[3], std::log2(8000.0), 1e-12);    // log2 nonzeros
+    EXPECT_NEAR(x[4], std::log2(1000.0), 1e-12);    // log2 rows
+    EXPECT_DOUBLE_EQ(x[5], 2.0);                    // log2 (sources / rows)
+    EXPECT_DOUBLE_EQ(x[6], 2.5);                    // column COV
+    EXPECT_DOUBLE_EQ(x[7], 0.1);                    // empty rows / rows
+    const auto none = selector_features(GraphStats{});  // no rows or edges: finite values, no NaN
+    for (double v : none) EXPECT_TRUE(std::isfinite(v));
+}
+
+TEST(SpmmSelector, EveryTablePointIsValidAtItsFeatureLength) {
+    const auto &def = spmm_schedule("gpu_spmm");
+    const auto anchors = selector_anchor_features();
+    ASSERT_GE(anchors.size(), 8u);
+    for (int64_t F : anchors) {
+        const auto points = selector_points(F);
+        EXPECT_FALSE(points.empty()) << F;
+        for (const ScheduleParams &p : points) {
+            const Problem prob = problem(F, kLattice);
+            EXPECT_EQ(def.invalid_reason(p, prob), std::nullopt) << "F=" << F << " " << p.str();
+            // Every knob of the space, with values the space lists: the tuner can start from it.
+            const ScheduleSpace space = def.space(prob);
+            for (const auto &knob : space.knobs) {
+                ASSERT_TRUE(p.values.count(knob.name)) << p.str() << " lacks " << knob.name;
+                EXPECT_NE(std::find(knob.choices.begin(), knob.choices.end(), p.get(knob.name)), knob.choices.end())
+                    << p.str() << ": " << knob.name;
+            }
+        }
+    }
+}
+
+TEST(SpmmSelector, DecidesForZooShapesAndLeavesTheRestToTheExpertRules) {
+    const auto &def = spmm_schedule("gpu_spmm");
+    // The lattice at F = 8: the trees answer with one of their points (the expert rules' lane point
+    // took 8x the best candidate on the zoo's lattices).
+    const Problem lattice8 = problem(8, kLattice);
+    const ScheduleParams chosen = def.default_params(lattice8);
+    const auto points = selector_points(8);
+    EXPECT_NE(std::find(points.begin(), points.end(), chosen), points.end()) << chosen.str();
+    EXPECT_EQ(select_spmm_default(lattice8, def.invalid_reason), chosen);
+    // Outside the support (far fewer nonzeros than any training graph), without statistics (ahead of
+    // time, graph views) and with no edges: the expert rules.
+    for (const Problem &p : {problem(8, kTiny), problem(8, GraphStats{}), problem(8, stats(1000, 1000, 0, 0, 0))}) {
+        EXPECT_EQ(select_spmm_default(p, def.invalid_reason), std::nullopt);
+        EXPECT_EQ(def.default_params(p), gpu_spmm_expert_default(p));
+    }
+    // Far more rows per source than the training graphs had (sources / rows beyond 2x their range).
+    EXPECT_EQ(select_spmm_default(problem(8, stats(4000000, 1000, 11200000, 6, 0.3)), def.invalid_reason), std::nullopt);
+}
+
+TEST(SpmmSelector, DefaultsAreValidForEveryProblem) {
+    // Random statistics over and beyond the zoo's range, every feature length 1..600 in steps, every
+    // reduction, edge operands, double features and bipartite graphs: the default is always valid
+    // (the selector falls through its ranked points, then to the expert rules).
+    const auto &def = spmm_schedule("gpu_spmm");
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> u(0, 1);
+    const SpmmSpec specs[] = {{BinaryOp::CopyLhs, ReduceOp::Sum}, {BinaryOp::Mul, ReduceOp::Sum},
+                              {BinaryOp::CopyLhs, ReduceOp::Max}, {BinaryOp::Mul, ReduceOp::Mean},
+                              {BinaryOp::CopyRhs, ReduceOp::Min}};
+    int selected = 0, total = 0;
+    for (int i = 0; i < 300; i++) {
+        const int64_t rows = static_cast<int64_t>(std::exp2(10 + 14 * u(rng)));
+        const int64_t cols = u(rng) < 0.3 ? static_cast<int64_t>(std::exp2(10 + 14 * u(rng))) : rows;
+        const double avg = std::exp2(10 * u(rng));
+        const int64_t nnz = std::max<int64_t>(1, static_cast<int64_t>(avg * static_cast<double>(rows)));
+        const int64_t longest = std::max<int64_t>(1, static_cast<int64_t>(avg * std::exp2(12 * u(rng))));
+        const GraphStats s = stats(rows, cols, nnz, longest, 4 * u(rng), 4 * u(rng),
+                                   static_cast<int64_t>(0.3 * u(rng) * static_cast<double>(rows)));
+        for (int64_t F : {1, 2, 3, 4, 7, 8, 16, 24, 32, 47, 64, 100, 128, 200, 256, 512, 600}) {
+            const SpmmSpec &spec = specs[static_cast<size_t>(i) % std::size(specs)];
+            const DType dtype = i % 7 == 0 ? DType::F64 : DType::F32;
+            const Problem p = problem(F, s, spec, dtype);
+            const ScheduleParams d = def.default_params(p);
+            EXPECT_EQ(def.invalid_reason(d, p), std::nullopt) << d.str() << " F=" << F << " " << spec.name();
+            total++;
+            if (select_spmm_default(p, def.invalid_reason)) selected++;
+        }
+    }
+    // The draws cover both sides of the support.
+    EXPECT_GT(selected, total / 10);
+    EXPECT_LT(selected, total);
+}
+
+TEST(SpmmSelector, FeatureLengthsBetweenTheSweptOnesTakeANearbyTree) {
+    const auto &def = spmm_schedule("gpu_spmm");
+    // F = 3: the F = 4 tree's points need 4 feature threads or fewer lanes; whatever is chosen is
+    // valid at 3 and comes from the F = 4 or F = 2 tree.
+    const Problem p3 = problem(3, kLattice);
+    const auto chosen = select_spmm_default(p3, def.invalid_reason);
+    ASSERT_TRUE(chosen.has_value());
+    EXPECT_EQ(def.invalid_reason(*chosen, p3), std::nullopt);
+    auto in = [](const ScheduleParams &p, int64_t anchor) {
+        const auto pts = selector_points(anchor);
+        return std::find(pts.begin(), pts.end(), p) != pts.end();
+    };
+    EXPECT_TRUE(in(*chosen, 4) || in(*chosen, 2)) << chosen->str();
+    // F = 512 takes the F = 256 tree.
+    const auto wide = select_spmm_default(problem(512, kLattice), def.invalid_reason);
+    ASSERT_TRUE(wide.has_value());
+    EXPECT_TRUE(in(*wide, 256)) << wide->str();
+}
+
+}  // namespace
+}  // namespace gsparse
