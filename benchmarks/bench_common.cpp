@@ -25,10 +25,13 @@ SchedulePoint parse_schedule_point(const json &item) {
     SchedulePoint p;
     if (item.is_string()) {
         const std::string text = item.get<std::string>();
-        if (text != "default") p.params = ScheduleParams::parse(text);
+        if (text == "expert") p.expert = true;
+        else if (text != "default") p.params = ScheduleParams::parse(text);
     } else if (item.is_object()) {
-        const bool is_default = item.value("schedule", std::string()) == "default" || item.value("default", false);
-        if (!is_default) p.params = ScheduleParams::from_json(item);
+        const std::string name = item.value("schedule", std::string());
+        const bool is_default = name == "default" || item.value("default", false);
+        p.expert = name == "expert";
+        if (!is_default && !p.expert) p.params = ScheduleParams::from_json(item);
         if (item.contains("label")) p.label = item["label"].get<std::string>();
         if (item.contains("feats")) p.feats = item["feats"].get<std::set<int64_t>>();
         if (item.contains("ops")) p.ops = item["ops"].get<std::set<std::string>>();

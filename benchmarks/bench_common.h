@@ -26,11 +26,12 @@ namespace gsparse::bench {
 
 struct SchedulePoint {
     std::optional<ScheduleParams> params;  ///< nullopt: the device's default schedule
+    bool expert = false;                   ///< gpu_spmm's expert rules (the default before the learned selector)
     std::string label;
     std::set<int64_t> feats;               ///< empty: every F
     std::set<std::string> ops, graphs;     ///< empty: every op / graph
 
-    std::string schedule_string() const { return params ? params->str() : std::string("default"); }
+    std::string schedule_string() const { return params ? params->str() : std::string(expert ? "expert" : "default"); }
     bool applies(const std::string &graph, int64_t feat, const std::string &op) const {
         return (feats.empty() || feats.count(feat)) && (ops.empty() || ops.count(op)) &&
                (graphs.empty() || graphs.count(graph));
@@ -38,7 +39,7 @@ struct SchedulePoint {
 };
 
 /// One item of a schedule-point file: a ScheduleParams JSON object ({"schedule": NAME, "params":
-/// {...}}), a "NAME{k=v, ...}" string, or "default"; objects may add "label" and the filters
+/// {...}}), a "NAME{k=v, ...}" string, "default" or "expert" (gpu_spmm's expert rules); objects may add "label" and the filters
 /// "feats", "ops", "graphs". Throws gsparse::Error (or ScheduleError) for malformed items.
 SchedulePoint parse_schedule_point(const nlohmann::json &item);
 

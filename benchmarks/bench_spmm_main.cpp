@@ -45,6 +45,7 @@
 #include "device_buffer.h"
 #include "event_timer.h"
 #include "graph/io.h"
+#include "schedules/gpu_schedules.h"
 #include "twin/twin.h"
 
 #ifndef GSPARSE_REAL_GRAPHS_DIR_DEFAULT
@@ -403,6 +404,10 @@ json Bench::run_case(const GraphCase &gc, int64_t feat, const SpmmSpec &spec, co
         e["label"] = point.label;
         OpOptions opt;
         opt.schedule = point.params;
+        if (point.expert)
+            opt.schedule = gpu_spmm_expert_default(
+                spmm_problem(spec, plan_features(spec.op, {feat}, {uses_rhs(spec.op) ? int64_t{1} : feat}), g.stats()));
+        e["resolved_schedule"] = (opt.schedule ? *opt.schedule : gspmm_default_schedule(g, spec, lhs, rhs, Device::CUDA)).str();
         opt.cache = nullptr;
         opt.cuda = CudaLaunch{static_cast<void *>(ctx_), static_cast<void *>(stream_)};
         auto call = [&] { gspmm_into(g, spec, lhs, rhs, out, args ? &au : nullptr, args ? &ae : nullptr, opt); };

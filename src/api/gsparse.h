@@ -84,4 +84,10 @@ void gspmm_transposed_into(const GraphView &g, const SpmmSpec &spec, const Tenso
 std::vector<int64_t> gspmm_output_shape(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs);
 std::vector<int64_t> gsddmm_output_shape(const Graph &g, const SddmmSpec &spec, const Tensor &lhs, const Tensor &rhs);
 
+/// The schedule point gspmm_into runs on `device` when OpOptions::schedule is not set: the default
+/// schedule's choice for this graph's statistics and these operands (on CUDA the learned selector's
+/// point where it decides, else the expert rules; see docs/schedules.md).
+ScheduleParams gspmm_default_schedule(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs,
+                                      Device device);
+
 }  // namespace gsparse

@@ -124,6 +124,12 @@ std::vector<int64_t> gsddmm_output_shape(const Graph &g, const SddmmSpec &spec, 
     return with_rows(g.num_edges(), plan_sddmm(g, spec, lhs, rhs).layout.out_shape);
 }
 
+ScheduleParams gspmm_default_schedule(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs,
+                                      Device device) {
+    const SpmmPlan plan = plan_spmm(g, spec, lhs, rhs);
+    return default_spmm_schedule(device).default_params(spmm_problem(spec, plan.layout, g.stats(), plan.dtype));
+}
+
 void gspmm_into(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs, Tensor &out,
                 Tensor *arg_u, Tensor *arg_e, const OpOptions &options) {
     SpmmPlan plan = plan_spmm(g, spec, lhs, rhs);

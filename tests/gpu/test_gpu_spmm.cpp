@@ -8,6 +8,7 @@
 
 #include "gpu/gpu_fixture.h"
 #include "schedules/gpu_schedules.h"
+#include "schedules/spmm_selector.h"
 #include "schedules/schedule.h"
 #include "support/compare.h"
 #include "support/random_graph.h"
@@ -63,6 +64,52 @@ TEST_F(GpuSpmm, BroadcastHeadsWithEdgeScalars) {
     Tensor x = features(g.num_src(), {4, 16}, 3);
     Tensor w = features(g.num_edges(), {4, 1}, 4);
     for (ReduceOp r : kReduces) EXPECT_TRUE(check(g, SpmmSpec{BinaryOp::Mul, r}, x, w, nullptr)) << reduce_op_name(r);
+}
+
+TEST_F(GpuSpmm, EveryLearnedDefaultPointMatchesTheReference) {
+    // Every point the learned selector can answer (schedules/spmm_selector_table.inc), at its feature
+    // length, on a random graph with empty rows, a very long row, duplicates, self-loops and shuffled
+    // edge ids: copy_lhs + sum for all, u_mul_e + mean and max for every third.
+    Graph g = test::random_graph(4242);
+    const auto &def = spmm_schedule("gpu_spmm");
+    int n = 0;
+    for (int64_t F : selector_anchor_features()) {
+        Tensor x = features(g.num_src(), {F}, 21);
+        Tensor w = features(g.num_edges(), {1}, 22);
+        for (const ScheduleParams &p : selector_points(F)) {
+            try {
+                EXPECT_TRUE(check(g, SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Sum}, x, {}, &p)) << p.str() << " F=" << F;
+                if (n++ % 3 == 0)
+                    for (ReduceOp r : {ReduceOp::Mean, ReduceOp::Max}) {
+                        const SpmmSpec spec{BinaryOp::Mul, r};
+                        if (!def.invalid_reason(p, spmm_problem(spec, plan_features(spec.op, {F}, {1}), g.stats())))
+                            EXPECT_TRUE(check(g, spec, x, w, &p)) << p.str() << " F=" << F << " " << spec.name();
+                    }
+            } catch (const std::exception &e) {
+                FAIL() << p.str() << " F=" << F << ": " << e.what();
+            }
+        }
+    }
+    EXPECT_GT(n, 50);
+}
+
+TEST_F(GpuSpmm, LearnedDefaultsOnAGraphWithinTheSelectorsSupport) {
+    // 120 k nodes, ~6 nonzeros a row (over 500 k nonzeros: within the trees' support), so the
+    // default comes from the selector; every op family it serves matches the reference.
+    test::RandomGraphOptions opt;
+    opt.num_nodes = 120000;
+    opt.long_row = 5000;
+    Graph g = test::random_graph(77, opt);
+    const auto &def = spmm_schedule("gpu_spmm");
+    for (int64_t F : {1, 3, 8, 47, 64, 130, 256}) {
+        const Problem problem = spmm_problem(SpmmSpec{}, plan_features(BinaryOp::CopyLhs, {F}, {F}), g.stats());
+        ASSERT_TRUE(select_spmm_default(problem, def.invalid_reason).has_value()) << "F=" << F;
+        Tensor x = features(g.num_src(), {F}, 31);
+        Tensor w = features(g.num_edges(), {1}, 32);
+        for (const SpmmSpec &spec : {SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Sum}, SpmmSpec{BinaryOp::Mul, ReduceOp::Sum},
+                                     SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Max}})
+            EXPECT_TRUE(check(g, spec, x, w, nullptr)) << spec.name() << " F=" << F;
+    }
 }
 
 TEST_F(GpuSpmm, GridOfSchedules) {

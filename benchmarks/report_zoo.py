@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Report of run_zoo.sh: g-SpMM default (and the expert rules) against the best cached cuSPARSE
+algorithm, per zoo family and split.
+
+    python3 benchmarks/report_zoo.py RESULTS_DIR
+
+Reads every RESULTS_DIR/spmm-*.json of gsparse-bench-spmm and writes RESULTS_DIR/summary.json
+({"cases": [{"graph", "family", "split", "op", "F", "gsparse_default_ms", "gsparse_expert_ms",
+"gsparse_tuned_ms", "cusparse_ms", "default_schedule"}]}), report.md (per family: geometric-mean and
+worst speed-up of the default over cuSPARSE, the same for the expert rules; then every case) and
+speedup.png (one panel per family) when matplotlib is available. Graphs that are not zoo members
+are reported as family "twin" or "real", split "other".
+"""
+import glob
+import json
+import math
+import os
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+
+
+def manifest():
+    members = {}
+    with open(os.path.join(ROOT, "datasets", "zoo", "zoo.txt")) as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) >= 3 and not line.startswith("#"):
+                members[fields[0]] = (fields[2], "held-out" if fields[1] == "heldout" else fields[1])
+    return members
+
+
+def geomean(xs):
+    xs = [x for x in xs if x and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def main():
+    out_dir = sys.argv[1]
+    members = manifest()
+    cases, meta = {}, None
+    for path in sorted(glob.glob(os.path.join(out_dir, "spmm-*.json"))):
+        with open(path) as f:
+            doc = json.load(f)
+        meta = meta or doc.get("metadata")
+        for r in doc["records"]:
+            name = r["graph"]
+            family, split = members.get(name, ("twin" if r.get("source") == "twin" else "real", "other"))
+            by_label = {}
+            for e in r.get("results", []):
+                if e.get("competitor") == "gsparse" and e.get("ok") and e.get("check", {}).get("ok", False):
+                    by_label[e["schedule"]] = e
+            d, x = by_label.get("default"), by_label.get("expert")
+            cases[(name, r["op"], r["F"])] = {
+                "graph": name, "family": family, "split": split, "op": r["op"], "F": r["F"],
+                "nnz": r.get("nnz"), "avg_degree": r.get("avg_degree"),
+                "gsparse_default_ms": d["median_ms"] if d else None,
+                "gsparse_expert_ms": x["median_ms"] if x else None,
+                "gsparse_tuned_ms": None,
+                "cusparse_ms": r.get("cusparse_best_median_ms"),
+                "default_schedule": d.get("resolved_schedule") if d else None,
+                "error": r.get("gsparse_error"),
+            }
+    rows = sorted(cases.values(), key=lambda c: (c["split"], c["family"], c["graph"], c["op"], c["F"]))
+    device = (meta or {}).get("device", {}).get("name", "?") if isinstance((meta or {}).get("device"), dict) else (meta or {}).get("device", "?")
+    date = (meta or {}).get("date", "?")
+    with open(os.path.join(out_dir, "summary.json"), "w") as f:
+        json.dump({"device": device, "date": date, "cases": rows}, f, indent=1)
+
+    def speedup(c, key):
+        return c["cusparse_ms"] / c[key] if c.get(key) and c.get("cusparse_ms") else None
+
+    md = [f"# g-SpMM over the graph zoo: default schedule vs best cached cuSPARSE", "",
+          f"Device: {device}; date: {date}; median of the timed runs, L2 flushed; gsparse-bench-spmm "
+          "(benchmarks/run_zoo.sh). Speed-up = cuSPARSE time / gsparse time (> 1: gsparse faster). "
+          "`expert` = the hand-written rules that were the default before the learned selector. "
+          "`gsparse_tuned_ms` is not measured in this run.", "",
+          "| split | family | op | cases | default geomean | default worst | expert geomean | expert worst | default >= 1.0 |",
+          "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    groups = {}
+    for c in rows:
+        groups.setdefault((c["split"], c["family"], c["op"]), []).append(c)
+    for (split, family, op), cs in sorted(groups.items()):
+        sd = [speedup(c, "gsparse_default_ms") for c in cs]
+        sx = [speedup(c, "gsparse_expert_ms") for c in cs]
+        sd_ok, sx_ok = [s for s in sd if s], [s for s in sx if s]
+        md.append(f"| {split} | {family} | {op} | {len(cs)} | {geomean(sd_ok):.2f}x | "
+                  f"{min(sd_ok, default=float('nan')):.2f}x | {geomean(sx_ok):.2f}x | "
+                  f"{min(sx_ok, default=float('nan')):.2f}x | {sum(s >= 1.0 for s in sd_ok)}/{len(sd_ok)} |")
+    md += ["", "## Every case", "", "| split | family | graph | op | F | default ms | expert ms | cuSPARSE ms | default / cuSPARSE |",
+           "|---|---|---|---|---:|---:|---:|---:|---:|"]
+    fmt = lambda v: "-" if v is None else f"{v:.4f}"
+    for c in rows:
+        s = speedup(c, "gsparse_default_ms")
+        md.append(f"| {c['split']} | {c['family']} | {c['graph']} | {c['op']} | {c['F']} | {fmt(c['gsparse_default_ms'])} | "
+                  f"{fmt(c['gsparse_expert_ms'])} | {fmt(c['cusparse_ms'])} | {'-' if s is None else f'{s:.2f}x'} |")
+    with open(os.path.join(out_dir, "report.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("report_zoo.py: matplotlib missing, no plot")
+        return
+    fams = sorted({(c["split"], c["family"]) for c in rows})
+    cols = 4
+    fig, axes = plt.subplots((len(fams) + cols - 1) // cols, cols, figsize=(4 * cols, 3 * ((len(fams) + cols - 1) // cols)),
+                             squeeze=False)
+    for ax, (split, fam) in zip(axes.flat, fams):
+        for op, marker in (("copy_lhs:sum", "o"), ("mul:sum", "s")):
+            for key, color in (("gsparse_default_ms", "C0"), ("gsparse_expert_ms", "C1")):
+                pts = sorted((c["F"], speedup(c, key)) for c in rows
+                             if c["family"] == fam and c["split"] == split and c["op"] == op and speedup(c, key))
+                by_f = {}
+                for F, s in pts:
+                    by_f.setdefault(F, []).append(s)
+                if by_f:
+                    ax.plot(list(by_f), [geomean(v) for v in by_f.values()], marker=marker, color=color,
+                            label=f"{'default' if key == 'gsparse_default_ms' else 'expert'} {op}")
+        ax.axhline(1.0, color="gray", lw=0.8)
+        ax.set_xscale("log", base=2)
+        ax.set_title(f"{fam} ({split})", fontsize=9)
+        ax.set_xlabel("F")
+        ax.set_ylabel("speed-up vs cuSPARSE")
+    for ax in list(axes.flat)[len(fams):]:
+        ax.axis("off")
+    axes.flat[0].legend(fontsize=6)
+    fig.suptitle(f"g-SpMM default vs best cached cuSPARSE ({device}, {date})", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out_dir, "speedup.png"), dpi=110)
+
+
+if __name__ == "__main__":
+    main()

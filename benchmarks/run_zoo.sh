@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# run_zoo.sh: g-SpMM's default schedule against the best cached cuSPARSE algorithm over the graph zoo,
+# the twins and the real graphs, on a GPU host, in one command:
+#   1. builds gsparse-data and gsparse-bench-spmm in $BUILD_DIR (configuring it when it has no cache),
+#   2. writes the zoo members of $MEMBERS (datasets/zoo/zoo.txt names; default: the held-out part) into
+#      $GRAPH_DIR once,
+#   3. runs gsparse-bench-spmm on them (and on $EXTRA: twin or real graph names) with the points of
+#      $SCHEDULES (default: the default schedule and the expert rules it replaced), F = $FEATS, ops $OPS,
+#   4. report_zoo.py writes summary.json, report.md and a plot per family into $RESULTS.
+# Several runs into the same $RESULTS (other members, ops or feature lengths) add to one report.
+#
+# Settings (environment, defaults in brackets):
+#   RESULTS   [benchmarks/results/<date>-<device>-zoo]   BUILD_DIR [build]   GRAPH_DIR [$BUILD_DIR/zoo-graphs]
+#   MEMBERS   comma list of zoo members [every held-out member]   EXTRA  [none; e.g. reddit,cora]
+#   FEATS     [1,2,4,8,16,32,47,64,100,128,256,512]   OPS [copy_lhs:sum,mul:sum]   RUNS [10]   WARMUP [3]
+#   SCHEDULES [benchmarks/schedules/zoo_default_vs_expert.json]   SCALE (twins) [1.0]   TAG (file name part) [run]
+#   TIME_LIMIT seconds the benchmark may run, then it stops (the cases done so far are kept) [none]
+#   SKIP_BUILD=1   PYTHON [python3]
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root" || exit 1
+BUILD_DIR=${BUILD_DIR:-build}
+GRAPH_DIR=${GRAPH_DIR:-$BUILD_DIR/zoo-graphs}
+MEMBERS=${MEMBERS:-$(awk '$2 == "heldout" {printf "%s%s", sep, $1; sep=","}' datasets/zoo/zoo.txt)}
+EXTRA=${EXTRA:-}
+FEATS=${FEATS:-1,2,4,8,16,32,47,64,100,128,256,512}
+OPS=${OPS:-copy_lhs:sum,mul:sum}
+RUNS=${RUNS:-10}
+WARMUP=${WARMUP:-3}
+SCALE=${SCALE:-1.0}
+TAG=${TAG:-run}
+SCHEDULES=${SCHEDULES:-benchmarks/schedules/zoo_default_vs_expert.json}
+PYTHON=${PYTHON:-python3}
+
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  [ -f "$BUILD_DIR/CMakeCache.txt" ] || cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-} || exit 1
+  cmake --build "$BUILD_DIR" --target gsparse-data gsparse-bench-spmm -j"$(nproc)" || exit 1
+fi
+data=$BUILD_DIR/datasets/gsparse-data
+bench=$BUILD_DIR/benchmarks/gsparse-bench-spmm
+device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr 'A-Z ' 'a-z-' | tr -cd 'a-z0-9-')
+RESULTS=${RESULTS:-benchmarks/results/$(date +%F)-${device:-gpu}-zoo}
+mkdir -p "$GRAPH_DIR" "$RESULTS"
+
+graphs=""
+IFS=, read -ra members <<< "$MEMBERS"
+for n in "${members[@]}"; do
+  [ -n "$n" ] || continue
+  if [ ! -s "$GRAPH_DIR/$n.gcsr" ]; then
+    "$data" zoo gen "$n" -o "$GRAPH_DIR" --quiet > /dev/null || { echo "run_zoo.sh: generating $n failed" >&2; continue; }
+  fi
+  graphs+="${graphs:+,}$GRAPH_DIR/$n.gcsr"
+done
+[ -n "$EXTRA" ] && graphs+="${graphs:+,}$EXTRA"
+[ -n "$graphs" ] || { echo "run_zoo.sh: no graphs" >&2; exit 1; }
+
+limit=()
+[ -n "${TIME_LIMIT:-}" ] && limit=(timeout "$TIME_LIMIT")
+"${limit[@]}" "$bench" --graphs "$graphs" --scale "$SCALE" --order shuffled --feats "$FEATS" --ops "$OPS" --runs "$RUNS" \
+  --warmup "$WARMUP" --schedules "$SCHEDULES" --json "$RESULTS/spmm-$TAG.json" --md "$RESULTS/spmm-$TAG.md" \
+  2>&1 | tail -n 400 > "$RESULTS/spmm-$TAG.log"
+status=${PIPESTATUS[0]}
+echo "run_zoo.sh: gsparse-bench-spmm exited with $status (log $RESULTS/spmm-$TAG.log)"
+"$PYTHON" benchmarks/report_zoo.py "$RESULTS" || exit 1
+exit "$status"
