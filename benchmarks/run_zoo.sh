@@ -51,7 +51,7 @@ for n in "${members[@]}"; do
   fi
   graphs+="${graphs:+,}$GRAPH_DIR/$n.gcsr"
 done
-[ -n "$EXTRA" ] && graphs+="${graphs:+,}$EXTRA"
+[ -n "$EXTRA" ] && graphs="$EXTRA${graphs:+,}$graphs"  # twins and real graphs first
 [ -n "$graphs" ] || { echo "run_zoo.sh: no graphs" >&2; exit 1; }
 
 limit=()

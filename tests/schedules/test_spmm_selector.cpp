@@ -82,6 +82,11 @@ TEST(SpmmSelector, DecidesForZooShapesAndLeavesTheRestToTheExpertRules) {
         EXPECT_EQ(select_spmm_default(p, def.invalid_reason), std::nullopt);
         EXPECT_EQ(def.default_params(p), gpu_spmm_expert_default(p));
     }
+    // The full-scale twins (79-124 M nonzeros, over twice the largest training graph): the expert
+    // rules, written for them.
+    for (const GraphStats &twin : {stats(232965, 232965, 114615892, 48535, 1.6), stats(2449029, 2449029, 123718280, 12047, 1.9),
+                                   stats(132534, 132534, 79122504, 7750, 1.0)})
+        for (int64_t F : {1, 8, 32, 128}) EXPECT_EQ(select_spmm_default(problem(F, twin), def.invalid_reason), std::nullopt) << F;
     // Far more rows per source than the training graphs had (sources / rows beyond 2x their range).
     EXPECT_EQ(select_spmm_default(problem(8, stats(4000000, 1000, 11200000, 6, 0.3)), def.invalid_reason), std::nullopt);
 }
