@@ -4,7 +4,8 @@ algorithm, per zoo family and split.
 
     python3 benchmarks/report_zoo.py RESULTS_DIR
 
-Reads every RESULTS_DIR/spmm-*.json of gsparse-bench-spmm and writes RESULTS_DIR/summary.json
+Reads every RESULTS_DIR/spmm-*.json of gsparse-bench-spmm (and sddmm-*.json of gsparse-bench-sddmm
+run with the default schedule: op "sddmm:dot", no expert column) and writes RESULTS_DIR/summary.json
 ({"cases": [{"graph", "family", "split", "op", "F", "gsparse_default_ms", "gsparse_expert_ms",
 "gsparse_tuned_ms", "cusparse_ms", "default_schedule"}]}), report.md (per family: geometric-mean and
 worst speed-up of the default over cuSPARSE, the same for the expert rules; then every case) and
@@ -61,6 +62,22 @@ def main():
                 "default_schedule": d.get("resolved_schedule") if d else None,
                 "error": r.get("gsparse_error"),
             }
+    for path in sorted(glob.glob(os.path.join(out_dir, "sddmm-*.json"))):
+        with open(path) as f:
+            doc = json.load(f)
+        meta = meta or doc.get("metadata")
+        for r in doc["records"]:
+            name = r["graph"]
+            family, split = members.get(name, ("twin" if r.get("source") == "twin" else "real", "other"))
+            ok = r.get("gsparse_schedule") == "default" and not r.get("gsparse_error")
+            cases[(name, "sddmm:" + r["op"], r["F"])] = {
+                "graph": name, "family": family, "split": split, "op": "sddmm:" + r["op"], "F": r["F"],
+                "nnz": r.get("nnz"), "avg_degree": r.get("avg_degree"),
+                "gsparse_default_ms": r.get("gsparse_median_ms") if ok else None,
+                "gsparse_expert_ms": None, "gsparse_tuned_ms": None,
+                "cusparse_ms": r.get("cusparse_median_ms"), "default_schedule": None,
+                "error": r.get("gsparse_error"),
+            }
     rows = sorted(cases.values(), key=lambda c: (c["split"], c["family"], c["graph"], c["op"], c["F"]))
     device = (meta or {}).get("device", {}).get("name", "?") if isinstance((meta or {}).get("device"), dict) else (meta or {}).get("device", "?")
     date = (meta or {}).get("date", "?")
@@ -84,9 +101,9 @@ def main():
         sd = [speedup(c, "gsparse_default_ms") for c in cs]
         sx = [speedup(c, "gsparse_expert_ms") for c in cs]
         sd_ok, sx_ok = [s for s in sd if s], [s for s in sx if s]
-        md.append(f"| {split} | {family} | {op} | {len(cs)} | {geomean(sd_ok):.2f}x | "
-                  f"{min(sd_ok, default=float('nan')):.2f}x | {geomean(sx_ok):.2f}x | "
-                  f"{min(sx_ok, default=float('nan')):.2f}x | {sum(s >= 1.0 for s in sd_ok)}/{len(sd_ok)} |")
+        x = lambda v: "-" if v is None or math.isnan(v) else f"{v:.2f}x"
+        md.append(f"| {split} | {family} | {op} | {len(cs)} | {x(geomean(sd_ok))} | {x(min(sd_ok, default=None))} | "
+                  f"{x(geomean(sx_ok))} | {x(min(sx_ok, default=None))} | {sum(s >= 1.0 for s in sd_ok)}/{len(sd_ok)} |")
     md += ["", "## Every case", "", "| split | family | graph | op | F | default ms | expert ms | cuSPARSE ms | default / cuSPARSE |",
            "|---|---|---|---|---:|---:|---:|---:|---:|"]
     fmt = lambda v: "-" if v is None else f"{v:.4f}"
@@ -108,14 +125,14 @@ def main():
     fig, axes = plt.subplots((len(fams) + cols - 1) // cols, cols, figsize=(4 * cols, 3 * ((len(fams) + cols - 1) // cols)),
                              squeeze=False)
     for ax, (split, fam) in zip(axes.flat, fams):
-        for op, marker in (("copy_lhs:sum", "o"), ("mul:sum", "s")):
+        for op, marker in (("copy_lhs:sum", "o"), ("mul:sum", "s"), ("sddmm:dot", "^")):
             for key, color in (("gsparse_default_ms", "C0"), ("gsparse_expert_ms", "C1")):
                 pts = sorted((c["F"], speedup(c, key)) for c in rows
                              if c["family"] == fam and c["split"] == split and c["op"] == op and speedup(c, key))
                 by_f = {}
                 for F, s in pts:
                     by_f.setdefault(F, []).append(s)
-                if by_f:
+                if by_f and not (key == "gsparse_expert_ms" and op.startswith("sddmm")):
                     ax.plot(list(by_f), [geomean(v) for v in by_f.values()], marker=marker, color=color,
                             label=f"{'default' if key == 'gsparse_default_ms' else 'expert'} {op}")
         ax.axhline(1.0, color="gray", lw=0.8)
