@@ -168,6 +168,9 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
         // coalesced without it; the register tile would stripe kNRegTile partials across lanes.
         if (smem) return "kNnzLanes > 1 reads neighbour ids directly; it cannot be combined with smemColIdx";
         if (R != 1) return "kNnzLanes > 1 needs kNRegTile = 1 (one output per row thread)";
+        // Threads are (lane, feature, row): rows are the block's third thread dimension, which CUDA
+        // caps at 64 (a launch with more fails with CUDA_ERROR_INVALID_VALUE).
+        if (M > 64) return "kNnzLanes > 1 puts rows on the third thread dimension (at most 64): kMTile " + std::to_string(M) + " > 64";
         // Lane kernels index with 32 bits (SpmmAlgorithm::large_buffers): every tensor must fit.
         auto product = [](const std::vector<int64_t> &x) {
             int64_t n = 1;

@@ -39,7 +39,9 @@ def lanes_family(F):
         return
     T = pow2_at_most(F)
     for M, L, U, split, balance in itertools.product(POW2 + [64, 128, 256], POW2, [1, 2], [0, 1024], [0, 1, 3]):
-        if (U > 1 and L not in (2, 4, 8)) or not 32 <= M * T * L <= 1024 or (balance == 1 and split):
+        # Lane forms put rows on the third thread dimension (at most 64 in CUDA).
+        if (U > 1 and L not in (2, 4, 8)) or not 32 <= M * T * L <= 1024 or (balance == 1 and split) or \
+                (L > 1 and M > 64):
             continue
         yield point(M, T, 1, 16, 0, split, balance, L, 1, U)
 

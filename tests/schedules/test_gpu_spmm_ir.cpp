@@ -394,6 +394,11 @@ TEST(GpuSpmmIR, InvalidPointsAreRejectedWithAReason) {
               std::string::npos);
     EXPECT_NE(why(lanes_point(1, 1, 16)).find("less than a warp"), std::string::npos);
     EXPECT_FALSE(def.invalid_reason(lanes_point(32, 1, 32, 1024, 0), problem).has_value());
+    // Lane kernels put rows on the third thread dimension, capped at 64 by CUDA (a grid test on the
+    // H100 hit CUDA_ERROR_INVALID_VALUE with 256 rows x 2 lanes); one-thread-per-row forms may take more.
+    EXPECT_NE(why(lanes_point(128, 1, 2)).find("third thread dimension"), std::string::npos);
+    EXPECT_FALSE(def.invalid_reason(lanes_point(64, 1, 2), problem).has_value());
+    EXPECT_FALSE(def.invalid_reason(lanes_point(256, 1, 1), problem).has_value());
     // Lane kernels index with 32 bits: 200 M edges x 16 edge features do not fit.
     Problem huge{plan_features(BinaryOp::Mul, {16}, {16}), {}};
     huge.stats.num_rows = huge.stats.num_cols = 1000;
