@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The default selector's tooling and the zoo report, without a GPU:
+#   1. the committed table (schedules/spmm_selector_table.inc) is what train_selector.py grows from the
+#      committed sweep data (only the generation date may differ);
+#   2. collect_sweeps.py turns a sweep folder into cases (median per point, the expert default) and
+#      refuses sweeps whose graphs have no statistics;
+#   3. report_zoo.py computes speed-ups over cuSPARSE per family from gsparse-bench-spmm records.
+# Prints OK on success.
+#   selector_tools.sh SOURCE_DIR [PYTHON]
+set -euo pipefail
+src=$1
+py=${2:-python3}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# 1. The table is reproducible.
+"$py" "$src/autotune/selector/train_selector.py" "$src"/autotune/selector/data/h100-zoo-train-*.json.gz \
+  --no-cv --emit "$tmp/table.inc" > /dev/null
+diff <(tail -n +2 "$tmp/table.inc") <(tail -n +2 "$src/schedules/spmm_selector_table.inc") > "$tmp/diff" ||
+  fail "schedules/spmm_selector_table.inc is not what train_selector.py grows from the data: $(head -5 "$tmp/diff")"
+
+# 2. collect_sweeps.py on a two-point sweep of one graph.
+mkdir -p "$tmp/sweep/train"
+cat > "$tmp/sweep/graphs.jsonl" <<'JSON'
+{"graph": "lat-1m", "split": "train", "stats": {"file": "x", "num_dst": 400000, "num_src": 400000, "edges": 1000000, "avg_in_degree": 2.5, "max_in_degree": 4, "in_degree_cov": 0.3, "empty_rows": 0, "empty_row_share": 0, "avg_out_degree": 2.5, "max_out_degree": 4, "out_degree_cov": 0.3, "empty_cols": 0, "empty_col_share": 0, "square": true}}
+JSON
+cat > "$tmp/sweep/train/spmm-lat-1m-F8-candidates.json" <<'JSON'
+{"device": "cuda:TEST", "op": "spmm copy_u_sum", "graph": {"name": "lat-1m"}, "lhs_feat": [8],
+ "expert_default": {"ok": true, "median_ms": 0.5, "schedule": "gpu_spmm", "params": {"kMTile": 4, "kNTile": 8}},
+ "candidates": [{"ok": true, "median_ms": 0.1, "schedule": "gpu_spmm", "params": {"kNTile": 1, "kMTile": 64}},
+                {"ok": false, "error": "launch failed", "schedule": "gpu_spmm", "params": {"kMTile": 256, "kNTile": 1}}]}
+JSON
+"$py" "$src/autotune/selector/collect_sweeps.py" "$tmp/sweep" -o "$tmp/data.json.gz" > /dev/null
+"$py" - "$tmp/data.json.gz" <<'PY' || fail "collect_sweeps.py output"
+import gzip, json, sys
+d = json.load(gzip.open(sys.argv[1], "rt"))
+(c,) = d["cases"]
+assert c["graph"] == "lat-1m" and c["feat"] == 8, c
+assert c["times"] == {"gpu_spmm{kMTile=64, kNTile=1}": 0.1, "gpu_spmm{kMTile=4, kNTile=8}": 0.5}, c["times"]
+assert c["default"] == "gpu_spmm{kMTile=4, kNTile=8}", c
+assert d["graphs"]["lat-1m"]["family"] == "lattice" and d["graphs"]["lat-1m"]["split"] == "train", d["graphs"]
+PY
+rm "$tmp/sweep/graphs.jsonl"
+if "$py" "$src/autotune/selector/collect_sweeps.py" "$tmp/sweep" -o "$tmp/none.json.gz" > "$tmp/err" 2>&1; then
+  fail "collect_sweeps.py accepted a sweep without graph statistics"
+fi
+grep -q "no statistics" "$tmp/err" || fail "collect_sweeps.py error: $(cat "$tmp/err")"
+
+# 3. report_zoo.py: a held-out lattice case, gsparse 2x faster than cuSPARSE, the expert rules 2x slower.
+mkdir -p "$tmp/zoo"
+cat > "$tmp/zoo/spmm-t.json" <<'JSON'
+{"metadata": {"device": "TEST GPU", "date": "2026-01-01"}, "records": [
+ {"graph": "lat-h-11m", "source": "file", "op": "copy_lhs:sum", "F": 8, "cusparse_best_median_ms": 0.2,
+  "results": [{"competitor": "gsparse", "schedule": "default", "ok": true, "check": {"ok": true}, "median_ms": 0.1,
+               "resolved_schedule": "gpu_spmm{kMTile=64}"},
+              {"competitor": "gsparse", "schedule": "expert", "ok": true, "check": {"ok": true}, "median_ms": 0.4},
+              {"competitor": "gsparse", "schedule": "gpu_spmm{kMTile=2}", "ok": true, "check": {"ok": false}, "median_ms": 0.01}]}]}
+JSON
+"$py" "$src/benchmarks/report_zoo.py" "$tmp/zoo" > /dev/null
+"$py" - "$tmp/zoo" <<'PY' || fail "report_zoo.py output"
+import json, sys
+d = json.load(open(sys.argv[1] + "/summary.json"))
+(c,) = d["cases"]
+assert (c["family"], c["split"], c["F"]) == ("lattice", "held-out", 8), c
+assert (c["gsparse_default_ms"], c["gsparse_expert_ms"], c["cusparse_ms"]) == (0.1, 0.4, 0.2), c
+assert c["default_schedule"] == "gpu_spmm{kMTile=64}" and c["gsparse_tuned_ms"] is None, c
+md = open(sys.argv[1] + "/report.md").read()
+assert "| held-out | lattice | copy_lhs:sum | 1 | 2.00x | 2.00x | 0.50x | 0.50x | 1/1 |" in md, md
+PY
+echo OK
