@@ -4,7 +4,7 @@ algorithm, per zoo family and split.
 
     python3 benchmarks/report_zoo.py RESULTS_DIR
 
-Reads every RESULTS_DIR/spmm-*.json of gsparse-bench-spmm (and sddmm-*.json of gsparse-bench-sddmm
+Reads every RESULTS_DIR/spmm-*.json[.gz] of gsparse-bench-spmm (and sddmm-*.json[.gz] of gsparse-bench-sddmm
 run with the default schedule: op "sddmm:dot", no expert column) and writes RESULTS_DIR/summary.json
 ({"cases": [{"graph", "family", "split", "op", "F", "gsparse_default_ms", "gsparse_expert_ms",
 "gsparse_tuned_ms", "cusparse_ms", "default_schedule"}]}), report.md (per family: geometric-mean and
@@ -13,6 +13,7 @@ speedup.png (one panel per family) when matplotlib is available. Graphs that are
 are reported as family "twin" or "real", split "other".
 """
 import glob
+import gzip
 import json
 import math
 import os
@@ -31,6 +32,15 @@ def manifest():
     return members
 
 
+def load_runs(out_dir, kind):
+    """The raw files of one benchmark (spmm or sddmm), plain or gzip-compressed."""
+    paths = sorted(glob.glob(os.path.join(out_dir, kind + "-*.json")) + glob.glob(os.path.join(out_dir, kind + "-*.json.gz")))
+    for path in paths:
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rt") as f:
+            yield json.load(f)
+
+
 def geomean(xs):
     xs = [x for x in xs if x and x > 0]
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
@@ -40,9 +50,7 @@ def main():
     out_dir = sys.argv[1]
     members = manifest()
     cases, meta = {}, None
-    for path in sorted(glob.glob(os.path.join(out_dir, "spmm-*.json"))):
-        with open(path) as f:
-            doc = json.load(f)
+    for doc in load_runs(out_dir, "spmm"):
         meta = meta or doc.get("metadata")
         for r in doc["records"]:
             name = r["graph"]
@@ -62,9 +70,7 @@ def main():
                 "default_schedule": d.get("resolved_schedule") if d else None,
                 "error": r.get("gsparse_error"),
             }
-    for path in sorted(glob.glob(os.path.join(out_dir, "sddmm-*.json"))):
-        with open(path) as f:
-            doc = json.load(f)
+    for doc in load_runs(out_dir, "sddmm"):
         meta = meta or doc.get("metadata")
         for r in doc["records"]:
             name = r["graph"]
