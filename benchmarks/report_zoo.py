@@ -119,6 +119,9 @@ def main():
                   f"{fmt(c['gsparse_expert_ms'])} | {fmt(c['cusparse_ms'])} | {'-' if s is None else f'{s:.2f}x'} |")
     with open(os.path.join(out_dir, "report.md"), "w") as f:
         f.write("\n".join(md) + "\n")
+    if not rows:
+        print("report_zoo.py: no cases in " + out_dir + " (no plot)")
+        return
     try:
         import matplotlib
         matplotlib.use("Agg")

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# run_zoo.sh: g-SpMM's default schedule against the best cached cuSPARSE algorithm over the graph zoo,
+# run_zoo.sh: g-SpMM's and g-SDDMM's default schedules against the best cached cuSPARSE algorithm over the graph zoo,
 # the twins and the real graphs, on a GPU host, in one command:
 #   1. builds gsparse-data and gsparse-bench-spmm in $BUILD_DIR (configuring it when it has no cache),
 #   2. writes the zoo members of $MEMBERS (datasets/zoo/zoo.txt names; default: the held-out part) into
 #      $GRAPH_DIR once,
 #   3. runs gsparse-bench-spmm on them (and on $EXTRA: twin or real graph names) with the points of
 #      $SCHEDULES (default: the default schedule and the expert rules it replaced), F = $FEATS, ops $OPS,
-#   4. report_zoo.py writes summary.json, report.md and a plot per family into $RESULTS.
+#   4. runs gsparse-bench-sddmm (u_dot_v, default schedule) on the same graphs, F = $SDDMM_FEATS,
+#   5. report_zoo.py writes summary.json, report.md and a plot per family into $RESULTS.
 # Several runs into the same $RESULTS (other members, ops or feature lengths) add to one report.
 #
 # Settings (environment, defaults in brackets):
@@ -14,7 +15,8 @@
 #   MEMBERS   comma list of zoo members [every held-out member]   EXTRA  [none; e.g. reddit,cora]
 #   FEATS     [1,2,4,8,16,32,47,64,100,128,256,512]   OPS [copy_lhs:sum,mul:sum]   RUNS [10]   WARMUP [3]
 #   SCHEDULES [benchmarks/schedules/zoo_default_vs_expert.json]   SCALE (twins) [1.0]   TAG (file name part) [run]
-#   TIME_LIMIT seconds the benchmark may run, then it stops (the cases done so far are kept) [none]
+#   TIME_LIMIT seconds each benchmark may run, then it stops (the cases done so far are kept) [none]
+#   SDDMM_FEATS [1,4,16,32,64,128,256]   SKIP_SDDMM=1  g-SpMM only
 #   SKIP_BUILD=1   PYTHON [python3]
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -34,7 +36,7 @@ PYTHON=${PYTHON:-python3}
 
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   [ -f "$BUILD_DIR/CMakeCache.txt" ] || cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-} || exit 1
-  cmake --build "$BUILD_DIR" --target gsparse-data gsparse-bench-spmm -j"$(nproc)" || exit 1
+  cmake --build "$BUILD_DIR" --target gsparse-data gsparse-bench-spmm gsparse-bench-sddmm -j"$(nproc)" || exit 1
 fi
 data=$BUILD_DIR/datasets/gsparse-data
 bench=$BUILD_DIR/benchmarks/gsparse-bench-spmm
@@ -61,5 +63,14 @@ limit=()
   2>&1 | tail -n 400 > "$RESULTS/spmm-$TAG.log"
 status=${PIPESTATUS[0]}
 echo "run_zoo.sh: gsparse-bench-spmm exited with $status (log $RESULTS/spmm-$TAG.log)"
+if [ "${SKIP_SDDMM:-0}" != 1 ]; then
+  "${limit[@]}" "$BUILD_DIR/benchmarks/gsparse-bench-sddmm" --graphs "$graphs" --scale "$SCALE" --order shuffled \
+    --feats "${SDDMM_FEATS:-1,4,16,32,64,128,256}" --runs "$RUNS" --warmup "$WARMUP" \
+    --schedules benchmarks/schedules/default_only.json --json "$RESULTS/sddmm-$TAG.json" --md "$RESULTS/sddmm-$TAG.md" \
+    2>&1 | tail -n 400 > "$RESULTS/sddmm-$TAG.log"
+  sddmm_status=${PIPESTATUS[0]}
+  echo "run_zoo.sh: gsparse-bench-sddmm exited with $sddmm_status (log $RESULTS/sddmm-$TAG.log)"
+  [ "$status" != 0 ] || status=$sddmm_status
+fi
 "$PYTHON" benchmarks/report_zoo.py "$RESULTS" || exit 1
 exit "$status"
