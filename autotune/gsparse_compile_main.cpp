@@ -6,11 +6,13 @@
 //       --schedule "cpu_spmm{rows_per_task=16, vector_width=8}" --out kernels --name gcn_aggregate
 //   gsparse-compile --target cuda --binary mul --reduce sum --feat 64 --edge-feat 1 --out kernels --name agg
 //   gsparse-compile --op sddmm --binary dot --lhs-target u --rhs-target v --feat 64 --out kernels --name score
+//   gsparse-compile --plugin libmy_programs.so --program weighted_max --feat 8 --out kernels --name weighted_max
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 
 #include "core/error.h"
+#include "dsl/plugin.h"
 #include "runtime/aot.h"
 #include "schedules/schedule.h"
 
@@ -42,10 +44,51 @@ int main(int argc, char **argv) {
     app.add_option("--target", target, "device: cpu, or cuda (host code plus PTX for compute capability 8.0+)")
         ->check(CLI::IsMember({"cpu", "cuda"}));
     app.add_flag("--mapped-edge-ids", mapped_edge_ids, "for graphs whose edge ids are not the CSR positions");
-    app.add_option("--out", out_dir, "output folder")->required();
-    app.add_option("--name", name, "kernel name (a C identifier)")->required();
+    std::string plugin_path, program;
+    bool list = false;
+    app.add_option("--plugin", plugin_path, "a shared module of user programs and schedules (dsl/plugin.h, docs/dsl.md)");
+    app.add_option("--program", program, "with --plugin: the user program to emit; --schedule then names one of the "
+                                         "plugin's schedules or the default user schedule, e.g. \"my_rows{rows=8}\"");
+    app.add_flag("--list", list, "with --plugin: print its programs and schedules and exit");
+    auto *out_opt = app.add_option("--out", out_dir, "output folder");
+    auto *name_opt = app.add_option("--name", name, "kernel name (a C identifier)");
     CLI11_PARSE(app, argc, argv);
     try {
+        if (!plugin_path.empty()) {
+            for (const char *flag : {"--op", "--binary", "--reduce", "--lhs-target", "--rhs-target", "--edge-feat",
+                                     "--rhs-feat", "--mapped-edge-ids"})
+                if (app.count(flag)) fail<Error>(flag, " is for built-in operators; a --plugin program defines its own");
+            const dsl::Plugin plugin = dsl::load_plugin(plugin_path);
+            if (list) {
+                std::printf("programs: ");
+                for (const auto &n : plugin.registry.program_names()) std::printf("%s ", n.c_str());
+                std::printf("\nschedules: ");
+                for (const auto &n : plugin.registry.schedule_names()) std::printf("%s ", n.c_str());
+                std::printf("\n");
+                return 0;
+            }
+            if (program.empty()) fail<Error>("--plugin needs --program (or --list)");
+            if (!out_opt->count() || !name_opt->count()) fail<Error>("--out and --name are required");
+            const dsl::SpmmProgram p = plugin.registry.make_program(program);
+            dsl::ScheduleDef def = dsl::default_schedule();
+            std::map<std::string, int64_t> point;
+            if (!schedule.empty()) {
+                const ScheduleParams parsed = ScheduleParams::parse(schedule);
+                if (parsed.schedule != def.name) def = plugin.registry.make_schedule(parsed.schedule);
+                point = parsed.values;
+            }
+            const Device device = target == "cuda" ? Device::CUDA : Device::CPU;
+            const dsl::SpmmKernel k = p.compile(static_cast<int>(feat), device, def, point);
+            k.compile_to_static_library(out_dir, name);
+            std::printf("program  %s from %s (%s, %s)\nlibrary  %s/%s.a\nheader   %s/%s.h\narguments", program.c_str(),
+                        plugin_path.c_str(), dsl::point_str(def, def.complete(point, static_cast<int>(feat), device)).c_str(),
+                        device_name(device), out_dir.c_str(), name.c_str(), out_dir.c_str(), name.c_str());
+            for (const auto &a : k.argument_names()) std::printf(" %s", a.c_str());
+            std::printf("\n");
+            return 0;
+        }
+        if (!program.empty() || list) fail<Error>("--program and --list need --plugin");
+        if (!out_opt->count() || !name_opt->count()) fail<Error>("--out and --name are required");
         const Device device = target == "cuda" ? Device::CUDA : Device::CPU;
         // Knobs a --schedule point leaves out take the expert default's values.
         auto with_defaults = [&](const ScheduleParams &defaults) {

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Emits the plugin's weighted_max (weighted_max_plugin.cpp) with gsparse-compile --plugin, under the
+# default user schedule and under the plugin's own row_tasks schedule, builds the application of
+# docs/examples/user_program_aot/app against each and runs it; the application prints OK when its
+# results match a plain loop.
+#   run.sh GSPARSE_COMPILE PLUGIN HALIDE_INCLUDE_DIR
+set -euo pipefail
+compile=$1
+plugin=$2
+halide_include=$3
+here=$(cd "$(dirname "$0")" && pwd)
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+"$compile" --plugin "$plugin" --list
+for schedule in "" "row_tasks{rows=4, lanes=8}"; do
+  rm -rf "$dir/kernels" "$dir/build"
+  "$compile" --plugin "$plugin" --program weighted_max --feat 8 ${schedule:+--schedule "$schedule"} \
+    --out "$dir/kernels" --name weighted_max
+  cmake -S "$here/../user_program_aot/app" -B "$dir/build" -DKERNEL_DIR="$dir/kernels" \
+    -DHALIDE_INCLUDE_DIR="$halide_include" > /dev/null
+  cmake --build "$dir/build" > /dev/null
+  "$dir/build/user_program_app"
+done

@@ -1,0 +1,45 @@
+// A plugin of user programs (docs/dsl.md, "Plugins"): the weighted max of
+// docs/examples/user_program_aot and a user schedule for it, loaded by
+//   gsparse-compile --plugin libgsparse_example_plugin.so --program weighted_max --feat 8 --out DIR --name weighted_max
+// Built as a shared module (CMake: add_library(NAME MODULE ...)); it does not link gsparse.
+#include "dsl/plugin.h"
+
+namespace {
+
+using gsparse::dsl::At;
+
+gsparse::dsl::SpmmProgram weighted_max() {
+    gsparse::dsl::SpmmProgram p("weighted_max");
+    // Operands in separate statements: their order is the library function's argument order.
+    Halide::Expr x = p.operand("x", At::Src);
+    Halide::Expr w = p.operand("w", At::Edge, true);
+    p.message(x * w);
+    p.reduce(gsparse::dsl::Monoid::max());
+    return p;
+}
+
+/// Rows in parallel tasks of `rows` rows, features vectorized by `lanes` (CPU only).
+gsparse::dsl::ScheduleDef row_tasks() {
+    gsparse::dsl::ScheduleDef d;
+    d.name = "row_tasks";
+    d.knobs = {{"rows", {1, 4, 16, 64}, 16}, {"lanes", {1, 4, 8}, 8}};
+    d.why_invalid = [](const std::map<std::string, int64_t> &point, int features, gsparse::Device device) -> std::string {
+        if (device != gsparse::Device::CPU) return "row_tasks is a CPU schedule";
+        if (features % point.at("lanes") != 0) return "lanes must divide the feature count";
+        return "";
+    };
+    d.apply = [](gsparse::dsl::ScheduleContext &c) {
+        Halide::Var vo("vo"), vi("vi");
+        c.out.split(c.v, vo, vi, static_cast<int>(c.knob("rows"))).parallel(vo);
+        if (c.knob("lanes") > 1) c.out.vectorize(c.f, static_cast<int>(c.knob("lanes")));
+        c.acc.compute_at(c.out, vi);
+    };
+    return d;
+}
+
+}  // namespace
+
+GSPARSE_PLUGIN(registry) {
+    registry.program("weighted_max", weighted_max);
+    registry.schedule("row_tasks", row_tasks);
+}

@@ -1,0 +1,73 @@
+// Plugins: user programs and user schedules in a shared library that gsparse's command-line tools
+// load at run time (gsparse-compile --plugin), the way LLVM's opt loads pass plugins.
+//
+// A plugin is one C++ file built as a shared module against gsparse's headers (CMake:
+// add_library(NAME MODULE file.cpp), include directories of gsparse and Halide). It does not link
+// gsparse: the symbols it uses resolve against the tool that loads it, which exports them. It
+// registers its programs and schedules by name:
+//
+//   #include "dsl/plugin.h"
+//   GSPARSE_PLUGIN(registry) {
+//       registry.program("weighted_max", [] {
+//           gsparse::dsl::SpmmProgram p("weighted_max");
+//           ...
+//           return p;
+//       });
+//       registry.schedule("my_rows", [] { return my_schedule_def(); });
+//   }
+//
+// load_plugin checks the plugin's ABI version (kPluginAbiVersion, bumped when SpmmProgram,
+// ScheduleDef or this registry change incompatibly) before calling its registration function.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dsl/user_spmm.h"
+
+namespace gsparse::dsl {
+
+inline constexpr int kPluginAbiVersion = 1;
+
+/// The programs and schedules a plugin registers, by name.
+class PluginRegistry {
+public:
+    /// Registers a program factory; Error when the name is empty or already taken.
+    void program(const std::string &name, std::function<SpmmProgram()> make);
+    /// Registers a schedule factory; Error when the name is empty or already taken.
+    void schedule(const std::string &name, std::function<ScheduleDef()> make);
+
+    std::vector<std::string> program_names() const;
+    std::vector<std::string> schedule_names() const;
+    /// A new program from the factory `name`; Error naming the registered programs when there is
+    /// none of that name, or carrying the factory's error when it throws.
+    SpmmProgram make_program(const std::string &name) const;
+    /// The same for schedules.
+    ScheduleDef make_schedule(const std::string &name) const;
+
+private:
+    std::map<std::string, std::function<SpmmProgram()>> programs_;
+    std::map<std::string, std::function<ScheduleDef()>> schedules_;
+};
+
+/// A loaded plugin; the shared library stays loaded while any copy lives.
+struct Plugin {
+    std::string path;
+    std::shared_ptr<void> handle;
+    PluginRegistry registry;
+};
+
+/// Loads the plugin at `path` and runs its registration. Error naming the file when it cannot be
+/// loaded (missing, not a shared library, unresolved symbols), is not a gsparse plugin (no
+/// registration function), was built for another ABI version, or its registration throws.
+Plugin load_plugin(const std::string &path);
+
+}  // namespace gsparse::dsl
+
+/// Defines a plugin's entry points; the block that follows registers into `registry`.
+#define GSPARSE_PLUGIN(registry)                                                                   \
+    extern "C" int gsparse_plugin_abi_version() { return ::gsparse::dsl::kPluginAbiVersion; }       \
+    extern "C" void gsparse_plugin_register(::gsparse::dsl::PluginRegistry &registry)
