@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <regex>
 #include <thread>
 
@@ -26,6 +27,7 @@
 #include "autotune/tuner.h"
 #include "runtime/aot.h"
 #include "core/error.h"
+#include "dsl/plugin.h"
 #include "graph/convert.h"
 #include "schedules/gpu_schedules.h"
 #include "twin/twin.h"
@@ -48,6 +50,7 @@ struct Args {
     double cutoff = TuneOptions{}.cutoff, cutoff_slack_ms = TuneOptions{}.cutoff_slack_ms;
     uint64_t seed = 1;
     bool quiet = false;
+    std::string plugin, program, schedule_def;
 };
 
 Graph load_problem_graph(const Args &a, std::string &name) {
@@ -91,6 +94,76 @@ void print_summary(const TuneResult &r, const std::string &model) {
         std::printf("best schedule %-50s %9.3f ms (mean of %zu runs)\n", r.best.schedule.str().c_str(),
                     r.best.mean_ms, r.best.run_ms.size());
     std::printf("speedup over the expert default: %.2fx\n", r.speedup_over_default());
+}
+
+/// Tunes a plugin's user program (dsl/plugin.h) on the graph: every valid point of its schedule
+/// (--schedule-def, or the default user schedule) measured on operands of fixed pseudo-random values
+/// (dsl::search_schedule), fastest first; --json writes every point. CPU only.
+int tune_plugin_program(const Args &a, CLI::App &app) {
+    for (const char *flag : {"--op", "--binary", "--reduce", "--lhs-target", "--rhs-target", "--edge-feat", "--mode",
+                             "--budget", "--model", "--records", "--resume", "--replay", "--cache", "--no-cache",
+                             "--emit-lib", "--emit-name", "--cutoff", "--cutoff-slack", "--threads"})
+        if (app.count(flag)) fail<Error>(flag, " applies to built-in operators; a --plugin program is searched exhaustively");
+    if (a.program.empty()) fail<Error>("--plugin needs --program");
+    if (a.target != "cpu") fail<Error>("--plugin programs are tuned on the CPU for now (--target cpu)");
+    std::ofstream json_file;
+    if (!a.json_out.empty()) {
+        json_file.open(a.json_out);
+        if (!json_file) fail<Error>("cannot write ", a.json_out);
+    }
+    const dsl::Plugin plugin = dsl::load_plugin(a.plugin);
+    const dsl::SpmmProgram program = plugin.registry.make_program(a.program);
+    const dsl::ScheduleDef def = a.schedule_def.empty() || a.schedule_def == dsl::default_schedule().name
+                                     ? dsl::default_schedule()
+                                     : plugin.registry.make_schedule(a.schedule_def);
+    std::string graph_name;
+    const Graph g = load_problem_graph(a, graph_name);
+    const int F = static_cast<int>(a.op.feat);
+    const DType dtype = program.type() == Halide::Float(64) ? DType::F64 : DType::F32;
+    if (program.type() != Halide::Float(32) && program.type() != Halide::Float(64))
+        fail<Error>("--plugin tuning fills operands with floating-point values; program ", a.program, " is of another type");
+    std::map<std::string, Tensor> operands;
+    std::mt19937_64 rng(a.seed);
+    std::uniform_real_distribution<double> value(0.5, 1.5);
+    for (const auto &o : program.operands()) {
+        const int64_t rows = o.at == dsl::At::Src ? g.num_src() : o.at == dsl::At::Dst ? g.num_dst() : g.num_edges();
+        Tensor t = Tensor::empty({rows, o.broadcast ? 1 : F}, dtype);
+        for (int64_t i = 0; i < t.numel(); ++i) {
+            if (dtype == DType::F64) t.data_as<double>()[i] = value(rng);
+            else t.data_as<float>()[i] = static_cast<float>(value(rng));
+        }
+        operands.emplace(o.name, t);
+    }
+    Tensor out = Tensor::empty({g.num_dst(), F}, dtype);
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto ranked = dsl::search_schedule(program, def, F, Device::CPU, g, operands, out, {}, a.runs);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (ranked.empty()) fail<Error>("schedule ", def.name, " has no valid point for ", F, " features on the CPU");
+    const auto dflt = def.complete({}, F, Device::CPU);
+    const dsl::MeasuredPoint *at_default = nullptr;
+    for (const auto &m : ranked)
+        if (m.point == dflt) at_default = &m;
+    std::printf("program       %s from %s, %d features\n", a.program.c_str(), a.plugin.c_str(), F);
+    std::printf("graph         %s: %lld rows, %lld edges\n", graph_name.c_str(), static_cast<long long>(g.num_dst()),
+                static_cast<long long>(g.num_edges()));
+    std::printf("search        every valid point of %s (%zu) on the CPU, %.1f s\n", def.name.c_str(), ranked.size(), wall);
+    if (at_default)
+        std::printf("default       %-50s %9.3f ms\n", dsl::point_str(def, at_default->point).c_str(), at_default->median_ms);
+    std::printf("best schedule %-50s %9.3f ms (median of %d runs)\n", dsl::point_str(def, ranked[0].point).c_str(),
+                ranked[0].median_ms, a.runs);
+    if (json_file) {
+        nlohmann::json j;
+        j["program"] = a.program;
+        j["plugin"] = a.plugin;
+        j["schedule"] = def.name;
+        j["graph"] = graph_name;
+        j["features"] = F;
+        j["best"] = dsl::point_str(def, ranked[0].point);
+        j["points"] = nlohmann::json::array();
+        for (const auto &m : ranked) j["points"].push_back({{"point", dsl::point_str(def, m.point)}, {"median_ms", m.median_ms}});
+        json_file << j.dump(1) << "\n";
+    }
+    return 0;
 }
 
 }  // namespace
@@ -138,9 +211,15 @@ int main(int argc, char **argv) {
                                              "headers into this folder (see docs/aot.md)");
     app.add_option("--emit-name", a.emit_name, "name of the emitted kernel (a C identifier)");
     app.add_flag("--quiet", a.quiet, "no progress bar");
+    app.add_option("--plugin", a.plugin, "a shared module of user programs (dsl/plugin.h): tune one of them, --program");
+    app.add_option("--program", a.program, "with --plugin: the user program to tune");
+    app.add_option("--schedule-def", a.schedule_def, "with --plugin: the plugin's schedule whose knobs are searched "
+                                                     "(default: the default user schedule)");
     CLI11_PARSE(app, argc, argv);
 
     try {
+        if (!a.plugin.empty()) return tune_plugin_program(a, app);
+        if (!a.program.empty() || !a.schedule_def.empty()) fail<Error>("--program and --schedule-def need --plugin");
         std::ofstream json_file;
         if (!a.json_out.empty()) {
             json_file.open(a.json_out);  // fail before spending time on tuning

@@ -373,6 +373,12 @@ void SpmmKernel::compile_to_static_library(const std::string &dir, const std::st
     }
 }
 
+std::vector<SpmmProgram::OperandInfo> SpmmProgram::operands() const {
+    std::vector<OperandInfo> out;
+    for (const Operand &o : operands_) out.push_back({o.name, o.at, o.broadcast});
+    return out;
+}
+
 std::vector<std::string> SpmmKernel::argument_names() const {
     std::vector<std::string> names;
     for (const Argument &a : state_->arguments) names.push_back(a.name);

@@ -136,6 +136,17 @@ public:
                        const std::map<std::string, int64_t> &point = {}) const;
 
     const std::string &name() const { return name_; }
+    /// The element type of the program's operands and output.
+    Halide::Type type() const { return type_; }
+
+    /// A declared operand: its name, where its rows come from and whether it has one feature.
+    struct OperandInfo {
+        std::string name;
+        At at;
+        bool broadcast;
+    };
+    /// The declared operands, in declaration order.
+    std::vector<OperandInfo> operands() const;
 
 private:
     friend class SpmmKernel;
