@@ -74,7 +74,7 @@ int main(int argc, char **argv) {
             std::map<std::string, int64_t> point;
             if (!schedule.empty()) {
                 const ScheduleParams parsed = ScheduleParams::parse(schedule);
-                if (parsed.schedule != def.name) def = plugin.registry.make_schedule(parsed.schedule);
+                def = plugin.registry.make_schedule(parsed.schedule);
                 point = parsed.values;
             }
             const Device device = target == "cuda" ? Device::CUDA : Device::CPU;

@@ -113,9 +113,8 @@ int tune_plugin_program(const Args &a, CLI::App &app) {
     }
     const dsl::Plugin plugin = dsl::load_plugin(a.plugin);
     const dsl::SpmmProgram program = plugin.registry.make_program(a.program);
-    const dsl::ScheduleDef def = a.schedule_def.empty() || a.schedule_def == dsl::default_schedule().name
-                                     ? dsl::default_schedule()
-                                     : plugin.registry.make_schedule(a.schedule_def);
+    const dsl::ScheduleDef def =
+        a.schedule_def.empty() ? dsl::default_schedule() : plugin.registry.make_schedule(a.schedule_def);
     std::string graph_name;
     const Graph g = load_problem_graph(a, graph_name);
     const int F = static_cast<int>(a.op.feat);

@@ -50,40 +50,32 @@ def main():
     out_dir = sys.argv[1]
     members = manifest()
     cases, meta = {}, None
+
+    def add(r, op, default_ms, expert_ms, cusparse_ms, schedule):
+        """One case of a benchmark record: the graph's family and split, the times of each side."""
+        name = r["graph"]
+        family, split = members.get(name, ("twin" if r.get("source") == "twin" else "real", "other"))
+        cases[(name, op, r["F"])] = {
+            "graph": name, "family": family, "split": split, "op": op, "F": r["F"],
+            "nnz": r.get("nnz"), "avg_degree": r.get("avg_degree"),
+            "gsparse_default_ms": default_ms, "gsparse_expert_ms": expert_ms, "gsparse_tuned_ms": None,
+            "cusparse_ms": cusparse_ms, "default_schedule": schedule, "error": r.get("gsparse_error"),
+        }
+
     for doc in load_runs(out_dir, "spmm"):
         meta = meta or doc.get("metadata")
         for r in doc["records"]:
-            name = r["graph"]
-            family, split = members.get(name, ("twin" if r.get("source") == "twin" else "real", "other"))
-            by_label = {}
-            for e in r.get("results", []):
-                if e.get("competitor") == "gsparse" and e.get("ok") and e.get("check", {}).get("ok", False):
-                    by_label[e["schedule"]] = e
+            # Per schedule point, the entries whose output passed the checks.
+            by_label = {e["schedule"]: e for e in r.get("results", [])
+                        if e.get("competitor") == "gsparse" and e.get("ok") and e.get("check", {}).get("ok", False)}
             d, x = by_label.get("default"), by_label.get("expert")
-            cases[(name, r["op"], r["F"])] = {
-                "graph": name, "family": family, "split": split, "op": r["op"], "F": r["F"],
-                "nnz": r.get("nnz"), "avg_degree": r.get("avg_degree"),
-                "gsparse_default_ms": d["median_ms"] if d else None,
-                "gsparse_expert_ms": x["median_ms"] if x else None,
-                "gsparse_tuned_ms": None,
-                "cusparse_ms": r.get("cusparse_best_median_ms"),
-                "default_schedule": d.get("resolved_schedule") if d else None,
-                "error": r.get("gsparse_error"),
-            }
+            add(r, r["op"], d["median_ms"] if d else None, x["median_ms"] if x else None,
+                r.get("cusparse_best_median_ms"), d.get("resolved_schedule") if d else None)
     for doc in load_runs(out_dir, "sddmm"):
         meta = meta or doc.get("metadata")
         for r in doc["records"]:
-            name = r["graph"]
-            family, split = members.get(name, ("twin" if r.get("source") == "twin" else "real", "other"))
             ok = r.get("gsparse_schedule") == "default" and not r.get("gsparse_error")
-            cases[(name, "sddmm:" + r["op"], r["F"])] = {
-                "graph": name, "family": family, "split": split, "op": "sddmm:" + r["op"], "F": r["F"],
-                "nnz": r.get("nnz"), "avg_degree": r.get("avg_degree"),
-                "gsparse_default_ms": r.get("gsparse_median_ms") if ok else None,
-                "gsparse_expert_ms": None, "gsparse_tuned_ms": None,
-                "cusparse_ms": r.get("cusparse_median_ms"), "default_schedule": None,
-                "error": r.get("gsparse_error"),
-            }
+            add(r, "sddmm:" + r["op"], r.get("gsparse_median_ms") if ok else None, None, r.get("cusparse_median_ms"), None)
     rows = sorted(cases.values(), key=lambda c: (c["split"], c["family"], c["graph"], c["op"], c["F"]))
     device = (meta or {}).get("device", {}).get("name", "?") if isinstance((meta or {}).get("device"), dict) else (meta or {}).get("device", "?")
     date = (meta or {}).get("date", "?")

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
+#include <array>
 
 namespace gsparse {
 namespace {
@@ -30,6 +30,7 @@ static_assert(sizeof(kSelectorFeatures) / sizeof(kSelectorFeatures[0]) == kSelec
               "spmm_selector_table.inc was generated for other statistics: rerun train_selector.py");
 
 constexpr size_t kPointCount = sizeof(kSelectorPoints) / sizeof(kSelectorPoints[0]);
+constexpr size_t kTreeCount = sizeof(kSelectorTrees) / sizeof(kSelectorTrees[0]);
 
 /// The table's points, parsed once; nullopt for "expert".
 const std::vector<std::optional<ScheduleParams>> &parsed_points() {
@@ -85,12 +86,13 @@ std::optional<ScheduleParams> select_spmm_default(
     if (!selector_enabled() || p.stats.nnz <= 0 || p.stats.num_rows <= 0) return std::nullopt;
     const auto x = selector_features(p.stats);
     const double f = std::log2(static_cast<double>(std::max<int64_t>(p.layout.extents[0], 1)));
-    // Trees by distance of their feature length from the problem's (log scale), the smaller first on ties.
-    std::vector<const SelectorTree *> trees;
-    for (const SelectorTree &t : kSelectorTrees) trees.push_back(&t);
-    std::stable_sort(trees.begin(), trees.end(), [f](const SelectorTree *a, const SelectorTree *b) {
-        return std::abs(std::log2(static_cast<double>(a->feat)) - f) < std::abs(std::log2(static_cast<double>(b->feat)) - f);
-    });
+    // Trees by distance of their feature length from the problem's (log scale), the smaller first on
+    // ties (the table lists them by feature length). Called on every operator call: no allocation.
+    std::array<const SelectorTree *, kTreeCount> trees;
+    for (size_t i = 0; i < kTreeCount; ++i) trees[i] = &kSelectorTrees[i];
+    auto distance = [f](const SelectorTree *t) { return std::abs(std::log2(static_cast<double>(t->feat)) - f); };
+    std::stable_sort(trees.begin(), trees.end(),
+                     [&](const SelectorTree *a, const SelectorTree *b) { return distance(a) < distance(b); });
     const auto &points = parsed_points();
     for (const SelectorTree *tree : trees) {
         if (!inside(*tree, x)) return std::nullopt;

@@ -18,15 +18,7 @@ import os
 import statistics
 import subprocess
 
-
-def zoo_families():
-    families = {}
-    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../datasets/zoo/zoo.txt")) as f:
-        for line in f:
-            fields = line.split()
-            if len(fields) >= 3 and not line.startswith("#"):
-                families[fields[0]] = fields[2]
-    return families
+from collect_sweeps import zoo_families
 
 
 def evaluate(tool, prefix, records):
@@ -54,7 +46,7 @@ def main():
     ap.add_argument("--model", action="append", required=True)
     ap.add_argument("-o", "--out", required=True)
     a = ap.parse_args()
-    fam = zoo_families()
+    fam = zoo_families(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../datasets/zoo/zoo.txt"))
     results = {}
     for spec in a.model:
         name, rest = spec.split("=", 1)

@@ -31,19 +31,16 @@ LEAF_POINTS = 4  # ranked points per leaf: the runtime takes the first one valid
 # Statistics the trees split on: (name, function of a GraphStats-like dict, how far outside the
 # training graphs' range a problem may lie before the selector leaves it to the expert default).
 # schedules/spmm_selector.cpp computes the same values from GraphStats, in the same order.
-#   "log2":  +-1 (a factor of 2 beyond the smallest and largest seen)
-#   "size":  +-1 (half the smallest to twice the largest); the full-scale twins (79-124 M nonzeros,
-#            sources beyond L2) lost up to 2.4x against the expert rules where the trees, grown on
-#            graphs up to 32 M nonzeros, still answered for them
+#   "log2":  +-1 (a factor of 2 beyond the smallest and largest seen). Nonzeros too: the full-scale
+#            twins (79-124 M nonzeros, sources beyond L2) lost up to 2.4x against the expert rules
+#            where the trees, grown on graphs up to 32 M nonzeros, still answered for them
 #   "rows":  down by 1, up without bound
-#   "cov":   from half the smallest to twice the largest
-#   "share": +-0.1
 #   "free":  any value (shape statistics that vary freely within a family)
 FEATURES = [
     ("log2_avg_row", lambda s: math.log2(max(s["avg_in_degree"], 1e-3)), "log2"),
     ("row_cov", lambda s: s["in_degree_cov"], "free"),
     ("log2_max_over_avg", lambda s: math.log2(max(s["max_in_degree"], 1) / max(s["avg_in_degree"], 1e-3)), "free"),
-    ("log2_nnz", lambda s: math.log2(max(s["edges"], 1)), "size"),
+    ("log2_nnz", lambda s: math.log2(max(s["edges"], 1)), "log2"),
     ("log2_rows", lambda s: math.log2(max(s["num_dst"], 1)), "rows"),
     ("log2_cols_over_rows", lambda s: math.log2(max(s["num_src"], 1) / max(s["num_dst"], 1)), "log2"),
     ("col_cov", lambda s: s["out_degree_cov"], "free"),
@@ -57,18 +54,7 @@ def support(cases):
     box = []
     for fi, (_, _, kind) in enumerate(FEATURES):
         lo, hi = min(c.x[fi] for c in cases), max(c.x[fi] for c in cases)
-        if kind == "log2":
-            box.append((lo - 1, hi + 1))
-        elif kind == "size":
-            box.append((lo - 1, hi + 1))
-        elif kind == "rows":
-            box.append((lo - 1, math.inf))
-        elif kind == "cov":
-            box.append((lo / 2, hi * 2 + 0.05))
-        elif kind == "share":
-            box.append((lo - 0.1, hi + 0.1))
-        else:
-            box.append((-math.inf, math.inf))
+        box.append({"log2": (lo - 1, hi + 1), "rows": (lo - 1, math.inf), "free": (-math.inf, math.inf)}[kind])
     return box
 
 

@@ -55,6 +55,7 @@ SpmmProgram PluginRegistry::make_program(const std::string &name) const {
     return make<SpmmProgram>(programs_, "program", name);
 }
 ScheduleDef PluginRegistry::make_schedule(const std::string &name) const {
+    if (name == default_schedule().name && !schedules_.count(name)) return default_schedule();
     return make<ScheduleDef>(schedules_, "schedule", name);
 }
 

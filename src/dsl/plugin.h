@@ -45,7 +45,7 @@ public:
     /// A new program from the factory `name`; Error naming the registered programs when there is
     /// none of that name, or carrying the factory's error when it throws.
     SpmmProgram make_program(const std::string &name) const;
-    /// The same for schedules.
+    /// The same for schedules; the default user schedule's name (default_schedule()) gives it.
     ScheduleDef make_schedule(const std::string &name) const;
 
 private:
