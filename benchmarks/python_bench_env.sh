@@ -47,5 +47,7 @@ twin_file() {
 
 # run_python SCRIPT ARGS...: a benchmark script with the package sources and the built module on PYTHONPATH.
 run_python() {
-  PYTHONPATH="$root/python:$root/$BUILD_DIR/python${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 "$PYTHON" "$@"
+  local build
+  case $BUILD_DIR in /*) build=$BUILD_DIR ;; *) build=$root/$BUILD_DIR ;; esac
+  PYTHONPATH="$root/python:$build/python${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 "$PYTHON" "$@"
 }

@@ -247,6 +247,11 @@ def from_coo(src, dst, num_src, num_dst, validate=True, max_degree=None, edge_in
     E = int(src.numel())
     if E > INT32_MAX:
         raise GraphError(f"{E} edges exceed int32 indices (gsparse uses int32)")
+    if src.dtype not in (torch.int32, torch.int64):
+        # Narrower ids (uint8, int16, ...) would wrap in the order check (diff) and in the row
+        # numbers of row_ptr_of_sorted (an arange of their dtype): widen them.
+        src, dst = src.to(torch.int64), dst.to(torch.int64)
+        edge_index = edge_index.to(torch.int64) if edge_index is not None else None
     in_order = False
     if validate and E:
         min_src, min_dst, max_src, max_dst, step = _coo_stats(src, dst, edge_index)
@@ -271,6 +276,9 @@ def from_coo(src, dst, num_src, num_dst, validate=True, max_degree=None, edge_in
 
 def from_csr(row_ptr, col_idx, num_src, edge_ids=None, validate=True, max_degree=None):
     """A dynamic graph over a CSR by destination on its device (edge ids: positions, or edge_ids)."""
+    # Narrower arrays (uint8, int16, ...) would wrap the counts they are compared with: widen them.
+    row_ptr, col_idx, edge_ids = (t.to(torch.int64) if t is not None and t.dtype not in (torch.int32, torch.int64)
+                                  else t for t in (row_ptr, col_idx, edge_ids))
     num_dst = int(row_ptr.numel()) - 1
     E = int(col_idx.numel())
     if E > INT32_MAX:
@@ -282,6 +290,10 @@ def from_csr(row_ptr, col_idx, num_src, edge_ids=None, validate=True, max_degree
         ]
         if num_dst > 0:
             checks.append(((row_ptr[1:] < row_ptr[:-1]).any(), lambda: "row_ptr decreases"))
+            if max_degree is not None:
+                longest = (row_ptr[1:] - row_ptr[:-1]).max()
+                checks.append((longest > max_degree, lambda: f"max_degree = {max_degree} is less than the "
+                                                             f"longest row ({int(longest)} edges)"))
         if E:
             checks += [
                 (col_idx.min() < 0, lambda: f"col_idx holds the negative source id {int(col_idx.min())}"),

@@ -10,6 +10,7 @@ the layers, per device.
 """
 
 import json
+import operator
 
 import torch
 
@@ -45,7 +46,10 @@ def _as_index_tensor(a, name):
 def _count(value, name):
     if value is None:
         return None
-    value = int(value)
+    try:
+        value = operator.index(value)  # ints, NumPy integers, integer 0-d tensors; not 2.5 or "3"
+    except TypeError:
+        raise GraphError(f"{name} = {value!r} is not an integer") from None
     if value < 0 or value > _INT32_MAX:
         raise GraphError(f"{name} = {value} is out of range [0, {_INT32_MAX}]")
     return value
@@ -70,6 +74,18 @@ def _index_tensor_on_device(a, name, device=None):
     return a.detach()
 
 
+def _size_of(ids):
+    """max id + 1 of an index tensor (0 when empty), the node count when none is given; the nodes
+    must have int32 ids."""
+    if not ids.numel():
+        return 0
+    top = int(ids.max())
+    if top >= _INT32_MAX:
+        raise GraphError(f"edge_index holds the index {top}: {top + 1} nodes are beyond int32 "
+                         "(gsparse uses int32 indices)")
+    return top + 1
+
+
 def _dynamic_from_edge_index(edge_index, num_nodes, num_src, num_dst, validate, max_degree=None):
     ei = _index_tensor_on_device(edge_index, "edge_index")
     if ei.dim() != 2 or ei.shape[0] != 2:
@@ -84,12 +100,12 @@ def _dynamic_from_edge_index(edge_index, num_nodes, num_src, num_dst, validate, 
     if num_src is None or num_dst is None:
         # Sizes not given: max id + 1 (a synchronisation, as in PyG's maybe_num_nodes).
         if num_src is None and num_dst is None and num_nodes is None:
-            n = int(ei.max()) + 1 if ei.numel() else 0
+            n = _size_of(ei)
             num_src = num_dst = n
         if num_src is None:
-            num_src = int(src.max()) + 1 if src.numel() else 0
+            num_src = _size_of(src)
         if num_dst is None:
-            num_dst = int(dst.max()) + 1 if dst.numel() else 0
+            num_dst = _size_of(dst)
     return TG.from_coo(src, dst, num_src, num_dst, validate=validate, max_degree=max_degree, edge_index=ei)
 
 
@@ -187,7 +203,9 @@ class Graph:
         to num_dst. edge_ids (a permutation of 0..nnz-1) gives the id of the edge at each position;
         by default edge ids are positions. A dynamic graph (dynamic=None: CUDA tensors under 2^24
         edges) uses int32 arrays as they are, without a copy; max_degree, when known, bounds the
-        longest row."""
+        longest row (checked, except by a dynamic graph with validate=False: a wrong bound there
+        drops edges)."""
+        max_degree = _count(max_degree, "max_degree")
         if _is_dynamic(dynamic, col_idx, lambda: col_idx.numel()):
             device = col_idx.device if isinstance(col_idx, torch.Tensor) else None
             rp = _index_tensor_on_device(row_ptr, "row_ptr", device)
@@ -222,6 +240,8 @@ class Graph:
                 raise GraphError(f"edge_ids has shape {list(eid.shape)} but col_idx {list(ci.shape)}")
             eid_ptr = eid.data_ptr()
         native = _C.Graph.from_csr(num_dst, num_src, rp.data_ptr(), ci.data_ptr(), eid_ptr, ci.numel())
+        if max_degree is not None and native.max_row_length > max_degree:
+            raise GraphError(f"max_degree = {max_degree} is less than the longest row ({native.max_row_length} edges)")
         return cls(_native_graph=native)
 
     @classmethod
