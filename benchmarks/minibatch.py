@@ -46,6 +46,7 @@ import gsparse
 from gsparse.sampling import NeighborSampler
 
 TWINS = {"reddit": (602, 41), "ogbn-products": (100, 47)}
+SAMPLER_RUNS = 20
 
 
 def log(*a):
@@ -357,19 +358,23 @@ def block_cases(name, path, fanout_sets, args, device):
     for fanouts in fanout_sets:
         sampler = NeighborSampler((row_ptr, col_idx), fanouts, seed=args.seed, device=device)
         seeds_all = torch.randperm(num_nodes, generator=gen)[: args.batch * args.pool].to(device)
-        # Sampler timing: ours against the plain PyTorch sampler.
+        # Sampler timing: ours against the plain PyTorch sampler, two warm-up calls each, then
+        # SAMPLER_RUNS calls each, interleaved in alternating order, over the pool's seed batches.
         sgen = torch.Generator(device=device).manual_seed(args.seed)
         rp64, ci64 = row_ptr.to(torch.int64), col_idx.to(torch.int64)
-        t_ours, t_plain = [], []
-        for i in range(args.pool):
-            seeds = seeds_all[i * args.batch:(i + 1) * args.batch]
-            for fn, acc in ((lambda: sampler.sample(seeds), t_ours),
-                            (lambda: plain_sampler(rp64, ci64, seeds, fanouts, sgen), t_plain)):
+        samplers = (("ours", lambda seeds: sampler.sample(seeds)),
+                    ("plain", lambda seeds: plain_sampler(rp64, ci64, seeds, fanouts, sgen)))
+        t_samp = {"ours": [], "plain": []}
+        for i in range(2 + SAMPLER_RUNS):
+            seeds = seeds_all[(i % args.pool) * args.batch:(i % args.pool + 1) * args.batch]
+            for label, fn in (samplers if i % 2 == 0 else samplers[::-1]):
                 torch.cuda.synchronize()
                 t = time.perf_counter()
-                fn()
+                fn(seeds)
                 torch.cuda.synchronize()
-                acc.append((time.perf_counter() - t) * 1e3)
+                if i >= 2:
+                    t_samp[label].append((time.perf_counter() - t) * 1e3)
+        t_ours, t_plain = t_samp["ours"], t_samp["plain"]
         pool = block_pool(sampler, seeds_all, x_all, y_all, fanouts, args.pool, args.batch)
         edges = [ei.shape[1] for ei, _ in pool[0]["blocks"]]
         fo = "/".join(str(f) for f in fanouts)

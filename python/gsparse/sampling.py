@@ -9,7 +9,8 @@
 A mini-batch holds one bipartite block per layer, outermost first (DGL's blocks; PyG's `adjs` of
 the classic NeighborSampler). Block l has num_dst destination nodes, the first num_dst of its
 num_src source nodes are those same nodes (so `x[:num_dst]` are the destinations' own rows), and
-the next block's sources are this block's destinations. Each block is a dynamic gsparse.Graph whose
+the next block's sources are this block's destinations; the other sources follow in ascending
+id order (which also keeps the feature gather `features[batch.input_nodes]` in address order). Each block is a dynamic gsparse.Graph whose
 CSR is produced by the sampler itself: no sort, no validation, no host round trip beyond the one
 read of the sampled sizes per layer that every sampler needs to allocate its outputs.
 
@@ -126,6 +127,37 @@ def _choose(deg, fanout, replace, generator):
     return torch.where(small, torch.arange(fanout, device=device).expand(n, fanout), picks)
 
 
+# Relabeling marks the sampled nodes in a table of one int32 per node of the graph while the table
+# is at most MARK_NODES_PER_ENTRY times the layer's entries (destinations + edges); beyond, a sort.
+MARK_NODES_PER_ENTRY = 64
+
+
+def _relabel(nodes, nbr, num_nodes):
+    """(src_nodes, local): the block's source nodes, the destinations `nodes` first (in order, distinct)
+    and then the other sampled neighbours in ascending id order, and every neighbour's int32 index
+    among them. A node table marked on the device (no sort) when it is small enough, else a
+    unique; the same result either way, with one synchronisation (the count of new nodes)."""
+    device = nodes.device
+    n_dst = nodes.numel()
+    dst_rank = torch.arange(n_dst, device=device)
+    if num_nodes <= MARK_NODES_PER_ENTRY * (n_dst + nbr.numel()):
+        table = torch.zeros(num_nodes, dtype=torch.int32, device=device)
+        table[nbr] = 1
+        table[nodes] = 0
+        new = torch.nonzero(table).squeeze(1)
+        table[nodes] = dst_rank.to(torch.int32)
+        table[new] = torch.arange(n_dst, n_dst + new.numel(), dtype=torch.int32, device=device)
+        return torch.cat([nodes, new]), table[nbr]
+    uniq, inverse = torch.unique(torch.cat([nodes, nbr]), return_inverse=True)
+    is_new = torch.ones(uniq.numel(), dtype=torch.bool, device=device)
+    is_new[inverse[:n_dst]] = False
+    rank = torch.cumsum(is_new, 0).add_(n_dst - 1)
+    rank[inverse[:n_dst]] = dst_rank
+    src_nodes = torch.empty_like(uniq)
+    src_nodes[rank] = uniq
+    return src_nodes, rank[inverse[n_dst:]].to(torch.int32)
+
+
 class NeighborSampler:
     """Uniform neighbour sampling with per-layer fan-outs (see the module docstring).
 
@@ -191,17 +223,7 @@ class NeighborSampler:
             pos = picks[row, slot]
         eids = start[row] + pos
         nbr = self.col_idx[eids]
-        # Source nodes: the destinations first (in order), then the new neighbours in order of first
-        # appearance.
-        everything = torch.cat([nodes, nbr])
-        uniq, inverse = torch.unique(everything, return_inverse=True)
-        first = torch.full((uniq.numel(),), everything.numel(), dtype=torch.int64, device=device)
-        first.scatter_reduce_(0, inverse, torch.arange(everything.numel(), device=device), reduce="amin")
-        order = torch.argsort(first)
-        rank = torch.empty_like(order)
-        rank[order] = torch.arange(order.numel(), device=device)
-        src_nodes = uniq[order]
-        local = rank[inverse[n_dst:]].to(torch.int32)
+        src_nodes, local = _relabel(nodes, nbr, self.num_nodes)
         max_degree = fanout_eff if fanout_eff is not None else num_edges
         tg = TensorGraph(src_nodes.numel(), n_dst, num_edges, padded_row_ptr(offsets, n_dst, num_edges), local,
                          None, max_degree)

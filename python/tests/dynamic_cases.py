@@ -189,6 +189,33 @@ def check_sampler(device):
         assert h.shape == (b1.blocks[0].num_dst, 3)
 
 
+def check_sampler_relabel_paths(device):
+    """The two relabelings (a node table, a sort) give the same blocks: destinations first, then the
+    other sources in ascending id order."""
+    from gsparse import sampling
+    gen = torch.Generator().manual_seed(5)
+    n = 300
+    g = gsparse.Graph(torch.randint(0, n, (2, 3000), generator=gen), num_nodes=n)
+    seeds = torch.tensor([7, 3, 250, 11])
+    saved = sampling.MARK_NODES_PER_ENTRY
+    batches = []
+    try:
+        for per_entry in (saved, 0):  # 0: always the sort
+            sampling.MARK_NODES_PER_ENTRY = per_entry
+            batches.append(NeighborSampler(g, [5, 3], seed=2, device=device).sample(seeds.to(device)))
+    finally:
+        sampling.MARK_NODES_PER_ENTRY = saved
+    a, b = batches
+    assert torch.equal(a.input_nodes, b.input_nodes)
+    for x, y in zip(a.blocks, b.blocks):
+        assert all(torch.equal(p, q) for p, q in zip(x.csr(), y.csr()))
+    nodes = a.input_nodes.cpu()
+    for blk in a.blocks:
+        rest = nodes[blk.num_dst: blk.num_src]
+        assert torch.all(rest[1:] > rest[:-1]), "new sources in ascending id order"
+    assert torch.equal(nodes[: seeds.numel()], seeds)
+
+
 def check_uniformity(device):
     """Without replacement every in-edge of a node is equally likely (chi-square-like bound)."""
     deg, fanout, trials = 12, 4, 3000
@@ -382,3 +409,34 @@ def check_bad_input(device):
             assert "dynamic on" in str(e)
         else:
             raise AssertionError("operands on another device than a dynamic graph must be rejected")
+
+
+def check_gat_block_shares_the_projection(device):
+    """GATConv on a block with x_dst = x[:num_dst] (one projection, its first rows for the
+    destinations) gives the outputs and gradients of x_dst as a separate tensor (two projections);
+    a detached x_dst is not taken for x's rows (no gradient may reach x through it)."""
+    from gsparse.nn.gat_conv import _leading_rows_of
+    gen = torch.Generator().manual_seed(4)
+    num_src, num_dst, feat = 70, 15, 6
+    ei = torch.stack([torch.randint(0, num_src, (300,), generator=gen),
+                      torch.randint(0, num_dst, (300,), generator=gen)])
+    g = gsparse.Graph(ei.to(device), num_src=num_src, num_dst=num_dst, dynamic=True)
+    conv = gsparse.nn.GATConv(feat, 4, heads=2).to(device)
+    base = torch.rand(num_src, feat, generator=gen).to(device).requires_grad_()
+    x = base * 2  # a non-leaf, as between layers
+    assert _leading_rows_of(x[:num_dst], x) and not _leading_rows_of(x[:num_dst].detach(), x)
+    assert not _leading_rows_of(x[1:num_dst + 1], x) and not _leading_rows_of(x[:num_dst].clone(), x)
+
+    def run(dst_of):
+        x = base * 2
+        return conv((x, dst_of(x)), g, size=(num_src, num_dst))
+
+    shared, separate = run(lambda x: x[:num_dst]), run(lambda x: x[:num_dst].clone())
+    torch.testing.assert_close(shared, separate, rtol=1e-5, atol=1e-6)
+    params = [base] + list(conv.parameters())
+    for a, b in zip(torch.autograd.grad(shared.square().sum(), params),
+                    torch.autograd.grad(separate.square().sum(), params)):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+    # Detached destinations: x's gradient comes from the sources' projection alone.
+    detached, copied = run(lambda x: x[:num_dst].detach()), run(lambda x: x[:num_dst].detach().clone())
+    torch.testing.assert_close(torch.autograd.grad(detached.sum(), base)[0], torch.autograd.grad(copied.sum(), base)[0])

@@ -12,6 +12,9 @@ Self-loops (PyG's remove_self_loops + add_self_loops) come from Graph.with_maske
 dynamic graph one loop per node is appended to the rows on the device and the graph's own loops
 get the score -inf, so they weigh nothing, without the read-back that removing them would need.
 Every row holding a masked loop also holds its appended loop, so no row is all -inf.
+On a block whose destination features are the first rows of its source features (x[:num_dst], as
+samplers lay blocks out), the destinations' projection is those rows of the sources' (one GEMM
+instead of two, forward and backward).
 """
 
 import torch
@@ -20,6 +23,18 @@ import torch.nn.functional as F
 from .. import softmax, spmm
 from .._native import ShapeError
 from .graph_input import GraphInput
+
+
+def _leading_rows_of(a, b):
+    """Whether tensor a is b's first rows: a view of the same base at b's address with b's strides
+    and gradient requirement (a sampled block's x[:num_dst]), so any function of a's rows is that
+    function of b's first rows, gradients included."""
+    if a.dim() != b.dim() or a.dtype != b.dtype or a.device != b.device or a.data_ptr() != b.data_ptr():
+        return False
+    if a.shape[1:] != b.shape[1:] or a.shape[0] > b.shape[0] or (a.shape[0] > 1 and a.stride() != b.stride()):
+        return False
+    base = b if b._base is None else b._base
+    return a.requires_grad == b.requires_grad and (a is b or a._base is base)
 
 
 class GATConv(torch.nn.Module):
@@ -65,7 +80,12 @@ class GATConv(torch.nn.Module):
                 g, dropped = g.with_masked_self_loops()
         H, C = self.heads, self.out_channels
         h = self.lin(x_src).view(-1, H, C)
-        h_dst = self.lin(x_dst).view(-1, H, C) if x_dst is not None else h
+        if x_dst is None:
+            h_dst = h
+        elif _leading_rows_of(x_dst, x_src):
+            h_dst = h[: x_dst.shape[0]]  # a block's x[:num_dst]: its rows of h, without a second GEMM
+        else:
+            h_dst = self.lin(x_dst).view(-1, H, C)
         a_src = (h * self.att_src).sum(-1)  # [N_src, H]
         a_dst = (h_dst * self.att_dst).sum(-1)  # [N_dst, H]
         # The graph's own loops (dropped), replaced by the appended ones, weigh nothing.
