@@ -2,7 +2,8 @@
 # Emits the plugin's weighted_max (weighted_max_plugin.cpp) with gsparse-compile --plugin, under the
 # default user schedule and under the plugin's own row_tasks schedule, builds the application of
 # docs/examples/user_program_aot/app against each and runs it; the application prints OK when its
-# results match a plain loop.
+# results match a plain loop. Then emits it for CUDA (--target cuda), checks that the library holds
+# the program's PTX kernel and, on a machine with a GPU, runs the application on it.
 #   run.sh GSPARSE_COMPILE PLUGIN HALIDE_INCLUDE_DIR
 set -euo pipefail
 compile=$1
@@ -21,3 +22,18 @@ for schedule in "" "row_tasks{rows=4, lanes=8}"; do
   cmake --build "$dir/build" > /dev/null
   "$dir/build/user_program_app"
 done
+
+rm -rf "$dir/kernels" "$dir/build"
+"$compile" --plugin "$plugin" --program weighted_max --feat 8 --target cuda --out "$dir/kernels" --name weighted_max
+grep -aq '\.entry _kernel_weighted_max' "$dir/kernels/weighted_max.a" ||
+  { echo "the CUDA library holds no PTX kernel of weighted_max" >&2; exit 1; }
+echo "CUDA library: PTX kernel present"
+if nvidia-smi -L > /dev/null 2>&1; then
+  cmake -S "$here/../user_program_aot/app" -B "$dir/build" -DKERNEL_DIR="$dir/kernels" \
+    -DHALIDE_INCLUDE_DIR="$halide_include" > /dev/null
+  cmake --build "$dir/build" > /dev/null
+  echo "CUDA run:"
+  "$dir/build/user_program_app"
+else
+  echo "CUDA run skipped: no GPU on this machine"
+fi

@@ -23,7 +23,15 @@ int main() {
     Halide::Runtime::Buffer<int32_t> rp(row_ptr.data(), n + 1), ci(col_idx.data(), E), ei(edge_ids.data(), E);
     int max_degree = 0;
     for (int v = 0; v < n; ++v) max_degree = std::max(max_degree, row_ptr[v + 1] - row_ptr[v]);
-    const int rc = weighted_max(rp, ci, ei, x, w, max_degree, E, n, out);
+    // The inputs live on the host: a library emitted for CUDA copies them to the device, and its
+    // output comes back with copy_to_host (both no-ops for a CPU library).
+    rp.set_host_dirty();
+    ci.set_host_dirty();
+    ei.set_host_dirty();
+    x.set_host_dirty();
+    w.set_host_dirty();
+    int rc = weighted_max(rp, ci, ei, x, w, max_degree, E, n, out);
+    if (rc == 0) rc = out.copy_to_host();
     if (rc != 0) {
         std::printf("weighted_max returned %d\n", rc);
         return 1;
