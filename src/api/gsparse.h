@@ -80,6 +80,14 @@ void gsddmm_into(const GraphView &g, const SddmmSpec &spec, const Tensor &lhs, c
 void gspmm_transposed_into(const GraphView &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs,
                            Tensor &out, const OpOptions &options = {});
 
+/// g-SpMM by nonzeros on a graph view with its COO (ops/spmm_segment_algorithm.h): the same result as
+/// gspmm_into for reduce sum or mean and any op, with the edges divided into equal runs whatever the
+/// rows' lengths (for heavy-tailed rows); atomic adds on the GPU, so the order of the additions
+/// varies between runs. options.schedule: `spmm_segments{run=R}` (R edges a GPU thread adds up in
+/// order, schedules/spmm_segments.h; default 32). ScheduleError for max / min or another schedule.
+void gspmm_segments_into(const GraphView &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs, Tensor &out,
+                         const OpOptions &options = {});
+
 /// Output shapes (including the leading dimension).
 std::vector<int64_t> gspmm_output_shape(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs);
 std::vector<int64_t> gsddmm_output_shape(const Graph &g, const SddmmSpec &spec, const Tensor &lhs, const Tensor &rhs);

@@ -7,6 +7,8 @@
 #include "runtime/target.h"
 #include "runtime/spmm_kernel.h"
 #include "runtime/spmm_push_kernel.h"
+#include "runtime/spmm_segment_kernel.h"
+#include "schedules/spmm_segments.h"
 #include "schedules/schedule.h"
 
 namespace gsparse {
@@ -223,6 +225,36 @@ void gspmm_transposed_into(const GraphView &g, const SpmmSpec &spec, const Tenso
     key.device = common_device({uses_lhs(spec.op) ? &lhs : nullptr, uses_rhs(spec.op) ? &rhs : nullptr, &out});
     check_view_device(g, key.device);
     auto kernel = SpmmPushKernel::get(key, options.cache ? *options.cache : KernelCache::global());
+    kernel->run(g, lhs, rhs, out, options.cuda);
+}
+
+void gspmm_segments_into(const GraphView &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs, Tensor &out,
+                         const OpOptions &options) {
+    g.check();
+    g.check_coo();
+    if (!segments_supported(spec))
+        fail<ScheduleError>("g-SpMM by nonzeros reduces by sum or mean, not ", spec.name());
+    int64_t run = kSegmentRunDefault;
+    if (options.schedule) {
+        if (options.schedule->schedule != "spmm_segments")
+            fail<ScheduleError>("g-SpMM by nonzeros runs the schedule spmm_segments, not ", options.schedule->schedule);
+        for (const auto &[knob, value] : options.schedule->values) {
+            if (knob != "run") fail<ScheduleError>("spmm_segments has the knob run, not ", knob);
+            run = value;
+        }
+        if (std::string why = segment_run_invalid_reason(run); !why.empty()) fail<ScheduleError>("spmm_segments: ", why);
+    }
+    const SpmmPlan plan =
+        plan_messages(spec.op, lhs, "lhs (source-node features)", g.num_src, "source nodes", rhs, g.num_edges);
+    SpmmSegmentKernelKey key;
+    key.spec = spec;
+    key.layout = plan.layout;
+    key.dtype = plan.dtype;
+    key.run = run;
+    check_output(out, with_rows(g.num_dst, key.layout.out_shape), key.dtype, "out");
+    key.device = common_device({uses_lhs(spec.op) ? &lhs : nullptr, uses_rhs(spec.op) ? &rhs : nullptr, &out});
+    check_view_device(g, key.device);
+    auto kernel = SpmmSegmentKernel::get(key, options.cache ? *options.cache : KernelCache::global());
     kernel->run(g, lhs, rhs, out, options.cuda);
 }
 

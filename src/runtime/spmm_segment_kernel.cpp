@@ -1,0 +1,63 @@
+#include "runtime/spmm_segment_kernel.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/error.h"
+#include "runtime/lowered_stmt.h"
+#include "runtime/target.h"
+#include "runtime/view_call.h"
+#include "schedules/spmm_segments.h"
+
+namespace gsparse {
+
+std::string SpmmSegmentKernelKey::str() const {
+    return std::string("spmm_segments/") + spec.name() + "/" + layout.key() + "/" + dtype_name(dtype) + "/run=" +
+           std::to_string(run) + "/" + device_name(device);
+}
+
+SpmmSegmentKernel::SpmmSegmentKernel(const SpmmSegmentKernelKey &key) : key_(key) {
+    algo_ = build_spmm_segment_algorithm(key.spec, key.layout, key.dtype);
+    schedule_spmm_segments(algo_, key.device, key.run);
+    pipeline_ = Halide::Pipeline(algo_.out);
+    for (const auto &pass : algo_.lowering_passes) pipeline_.add_custom_lowering_pass(pass.get(), nullptr);
+    target_ = jit_target(key.device);
+    library_ = KernelLibrary::get(pipeline_, algo_.arguments(), target_, key.str());
+    if (!library_) compile_jit();
+}
+
+void SpmmSegmentKernel::compile_jit() const {
+    std::call_once(jit_once_, [&] { jit_compile(pipeline_, target_, key_.device, key_.str()); });
+}
+
+std::shared_ptr<const SpmmSegmentKernel> SpmmSegmentKernel::get(const SpmmSegmentKernelKey &key, KernelCache &cache) {
+    return cache.get<SpmmSegmentKernel>(key.str(), [&] { return std::make_shared<const SpmmSegmentKernel>(key); });
+}
+
+std::string SpmmSegmentKernel::lowered_stmt() const {
+    return lowered_stmt_text(pipeline_, algo_.arguments(), target_);
+}
+
+void SpmmSegmentKernel::run(const GraphView &g, const Tensor &lhs, const Tensor &rhs, Tensor &out,
+                            const CudaLaunch &launch) const {
+    g.check_coo();
+    check_view_run(g, key_.device, key_.dtype, out, g.num_dst, " (the destination nodes)", {&lhs, &rhs, &out});
+    if (g.num_dst == 0) return;
+    if (g.num_edges == 0 && key_.device == Device::CPU) {
+        std::memset(out.data(), 0, out.nbytes());
+        return;
+    }
+    ViewCall call(key_.device, target_, launch, library_.get());
+    call.index(algo_.src_idx, g.coo_src, g.coo_len);
+    call.index(algo_.dst_idx, g.coo_dst, g.coo_len);
+    if (algo_.reads_row_ptr()) call.index(algo_.row_ptr, g.row_ptr, g.row_ptr_len);
+    call.scalar(algo_.num_edges, static_cast<int32_t>(g.num_edges));
+    call.scalar(algo_.num_src, static_cast<int32_t>(std::max<int64_t>(g.num_src, 1)));
+    call.scalar(algo_.num_dst, static_cast<int32_t>(g.num_dst));
+    if (algo_.uses_lhs()) call.features(algo_.lhs, lhs, key_.layout.lhs_extents());
+    if (algo_.uses_rhs()) call.features(algo_.rhs, rhs, key_.layout.rhs_extents());
+    call.output(out, key_.layout.extents, "out");
+    call.run(pipeline_, key_.str() + " on a graph view");
+}
+
+}  // namespace gsparse

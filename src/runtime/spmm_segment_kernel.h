@@ -1,0 +1,57 @@
+// A compiled g-SpMM-by-nonzeros kernel (ops/spmm_segment_algorithm.h): the algorithm for one (op,
+// reduce, layout, dtype, run length), scheduled by schedules/spmm_segments.h and compiled for one
+// target, callable on any graph view with its COO. Like the other graph-view kernels, it comes from
+// the persistent kernel cache when that is on.
+#pragma once
+
+#include <Halide.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/tensor.h"
+#include "graph/graph_view.h"
+#include "ops/spmm_segment_algorithm.h"
+#include "runtime/cuda_launch.h"
+#include "runtime/kernel_cache.h"
+#include "runtime/kernel_library.h"
+
+namespace gsparse {
+
+struct SpmmSegmentKernelKey {
+    SpmmSpec spec;
+    FeatureLayout layout;
+    DType dtype = DType::F32;
+    int64_t run = 32;  ///< edges a GPU thread adds up in order (schedules/spmm_segments.h)
+    Device device = Device::CPU;
+
+    std::string str() const;
+};
+
+class SpmmSegmentKernel {
+public:
+    explicit SpmmSegmentKernel(const SpmmSegmentKernelKey &key);
+    static std::shared_ptr<const SpmmSegmentKernel> get(const SpmmSegmentKernelKey &key,
+                                                        KernelCache &cache = KernelCache::global());
+
+    /// out [num_dst, ...] = g-SpMM of lhs [num_src, ...] and rhs [num_edges, ...] on g, whose COO
+    /// must be set (ShapeError when a tensor does not fit the key's layout, rows or device).
+    void run(const GraphView &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, const CudaLaunch &launch = {}) const;
+
+    const SpmmSegmentKernelKey &key() const { return key_; }
+    /// The lowered statement of the scheduled pipeline (with the PTX of CUDA kernels).
+    std::string lowered_stmt() const;
+
+private:
+    void compile_jit() const;
+
+    SpmmSegmentKernelKey key_;
+    mutable SpmmSegmentAlgorithm algo_;
+    mutable Halide::Pipeline pipeline_;
+    Halide::Target target_;
+    std::shared_ptr<const KernelLibrary> library_;
+    mutable std::once_flag jit_once_;
+};
+
+}  // namespace gsparse

@@ -1,0 +1,238 @@
+// g-SpMM by nonzeros (api: gspmm_segments_into) against a plain loop over the edges, on fresh
+// random graphs with empty rows, a very long row, duplicate edges, self-loops, edge ids that are
+// not CSR positions and a bipartite case; F = 1, odd F, heads x features; every op with sum and
+// mean. The CUDA schedule's lowering (no GPU needed): runs accumulated in registers, one atomic
+// add per change of row, as red/atom adds without a compare-and-swap loop.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "api/gsparse.h"
+#include "halide_ext/accumulate_atomic_runs.h"
+#include "ops/binary.h"
+#include "runtime/lowered_stmt.h"
+#include "runtime/spmm_segment_kernel.h"
+#include "runtime/target.h"
+#include "schedules/spmm_segments.h"
+#include "support/compare.h"
+#include "support/graph_view_of.h"
+#include "support/random_graph.h"
+
+namespace gsparse {
+namespace {
+
+using test::HostView;
+using test::view_of;
+
+double apply(BinaryOp op, double a, double b) {
+    switch (op) {
+    case BinaryOp::Add: return a + b;
+    case BinaryOp::Sub: return a - b;
+    case BinaryOp::Mul: return a * b;
+    case BinaryOp::Div: return a / b;
+    case BinaryOp::CopyLhs: return a;
+    case BinaryOp::CopyRhs: return b;
+    default: ADD_FAILURE() << "unexpected op"; return 0;
+    }
+}
+
+/// out[v] = (sum or mean) over edges e = (u -> v) of lhs[u] op rhs[e]; features [H, F] with rhs
+/// [H, rf] (rf = 1 broadcasts over F). Accumulated in double.
+std::vector<double> reference(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs, int64_t H,
+                              int64_t F, int64_t rf) {
+    const CSR &csr = g.csr();
+    const COO &coo = g.coo();
+    std::vector<double> out(static_cast<size_t>(g.num_dst() * H * F), 0.0);
+    const float *x = uses_lhs(spec.op) ? lhs.data_as<float>() : nullptr;
+    const float *y = uses_rhs(spec.op) ? rhs.data_as<float>() : nullptr;
+    for (int64_t e = 0; e < g.num_edges(); e++) {
+        const int64_t u = coo.col[static_cast<size_t>(e)], v = coo.row[static_cast<size_t>(e)];
+        const double deg = csr.row_ptr[static_cast<size_t>(v + 1)] - csr.row_ptr[static_cast<size_t>(v)];
+        const double scale = spec.reduce == ReduceOp::Mean ? 1.0 / deg : 1.0;
+        for (int64_t h = 0; h < H; h++)
+            for (int64_t f = 0; f < F; f++) {
+                const double a = x ? x[(u * H + h) * F + f] : 0.0;
+                const double b = y ? y[(e * H + h) * rf + (rf == 1 ? 0 : f)] : 0.0;
+                out[static_cast<size_t>((v * H + h) * F + f)] += scale * apply(spec.op, a, b);
+            }
+    }
+    return out;
+}
+
+int count_mismatches(const Tensor &out, const std::vector<double> &ref, const std::string &what) {
+    const float *o = out.data_as<float>();
+    int bad = 0;
+    for (size_t i = 0; i < ref.size(); i++)
+        if (std::abs(o[i] - ref[i]) > 1e-4 + 1e-4 * std::abs(ref[i]) && bad++ < 3)
+            ADD_FAILURE() << what << ": element " << i << " is " << o[i] << ", expected " << ref[i];
+    return bad;
+}
+
+TEST(SpmmSegments, MatchesEdgeLoopForEveryOpSumAndMean) {
+    const BinaryOp ops[] = {BinaryOp::CopyLhs, BinaryOp::CopyRhs, BinaryOp::Add,
+                            BinaryOp::Sub,     BinaryOp::Mul,     BinaryOp::Div};
+    for (uint64_t seed : {31u, 32u}) {
+        test::RandomGraphOptions opt;
+        opt.num_src = seed == 32 ? 150 : -1;  // one bipartite graph
+        Graph g = test::random_graph(seed, opt);
+        HostView h = view_of(g);
+        for (int64_t f : {1, 7, 32})
+            for (BinaryOp op : ops)
+                for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Mean}) {
+                    const SpmmSpec spec{op, r};
+                    Tensor x = test::random_tensor({g.num_src(), f}, seed * 7 + f, DType::F32, 0.5, 1.5);
+                    Tensor w = test::random_tensor({g.num_edges(), f}, seed * 11 + f, DType::F32, 0.5, 1.5);
+                    Tensor out = test::random_tensor({g.num_dst(), f}, 3);  // overwritten, rows without edges too
+                    gspmm_segments_into(h.view, spec, x, w, out);
+                    const std::string what = spec.name() + " F=" + std::to_string(f) + " seed " + std::to_string(seed);
+                    EXPECT_EQ(count_mismatches(out, reference(g, spec, x, w, 1, f, f), what), 0) << what;
+                }
+    }
+}
+
+TEST(SpmmSegments, HeadsBroadcastAndGivenRuns) {
+    Graph g = test::random_graph(33);
+    HostView h = view_of(g);
+    const int64_t H = 3, F = 5;
+    const SpmmSpec spec{BinaryOp::Mul, ReduceOp::Sum};
+    Tensor x = test::random_tensor({g.num_src(), H, F}, 4, DType::F32, 0.5, 1.5);
+    Tensor a = test::random_tensor({g.num_edges(), H, 1}, 5, DType::F32, 0.5, 1.5);
+    for (int64_t run : {4, 256}) {
+        Tensor out = Tensor::empty({g.num_dst(), H, F}, DType::F32);
+        OpOptions o;
+        o.schedule = ScheduleParams::parse("spmm_segments{run=" + std::to_string(run) + "}");
+        gspmm_segments_into(h.view, spec, x, a, out, o);
+        EXPECT_EQ(count_mismatches(out, reference(g, spec, x, a, H, F, 1), "heads"), 0) << "run " << run;
+    }
+}
+
+TEST(SpmmSegments, GraphWithoutEdgesGivesZeros) {
+    test::RandomGraphOptions opt;
+    opt.avg_degree = 0;
+    opt.long_row = 0;
+    Graph g = test::random_graph(34, opt);
+    ASSERT_EQ(g.num_edges(), 0);
+    HostView h = view_of(g);
+    const index_t zero = 0;  // views hold at least one col_idx and COO entry
+    h.view.col_idx = h.view.coo_src = h.view.coo_dst = &zero;
+    h.view.coo_len = 1;
+    Tensor x = test::random_tensor({g.num_src(), 4}, 1);
+    Tensor out = test::random_tensor({g.num_dst(), 4}, 2);
+    gspmm_segments_into(h.view, {BinaryOp::CopyLhs, ReduceOp::Sum}, x, {}, out);
+    for (int64_t i = 0; i < out.numel(); i++) ASSERT_EQ(out.data_as<float>()[i], 0.0f) << i;
+}
+
+TEST(SpmmSegments, RejectsWhatItCannotCompute) {
+    Graph g = test::random_graph(35);
+    HostView h = view_of(g);
+    Tensor x = test::random_tensor({g.num_src(), 4}, 1);
+    Tensor out = Tensor::empty({g.num_dst(), 4}, DType::F32);
+    EXPECT_THROW(gspmm_segments_into(h.view, {BinaryOp::CopyLhs, ReduceOp::Max}, x, {}, out), ScheduleError);
+    OpOptions bad_run;
+    bad_run.schedule = ScheduleParams::parse("spmm_segments{run=3}");
+    try {
+        gspmm_segments_into(h.view, {BinaryOp::CopyLhs, ReduceOp::Sum}, x, {}, out, bad_run);
+        ADD_FAILURE() << "run = 3 must be rejected";
+    } catch (const ScheduleError &e) {
+        EXPECT_NE(std::string(e.what()).find("run = 3"), std::string::npos) << e.what();
+    }
+    OpOptions other;
+    other.schedule = ScheduleParams::parse("gpu_spmm{kMTile=4}");
+    EXPECT_THROW(gspmm_segments_into(h.view, {BinaryOp::CopyLhs, ReduceOp::Sum}, x, {}, out, other), ScheduleError);
+    HostView no_coo = view_of(g);
+    no_coo.view.coo_src = no_coo.view.coo_dst = nullptr;
+    EXPECT_THROW(gspmm_segments_into(no_coo.view, {BinaryOp::CopyLhs, ReduceOp::Sum}, x, {}, out), GraphError);
+    Tensor short_out = Tensor::empty({g.num_dst() - 1, 4}, DType::F32);
+    EXPECT_THROW(gspmm_segments_into(h.view, {BinaryOp::CopyLhs, ReduceOp::Sum}, x, {}, short_out), ShapeError);
+}
+
+/// A custom lowering pass that keeps the text of the Stmt it is given (the pipeline after the
+/// passes before it) and changes nothing.
+class CaptureStmt : public Halide::Internal::IRMutator {
+public:
+    std::string text;
+    Halide::Internal::Stmt mutate(const Halide::Internal::Stmt &s) override {
+        std::ostringstream os;
+        os << s;
+        text = os.str();
+        return s;
+    }
+    using Halide::Internal::IRMutator::mutate;
+};
+
+size_t count(const std::string &text, const std::string &what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) n++;
+    return n;
+}
+
+TEST(SpmmSegments, CudaScheduleAccumulatesRunsInRegisters) {
+    // No GPU needed: the CUDA schedule lowers (and its PTX is emitted) on any machine.
+    for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Mean}) {
+        SpmmSegmentAlgorithm a =
+            build_spmm_segment_algorithm({BinaryOp::Mul, r}, plan_features(BinaryOp::Mul, {64}, {1}), DType::F32);
+        schedule_spmm_segments(a, Device::CUDA, 32);
+        Halide::Pipeline p(a.out);
+        for (const auto &pass : a.lowering_passes) p.add_custom_lowering_pass(pass.get(), nullptr);
+        CaptureStmt capture;
+        p.add_custom_lowering_pass(&capture, nullptr);
+        const std::string ptx = lowered_stmt_text(p, a.arguments(), jit_target(Device::CUDA));
+        auto *pass = dynamic_cast<ext::AccumulateAtomicRuns *>(a.lowering_passes.back().get());
+        ASSERT_NE(pass, nullptr);
+        // Every copy of the run loop (Halide partitions it at the edge array's end) is rewritten:
+        // per copy a register pair, and two flushes (on a change of row, after the run), each an
+        // atomic add of the run's sum.
+        const int loops = pass->rewritten();
+        EXPECT_GE(loops, 1) << capture.text;
+        EXPECT_EQ(count(capture.text, "allocate run_index$"), static_cast<size_t>(loops)) << capture.text;
+        EXPECT_EQ(count(capture.text, "allocate run_sum$"), static_cast<size_t>(loops)) << capture.text;
+        EXPECT_EQ(count(capture.text, "atomic"), static_cast<size_t>(2 * loops)) << capture.text;
+        EXPECT_EQ(count(capture.text, "+ run_sum$"), static_cast<size_t>(2 * loops)) << capture.text;
+        // Adds, not a compare-and-swap loop or a mutex.
+        EXPECT_TRUE(ptx.find("red.global.add.f32") != std::string::npos ||
+                    ptx.find("atom.global.add.f32") != std::string::npos) << ptx;
+        EXPECT_EQ(ptx.find("atom.global.cas"), std::string::npos) << ptx;
+        EXPECT_EQ(ptx.find("mutex"), std::string::npos) << ptx;
+    }
+}
+
+TEST(SpmmSegments, CpuScheduleRunsTheSameAccumulation) {
+    // The CPU schedule divides the edges into the same runs (parallel tasks, atomic adds), so the
+    // reference tests above check the rewritten runs' numbers on any machine.
+    SpmmSegmentAlgorithm a =
+        build_spmm_segment_algorithm({BinaryOp::CopyLhs, ReduceOp::Sum}, plan_features(BinaryOp::CopyLhs, {8}, {8}),
+                                     DType::F32);
+    schedule_spmm_segments(a, Device::CPU, 32);
+    Halide::Pipeline p(a.out);
+    for (const auto &pass : a.lowering_passes) p.add_custom_lowering_pass(pass.get(), nullptr);
+    CaptureStmt capture;
+    p.add_custom_lowering_pass(&capture, nullptr);
+    lowered_stmt_text(p, a.arguments(), jit_target(Device::CPU));
+    auto *pass = dynamic_cast<ext::AccumulateAtomicRuns *>(a.lowering_passes.back().get());
+    ASSERT_NE(pass, nullptr);
+    EXPECT_GE(pass->rewritten(), 1) << capture.text;
+    EXPECT_NE(capture.text.find("run_sum$"), std::string::npos) << capture.text;
+    EXPECT_NE(capture.text.find("parallel"), std::string::npos) << capture.text;
+}
+
+TEST(SpmmSegments, PassLeavesOtherLoopsAlone) {
+    // The push scatter (rows walking their neighbours) has no loop of the run's name: unchanged.
+    SpmmSegmentAlgorithm a =
+        build_spmm_segment_algorithm({BinaryOp::CopyLhs, ReduceOp::Sum}, plan_features(BinaryOp::CopyLhs, {8}, {8}),
+                                     DType::F32);
+    schedule_spmm_segments(a, Device::CUDA, 16);
+    Halide::Pipeline p(a.out);
+    p.add_custom_lowering_pass(a.lowering_passes.front().get(), nullptr);  // AtomicAddStores only
+    ext::AccumulateAtomicRuns other_name("not_a_loop");
+    p.add_custom_lowering_pass(&other_name, nullptr);
+    CaptureStmt capture;
+    p.add_custom_lowering_pass(&capture, nullptr);
+    lowered_stmt_text(p, a.arguments(), jit_target(Device::CUDA));
+    EXPECT_EQ(other_name.rewritten(), 0);
+    EXPECT_EQ(capture.text.find("run_index$"), std::string::npos) << capture.text;
+    EXPECT_NE(capture.text.find("atomic"), std::string::npos) << capture.text;
+}
+
+}  // namespace
+}  // namespace gsparse
