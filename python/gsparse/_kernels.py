@@ -106,8 +106,13 @@ def _check_graph_device(g, device):
                          "build the graph from index tensors on the operands' device")
 
 
-def spmm(g, op, reduce, lhs, rhs):
-    """g-SpMM: (out, arg_u, arg_e); the arg tensors (int32) only for max / min, else None."""
+SEGMENTS = "spmm_segments"
+
+
+def spmm(g, op, reduce, lhs, rhs, schedule=None):
+    """g-SpMM: (out, arg_u, arg_e); the arg tensors (int32) only for max / min, else None.
+    schedule: a point of a schedule that runs on dynamic graphs ("spmm_segments{run=32}": by
+    nonzeros, sum and mean), or None for the default."""
     lhs, rhs, device, dtype, feat = _operands(op, lhs, rhs)
     _check_graph_device(g, device)
     shape = [g.num_dst] + feat
@@ -124,9 +129,14 @@ def spmm(g, op, reduce, lhs, rhs):
                 arg_u.fill_(-1)
                 arg_e.fill_(-1)
             return out, arg_u, arg_e
-        _C.gspmm_view(g._t.view, op, reduce, tensor_arg(lhs, "lhs"), tensor_arg(rhs, "rhs"), tensor_arg(out, "out"),
-                      tensor_arg(arg_u, "arg_u"), tensor_arg(arg_e, "arg_e"), launch_arg(device))
+        # By nonzeros, the kernel reads the COO (made on first use).
+        view = g._t.sddmm_view() if schedule is not None and schedule.startswith(SEGMENTS) else g._t.view
+        _C.gspmm_view(view, op, reduce, tensor_arg(lhs, "lhs"), tensor_arg(rhs, "rhs"), tensor_arg(out, "out"),
+                      tensor_arg(arg_u, "arg_u"), tensor_arg(arg_e, "arg_e"), launch_arg(device), schedule)
         return out, arg_u, arg_e
+    if schedule is not None:
+        raise ShapeError(f"schedule '{schedule}' runs on dynamic graphs (Graph(..., dynamic=True)); static graphs "
+                         "take their schedules from the graph (Graph.use_tuned)")
     schedule = _tuned(g, "spmm", op, reduce, "", lhs, rhs, dtype, device)
     _C.gspmm(g._g, op, reduce, tensor_arg(lhs, "lhs"), tensor_arg(rhs, "rhs"), tensor_arg(out, "out"),
              tensor_arg(arg_u, "arg_u"), tensor_arg(arg_e, "arg_e"), launch_arg(device), schedule)

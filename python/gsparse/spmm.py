@@ -99,8 +99,8 @@ def _arg_backward(g, op, lhs, rhs, dz, arg_u, arg_e, need_lhs, need_rhs):
 
 class GSpMM(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, g, op, reduce, lhs, rhs):
-        out, arg_u, arg_e = K.spmm(g, op, reduce, lhs, rhs)
+    def forward(ctx, g, op, reduce, lhs, rhs, schedule=None):
+        out, arg_u, arg_e = K.spmm(g, op, reduce, lhs, rhs, schedule)
         ctx.g, ctx.op, ctx.reduce = g, op, reduce
         ctx.save_for_backward(lhs if K.uses_lhs(op) else None, rhs if K.uses_rhs(op) else None, arg_u, arg_e)
         if arg_u is not None:
@@ -114,16 +114,16 @@ class GSpMM(torch.autograd.Function):
         need_lhs = lhs is not None and ctx.needs_input_grad[3]
         need_rhs = rhs is not None and ctx.needs_input_grad[4]
         if not (need_lhs or need_rhs):
-            return None, None, None, None, None
+            return None, None, None, None, None, None
         dz = dz.contiguous()
         if ctx.reduce in ("sum", "mean"):
             dlhs, drhs = sum_backward(ctx.g, ctx.op, ctx.reduce, lhs, rhs, dz, need_lhs, need_rhs)
         else:
             dlhs, drhs = _arg_backward(ctx.g, ctx.op, lhs, rhs, dz, arg_u, arg_e, need_lhs, need_rhs)
-        return None, None, None, dlhs, drhs
+        return None, None, None, dlhs, drhs, None
 
 
-def gspmm(g, op, reduce, lhs=None, rhs=None, *, return_args=False):
+def gspmm(g, op, reduce, lhs=None, rhs=None, *, return_args=False, schedule=None):
     """g-SpMM on graph g: out[v] = reduce over in-edges e = (u -> v) of (lhs[u] op rhs[e]).
 
     op: add, sub, mul, div, copy_lhs (copy_u), copy_rhs (copy_e); reduce: sum, mean, max, min.
@@ -131,6 +131,11 @@ def gspmm(g, op, reduce, lhs=None, rhs=None, *, return_args=False):
     edge id (unused by copy_lhs). Feature dimensions broadcast (DGL rules). Nodes without in-edges
     get 0. With return_args=True, max / min also return (arg_u, arg_e), the int32 source and edge
     id that produced each element (-1 for nodes without in-edges).
+
+    schedule: for a dynamic graph, the forward kernel's schedule point instead of the default:
+    "spmm_segments{run=R}" divides the edges into runs of R (4 to 256, default 32) whatever the rows'
+    lengths, for graphs with a few very long rows (sum and mean; atomic adds on the GPU, so the
+    order of the additions varies between calls). The backward pass is the default one.
     """
     if not isinstance(g, Graph):
         raise ShapeError(f"g must be a gsparse.Graph, got {type(g).__name__}")
@@ -139,10 +144,12 @@ def gspmm(g, op, reduce, lhs=None, rhs=None, *, return_args=False):
         raise ShapeError(f"unknown reduce '{reduce}' (expected one of {', '.join(K.REDUCES)})")
     lhs = lhs if K.uses_lhs(op) else None
     rhs = rhs if K.uses_rhs(op) else None
+    if schedule is not None and not isinstance(schedule, str):
+        raise ShapeError(f"schedule must be a schedule point as text, got {type(schedule).__name__}")
     if K.needs_grad(lhs, rhs):
-        out, arg_u, arg_e = GSpMM.apply(g, op, reduce, lhs, rhs)
+        out, arg_u, arg_e = GSpMM.apply(g, op, reduce, lhs, rhs, schedule)
     else:  # nothing to differentiate: the kernel alone, without an autograd node
-        out, arg_u, arg_e = K.spmm(g, op, reduce, lhs, rhs)
+        out, arg_u, arg_e = K.spmm(g, op, reduce, lhs, rhs, schedule)
     if return_args:
         return out, arg_u, arg_e
     return out

@@ -1,6 +1,7 @@
 """Shared checks of dynamic graphs (built from tensors on their device) against static graphs and
 plain references, run on the CPU (test_dynamic.py, in CI) and on CUDA (test_dynamic_cuda.py)."""
 
+import pytest
 import torch
 import torch.nn.functional as F
 
@@ -440,3 +441,41 @@ def check_gat_block_shares_the_projection(device):
     # Detached destinations: x's gradient comes from the sources' projection alone.
     detached, copied = run(lambda x: x[:num_dst].detach()), run(lambda x: x[:num_dst].detach().clone())
     torch.testing.assert_close(torch.autograd.grad(detached.sum(), base)[0], torch.autograd.grad(copied.sum(), base)[0])
+
+
+def check_segments(device):
+    """g-SpMM by nonzeros (schedule="spmm_segments{run=R}") on dynamic graphs with empty rows, one very
+    long row, duplicate edges and self-loops: every op with sum and mean, F = 1, odd F and 64, runs
+    shorter and longer than the rows, against the default kernel; gradients through it; bad points."""
+    gen = torch.Generator().manual_seed(8)
+    n, E = 300, 4000
+    src = torch.randint(0, n, (E,), generator=gen)
+    dst = torch.randint(0, n - 40, (E,), generator=gen)  # the last 40 rows are empty
+    dst[:900] = 17  # a very long row
+    src[:5] = dst[:5]  # self-loops
+    src[5:10], dst[5:10] = src[10:15].clone(), dst[10:15].clone()  # duplicate edges
+    order = torch.argsort(dst, stable=True)  # edge ids along the rows, as samplers and CSR files give them
+    g = gsparse.Graph(torch.stack([src[order], dst[order]]).to(device), num_nodes=n, dynamic=True)
+    unordered = gsparse.Graph(torch.stack([src, dst]).to(device), num_nodes=n, dynamic=True)
+    for graph in (g, unordered):
+        for F in (1, 7, 64):
+            x = torch.rand(n, F, generator=gen).to(device)
+            w = torch.rand(E, F, generator=gen).add_(0.5).to(device)
+            for op in ("copy_lhs", "copy_rhs", "add", "sub", "mul", "div"):
+                for reduce in ("sum", "mean"):
+                    want = gsparse.gspmm(graph, op, reduce, x, w)
+                    for run in (4, 256):
+                        got = gsparse.gspmm(graph, op, reduce, x, w, schedule=f"spmm_segments{{run={run}}}")
+                        torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4, msg=f"{op} {reduce} F={F} run={run}")
+    x = torch.rand(n, 5, generator=gen).to(device).requires_grad_()
+    seg = gsparse.gspmm(g, "copy_lhs", "mean", x, schedule="spmm_segments{run=16}")
+    ref = gsparse.gspmm(g, "copy_lhs", "mean", x)
+    torch.testing.assert_close(torch.autograd.grad(seg.square().sum(), x)[0], torch.autograd.grad(ref.square().sum(), x)[0])
+    for bad, error in (("spmm_segments{run=3}", "run = 3"), ("spmm_segments{lanes=2}", "knob run")):
+        with pytest.raises(gsparse.ScheduleError, match=error):
+            gsparse.gspmm(g, "copy_lhs", "sum", x, schedule=bad)
+    with pytest.raises(gsparse.ScheduleError):
+        gsparse.gspmm(g, "copy_lhs", "max", x, schedule="spmm_segments{run=32}")
+    static = gsparse.Graph(torch.stack([src, dst]), num_nodes=n)
+    with pytest.raises(gsparse.ShapeError, match="dynamic graphs"):
+        gsparse.gspmm(static, "copy_lhs", "sum", x.detach().cpu(), schedule="spmm_segments{run=32}")

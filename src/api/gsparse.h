@@ -65,7 +65,7 @@ void gsddmm_into(const Graph &g, const SddmmSpec &spec, const Tensor &lhs, const
 /// copied): with no schedule given, the graph-blind default of the operator and feature shapes, so
 /// that graphs of every size share one compiled kernel. A given schedule must be one that runs on
 /// a view (no row orders, row splitting, source tiles, relabeling or destination-grouped edges;
-/// KernelError otherwise).
+/// KernelError otherwise); a `spmm_segments{...}` point runs gspmm_segments_into (below).
 void gspmm_into(const GraphView &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs, Tensor &out,
                 Tensor *arg_u = nullptr, Tensor *arg_e = nullptr, const OpOptions &options = {});
 void gsddmm_into(const GraphView &g, const SddmmSpec &spec, const Tensor &lhs, const Tensor &rhs, Tensor &out,

@@ -166,6 +166,10 @@ void check_view_device(const GraphView &g, Device tensors) {
 
 void gspmm_into(const GraphView &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs, Tensor &out,
                 Tensor *arg_u, Tensor *arg_e, const OpOptions &options) {
+    if (options.schedule && options.schedule->schedule == "spmm_segments") {
+        gspmm_segments_into(g, spec, lhs, rhs, out, options);
+        return;
+    }
     g.check();
     SpmmPlan plan = plan_spmm(g, spec, lhs, rhs);
     const auto shape = with_rows(g.num_dst, plan.layout.out_shape);
