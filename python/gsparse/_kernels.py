@@ -111,8 +111,8 @@ SEGMENTS = "spmm_segments"
 
 def spmm(g, op, reduce, lhs, rhs, schedule=None):
     """g-SpMM: (out, arg_u, arg_e); the arg tensors (int32) only for max / min, else None.
-    schedule: a point of a schedule that runs on dynamic graphs ("spmm_segments{run=32}": by
-    nonzeros, sum and mean), or None for the default."""
+    schedule: a schedule point as text ("spmm_segments{run=32}": by nonzeros, sum and mean), or
+    None for the default (a static graph's tuned point, if any)."""
     lhs, rhs, device, dtype, feat = _operands(op, lhs, rhs)
     _check_graph_device(g, device)
     shape = [g.num_dst] + feat
@@ -134,10 +134,8 @@ def spmm(g, op, reduce, lhs, rhs, schedule=None):
         _C.gspmm_view(view, op, reduce, tensor_arg(lhs, "lhs"), tensor_arg(rhs, "rhs"), tensor_arg(out, "out"),
                       tensor_arg(arg_u, "arg_u"), tensor_arg(arg_e, "arg_e"), launch_arg(device), schedule)
         return out, arg_u, arg_e
-    if schedule is not None:
-        raise ShapeError(f"schedule '{schedule}' runs on dynamic graphs (Graph(..., dynamic=True)); static graphs "
-                         "take their schedules from the graph (Graph.use_tuned)")
-    schedule = _tuned(g, "spmm", op, reduce, "", lhs, rhs, dtype, device)
+    if schedule is None:
+        schedule = _tuned(g, "spmm", op, reduce, "", lhs, rhs, dtype, device)
     _C.gspmm(g._g, op, reduce, tensor_arg(lhs, "lhs"), tensor_arg(rhs, "rhs"), tensor_arg(out, "out"),
              tensor_arg(arg_u, "arg_u"), tensor_arg(arg_e, "arg_e"), launch_arg(device), schedule)
     return out, arg_u, arg_e

@@ -132,9 +132,9 @@ def gspmm(g, op, reduce, lhs=None, rhs=None, *, return_args=False, schedule=None
     get 0. With return_args=True, max / min also return (arg_u, arg_e), the int32 source and edge
     id that produced each element (-1 for nodes without in-edges).
 
-    schedule: for a dynamic graph, the forward kernel's schedule point instead of the default:
-    "spmm_segments{run=R}" divides the edges into runs of R (4 to 256, default 32) whatever the rows'
-    lengths, for graphs with a few very long rows (sum and mean; atomic adds on the GPU, so the
+    schedule: the forward kernel's schedule point instead of the default, e.g.
+    "spmm_segments{run=R}": the edges divided into runs of R (4 to 256, default 32) whatever the
+    rows' lengths, for graphs with a few very long rows (sum and mean; atomic adds on the GPU, so the
     order of the additions varies between calls). The backward pass is the default one.
     """
     if not isinstance(g, Graph):

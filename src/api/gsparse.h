@@ -80,7 +80,8 @@ void gsddmm_into(const GraphView &g, const SddmmSpec &spec, const Tensor &lhs, c
 void gspmm_transposed_into(const GraphView &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs,
                            Tensor &out, const OpOptions &options = {});
 
-/// g-SpMM by nonzeros on a graph view with its COO (ops/spmm_segment_algorithm.h): the same result as
+/// g-SpMM by nonzeros on a graph view with its COO (ops/spmm_segment_algorithm.h; gspmm_into on a Graph
+/// runs it too for a `spmm_segments{...}` point, over the graph's COO): the same result as
 /// gspmm_into for reduce sum or mean and any op, with the edges divided into equal runs whatever the
 /// rows' lengths (for heavy-tailed rows); atomic adds on the GPU, so the order of the additions
 /// varies between runs. options.schedule: `spmm_segments{run=R}` (R edges a GPU thread adds up in

@@ -3,13 +3,14 @@
 
 #include "api/gsparse.h"
 #include "ops/halide_types.h"
+#include "runtime/device_graph.h"
 #include "runtime/sddmm_kernel.h"
-#include "runtime/target.h"
 #include "runtime/spmm_kernel.h"
 #include "runtime/spmm_push_kernel.h"
 #include "runtime/spmm_segment_kernel.h"
-#include "schedules/spmm_segments.h"
+#include "runtime/target.h"
 #include "schedules/schedule.h"
+#include "schedules/spmm_segments.h"
 
 namespace gsparse {
 
@@ -132,8 +133,65 @@ ScheduleParams gspmm_default_schedule(const Graph &g, const SpmmSpec &spec, cons
     return default_spmm_schedule(device).default_params(spmm_problem(spec, plan.layout, g.stats(), plan.dtype));
 }
 
+namespace {
+
+const index_t *device_ptr(const Halide::Buffer<> &b) {
+    return reinterpret_cast<const index_t *>(static_cast<uintptr_t>(b.raw_buffer()->device));
+}
+
+/// g-SpMM by nonzeros on a graph: a view over its COO in edge-id order (and its CSR, for mean's
+/// degrees) -- the graph's own arrays on the CPU, its device copies on CUDA (uploaded once per graph
+/// and context, shared with g-SDDMM and the row schedules).
+void gspmm_segments_on_graph(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs, Tensor &out,
+                             const OpOptions &options) {
+    const Device device = common_device({uses_lhs(spec.op) ? &lhs : nullptr, uses_rhs(spec.op) ? &rhs : nullptr, &out});
+    GraphView v;
+    v.device = device;
+    v.num_src = g.num_src();
+    v.num_dst = g.num_dst();
+    v.num_edges = g.num_edges();
+    v.max_degree = g.max_row_length();
+    static const index_t kNoEdge = 0;  // views hold at least one col_idx and COO entry
+    std::shared_ptr<DeviceCsr> csr_copy;
+    std::shared_ptr<DeviceCoo> coo_copy;
+    if (device == Device::CUDA) {
+        if (g.num_edges() == 0) {
+            // Nothing to add up: the default kernel writes the zeros.
+            OpOptions plain = options;
+            plain.schedule.reset();
+            gspmm_into(g, spec, lhs, rhs, out, nullptr, nullptr, plain);
+            return;
+        }
+        const Halide::Target target = jit_target(Device::CUDA);
+        csr_copy = DeviceCsr::get(g, static_cast<int>(kViewRowPad), options.cuda, target);
+        coo_copy = DeviceCoo::get(g, false, 0, options.cuda, target);
+        v.row_ptr = device_ptr(csr_copy->row_ptr);
+        v.row_ptr_len = csr_copy->row_ptr.dim(0).extent();
+        v.col_idx = device_ptr(csr_copy->col_idx);
+        v.coo_src = device_ptr(coo_copy->src);
+        v.coo_dst = device_ptr(coo_copy->dst);
+        v.coo_len = coo_copy->src.dim(0).extent();
+    } else {
+        const CSR &csr = g.csr();
+        const COO &coo = g.coo();
+        v.row_ptr = csr.row_ptr.data();
+        v.row_ptr_len = static_cast<int64_t>(csr.row_ptr.size());
+        v.col_idx = csr.nnz() ? csr.col_idx.data() : &kNoEdge;
+        v.coo_src = coo.nnz() ? coo.col.data() : &kNoEdge;
+        v.coo_dst = coo.nnz() ? coo.row.data() : &kNoEdge;
+        v.coo_len = std::max<int64_t>(coo.nnz(), 1);
+    }
+    gspmm_segments_into(v, spec, lhs, rhs, out, options);
+}
+
+}  // namespace
+
 void gspmm_into(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs, Tensor &out,
                 Tensor *arg_u, Tensor *arg_e, const OpOptions &options) {
+    if (options.schedule && options.schedule->schedule == "spmm_segments") {
+        gspmm_segments_on_graph(g, spec, lhs, rhs, out, options);
+        return;
+    }
     SpmmPlan plan = plan_spmm(g, spec, lhs, rhs);
     const auto shape = with_rows(g.num_dst(), plan.layout.out_shape);
     check_output(out, shape, plan.dtype, "out");

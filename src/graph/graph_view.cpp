@@ -28,7 +28,7 @@ void GraphView::check() const {
 }
 
 void GraphView::check_coo() const {
-    if (!coo_src || !coo_dst) fail<GraphError>("graph view: g-SDDMM needs the COO arrays (coo_src, coo_dst)");
+    if (!coo_src || !coo_dst) fail<GraphError>("graph view: the kernel needs the COO arrays (coo_src, coo_dst: g-SDDMM, g-SpMM by nonzeros)");
     const int64_t need = device == Device::CUDA ? round_up(std::max<int64_t>(num_edges, 1), kViewEdgePad)
                                                 : std::max<int64_t>(num_edges, 1);
     if (coo_len < need)

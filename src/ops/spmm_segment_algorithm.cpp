@@ -43,7 +43,9 @@ SpmmSegmentAlgorithm build_spmm_segment_algorithm(const SpmmSpec &spec, const Fe
     a.rhs = ImageParam(t, rank + 1, "rhs");
     for (int i = 0; i < rank; i++) a.f.emplace_back("f" + std::to_string(i));
 
-    a.p = RDom(0, a.num_edges, "p");
+    // At least one iteration (a GPU launch needs a block), none past the last edge.
+    a.p = RDom(0, max(a.num_edges, 1), "p");
+    a.p.where(a.p.x < a.num_edges);
     Expr e = a.p.x;
     Expr u = a.src_idx(e), v = a.dst_idx(e);
     Expr x = a.uses_lhs() ? Expr(a.lhs(operand_args(a.f, layout.lhs_varies, u))) : Expr();

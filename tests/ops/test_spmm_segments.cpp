@@ -107,6 +107,24 @@ TEST(SpmmSegments, HeadsBroadcastAndGivenRuns) {
     }
 }
 
+TEST(SpmmSegments, StaticGraphsTakeTheSchedulePoint) {
+    // gspmm_into on a Graph with a spmm_segments point runs on the graph's own COO (edge ids that
+    // are not CSR positions included); a graph without edges gives zeros.
+    test::RandomGraphOptions none;
+    none.avg_degree = 0;
+    none.long_row = 0;
+    for (const Graph &g : {test::random_graph(36), test::random_graph(37, none)}) {
+        const SpmmSpec spec{BinaryOp::Div, ReduceOp::Mean};
+        Tensor x = test::random_tensor({g.num_src(), 9}, 6, DType::F32, 0.5, 1.5);
+        Tensor w = test::random_tensor({g.num_edges(), 1}, 7, DType::F32, 0.5, 1.5);
+        Tensor out = test::random_tensor({g.num_dst(), 9}, 8);
+        OpOptions o;
+        o.schedule = ScheduleParams::parse("spmm_segments{run=8}");
+        gspmm_into(g, spec, x, w, out, nullptr, nullptr, o);
+        EXPECT_EQ(count_mismatches(out, reference(g, spec, x, w, 1, 9, 1), "static graph"), 0) << g.num_edges();
+    }
+}
+
 TEST(SpmmSegments, GraphWithoutEdgesGivesZeros) {
     test::RandomGraphOptions opt;
     opt.avg_degree = 0;
