@@ -7,8 +7,10 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "api/gsparse.h"
 #include "runtime/sddmm_kernel.h"
 #include "runtime/spmm_kernel.h"
+#include "runtime/spmm_segment_kernel.h"
 
 namespace gsparse::autotune {
 
@@ -110,6 +112,25 @@ Measurer::Compiled Measurer::compile(const ScheduleParams &schedule) {
     // seconds on a large graph) is built here, in the background compile workers, rather than in the
     // candidate's load step on the measuring thread.
     TuningProblem &p = problem_;
+    if (p.kind == OpKind::Spmm && schedule.schedule == "spmm_segments") {
+        // g-SpMM by nonzeros: compiled here, run through the operator API (which builds the graph's
+        // view on its COO and device copies on the first call, the load step).
+        SpmmSegmentKernelKey key;
+        key.spec = p.spmm;
+        key.layout = p.layout;
+        key.dtype = DType::F32;
+        key.run = schedule.values.count("run") ? schedule.values.at("run") : key.run;
+        key.device = p.device;
+        SpmmSegmentKernel::get(key, *cache_);
+        KernelCache *cache = cache_;
+        auto run = [schedule, cache](TuningProblem &q) {
+            OpOptions o;
+            o.schedule = schedule;
+            o.cache = cache;
+            gspmm_into(q.graph, q.spmm, q.lhs, q.rhs, q.out, nullptr, nullptr, o);
+        };
+        return {run, [](const Graph &) {}};
+    }
     if (p.kind == OpKind::Spmm) {
         auto kernel = SpmmKernel::get(measured_spmm_key(p, schedule), *cache_);
         prepare_graphs(*kernel, schedule);

@@ -11,6 +11,8 @@
 
 #include "autotune/progress.h"
 #include "core/error.h"
+#include "ops/spmm_segment_algorithm.h"
+#include "schedules/spmm_segments.h"
 
 namespace gsparse::autotune {
 
@@ -267,6 +269,13 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
             precompile(part, threads);
             for (const auto &p : part) record(p == space.expert_default ? r.expert_default : measure(p));
         }
+    }
+    if (options.segments && problem.kind == OpKind::Spmm && segments_supported(problem.spmm)) {
+        // The other algorithm of the operator: its few points measured whole, outside the space.
+        std::vector<ScheduleParams> points;
+        for (int64_t run : kSegmentRunChoices) points.push_back(ScheduleParams{"spmm_segments", {{"run", run}}});
+        precompile(points, threads);
+        for (const auto &p : points) record(measure(p));
     }
     if (options.progress) bar.finish();
     r.kernels_compiled = measurer.kernels().stats().misses - compiled_before;

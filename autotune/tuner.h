@@ -45,6 +45,9 @@ struct TuneOptions {
     /// times every candidate fully. See Measurer::set_cutoff and docs/tuner.md ("Measuring").
     double cutoff = 1.25;
     double cutoff_slack_ms = 0.5;
+    /// g-SpMM with sum or mean: after the search, also measure g-SpMM by nonzeros (schedule
+    /// spmm_segments, schedules/spmm_segments.h) at every run length; the fastest of all wins.
+    bool segments = false;
     /// Called with every measurement (for measurement records).
     std::function<void(const Measurement &)> on_measurement;
     /// Replaces compiling and timing (a replay of recorded measurements, see gsparse-tune --replay):

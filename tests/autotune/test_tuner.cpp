@@ -14,6 +14,7 @@
 #include "autotune/sweep.h"
 #include "autotune/tuner.h"
 #include "core/error.h"
+#include "schedules/spmm_segments.h"
 #include "support/compare.h"
 #include "support/random_graph.h"
 
@@ -122,6 +123,36 @@ TEST(Tuner, ExhaustiveSpmmFindsAValidScheduleThatMatchesTheReference) {
     nlohmann::json j = r.to_json();
     EXPECT_EQ(j["best"]["schedule"], "cpu_spmm");
     EXPECT_EQ(j["candidates"].size(), r.candidates.size());
+}
+
+TEST(Tuner, SegmentsJoinTheSearchForSumAndMean) {
+    // With segments on, a g-SpMM sum / mean tune also measures g-SpMM by nonzeros at every run
+    // length; the best of all wins and runs through the operator API. max / min tunes do not.
+    TuningProblem p = small_problem(OpKind::Spmm, 12);
+    p.spmm = {BinaryOp::Mul, ReduceOp::Mean};
+    p.prepare();
+    TuneOptions o;
+    o.mode = SearchMode::Random;
+    o.budget = 2;
+    o.runs = 1;
+    o.progress = false;
+    o.segments = true;
+    TuneResult r = tune(p, o);
+    size_t segments = 0;
+    for (const auto &m : r.candidates) {
+        if (m.schedule.schedule != "spmm_segments") continue;
+        segments++;
+        EXPECT_TRUE(m.ok) << m.schedule.str() << ": " << m.error;
+        EXPECT_LE(r.best.mean_ms, m.mean_ms);
+    }
+    EXPECT_EQ(segments, std::size(kSegmentRunChoices));
+    OpOptions opt;
+    opt.schedule = r.best.schedule;
+    SpmmResult got = gspmm(p.graph, p.spmm, p.lhs, p.rhs, opt);
+    EXPECT_TRUE(test::matches_reference(got.out, reference_spmm(p.graph, p.spmm, p.lhs, p.rhs), 1e-5, 1e-6));
+
+    TuningProblem q = small_problem(OpKind::Spmm, 12);  // mul / max
+    for (const auto &m : tune(q, o).candidates) EXPECT_NE(m.schedule.schedule, "spmm_segments");
 }
 
 TEST(Tuner, RandomModeMeasuresTheBudgetDeterministically) {
