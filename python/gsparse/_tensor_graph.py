@@ -72,9 +72,13 @@ class TensorGraph:
                  coo_source=None):
         self.num_src, self.num_dst, self.num_edges = int(num_src), int(num_dst), int(num_edges)
         self.device = col_idx.device
-        self.row_ptr = row_ptr  # padded int32
-        self.col_idx = col_idx if col_idx.numel() else torch.zeros(1, dtype=torch.int32, device=self.device)
-        self.edge_ids = edge_ids
+        # The kernels read the arrays by address: dense, whatever view the caller handed in (a
+        # row of a transposed edge_index has stride 2; contiguous() copies only such views).
+        self.row_ptr = row_ptr.contiguous()  # padded int32
+        self.col_idx = col_idx.contiguous() if col_idx.numel() else torch.zeros(1, dtype=torch.int32, device=self.device)
+        self.edge_ids = edge_ids.contiguous() if edge_ids is not None else None
+        if coo is not None:
+            coo = tuple(t.contiguous() for t in coo)
         self.max_degree = self.num_edges if max_degree is None else min(int(max_degree), self.num_edges)
         self._coo = coo  # (src, dst) padded int32, or None
         self._coo_source = coo_source  # (src, dst) in edge-id order, any integer dtype: padded on first use
@@ -248,6 +252,7 @@ def from_coo(src, dst, num_src, num_dst, validate=True, max_degree=None, edge_in
     E = int(src.numel())
     if E > INT32_MAX:
         raise GraphError(f"{E} edges exceed int32 indices (gsparse uses int32)")
+    src, dst = src.contiguous(), dst.contiguous()  # rows of a transposed edge_index are strided
     if src.dtype not in (torch.int32, torch.int64):
         # Narrower ids (uint8, int16, ...) would wrap in the order check (diff) and in the row
         # numbers of row_ptr_of_sorted (an arange of their dtype): widen them.
