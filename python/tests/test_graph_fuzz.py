@@ -6,7 +6,7 @@ broken row_ptr or edge_ids, max_degree below the longest row), go to a construct
 Python reference of validity. The constructor must raise GraphError exactly for invalid inputs (any
 other exception fails); an accepted graph must have the reference's sizes, edges in edge-id order,
 CSR, and g-SpMM (copy_lhs, sum). validate=False (trusting) is used on valid inputs only.
-GSPARSE_FUZZ_CASES sets the cases per path (400); case "<path>-<i>" is reproducible on its own."""
+GSPARSE_FUZZ_CASES sets the cases per path (2000); case "<path>-<i>" is reproducible on its own."""
 
 import os
 import random
@@ -22,7 +22,7 @@ try:
 except ImportError:  # pragma: no cover
     sp = None
 
-CASES = int(os.environ.get("GSPARSE_FUZZ_CASES", "400"))
+CASES = int(os.environ.get("GSPARSE_FUZZ_CASES", "2000"))
 I32 = 2**31 - 1
 KERNEL_CHECK_MAX_NODES = 1 << 20  # accepted graphs up to this many nodes also run a g-SpMM
 INT_DTYPES = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
