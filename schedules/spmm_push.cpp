@@ -5,20 +5,11 @@
 
 #include "graph/graph_view.h"
 #include "halide_ext/atomic_add_stores.h"
+#include "schedules/scatter_threads.h"
 
 namespace gsparse {
 
 using namespace Halide;
-
-namespace {
-
-int feature_threads(int64_t len) {
-    int t = 1;
-    while (t < len && t < 128) t *= 2;
-    return t;
-}
-
-}  // namespace
 
 void schedule_spmm_push(SpmmPushAlgorithm &a, Device device) {
     const int rank = a.layout.rank();
@@ -33,25 +24,16 @@ void schedule_spmm_push(SpmmPushAlgorithm &a, Device device) {
         return;
     }
 
-    // The feature dimensions fused into one (innermost first), in both stages (a Func or a Stage).
-    auto fuse_features = [&](auto &stage, const std::string &prefix) {
-        Var fused = a.f[0];
-        for (int d = 1; d < rank; d++) {
-            Var next(prefix + std::to_string(d));
-            stage.fuse(fused, a.f[static_cast<size_t>(d)], next);
-            fused = next;
-        }
-        return fused;
-    };
-    Var fz = fuse_features(a.out, "fz");
+    // The feature dimensions fused into one, in both stages.
+    Var fz = fuse_feature_dims(a.out, a.f, "fz");
     Var all("all"), bo("bo"), bi("bi");
     a.out.fuse(fz, a.u, all).gpu_tile(all, bo, bi, 256, TailStrategy::GuardWithIf);
 
     Stage scatter = a.out.update();
-    Var sz = fuse_features(scatter, "sz");
+    Var sz = fuse_feature_dims(scatter, a.f, "sz");
     // Rows a block: at most the row padding of graph views (kViewRowPad), so that the block's
     // last row reads row_ptr inside the padded array.
-    const int T = feature_threads(a.layout.out_len());
+    const int T = scatter_feature_threads(a.layout.out_len());
     const int M = std::min<int>(256 / T, static_cast<int>(kViewRowPad));
     RVar k = a.r.x, v = a.r.y;
     RVar vo("vo"), vi("vi");

@@ -6,32 +6,11 @@
 #include "core/error.h"
 #include "halide_ext/accumulate_atomic_runs.h"
 #include "halide_ext/atomic_add_stores.h"
+#include "schedules/scatter_threads.h"
 
 namespace gsparse {
 
 using namespace Halide;
-
-namespace {
-
-int feature_threads(int64_t len) {
-    int t = 1;
-    while (t < len && t < 128) t *= 2;
-    return t;
-}
-
-/// The feature dimensions of a Func or a Stage fused into one, innermost first.
-template <typename S>
-Var fuse_features(S &stage, const std::vector<Var> &f, const std::string &prefix) {
-    Var fused = f[0];
-    for (size_t d = 1; d < f.size(); d++) {
-        Var next(prefix + std::to_string(d));
-        stage.fuse(fused, f[d], next);
-        fused = next;
-    }
-    return fused;
-}
-
-}  // namespace
 
 std::string segment_run_invalid_reason(int64_t run) {
     if (std::find(std::begin(kSegmentRunChoices), std::end(kSegmentRunChoices), run) != std::end(kSegmentRunChoices))
@@ -62,13 +41,13 @@ void schedule_spmm_segments(SpmmSegmentAlgorithm &a, Device device, int64_t run)
         return;
     }
 
-    Var fz = fuse_features(a.out, a.f, "fz");
+    Var fz = fuse_feature_dims(a.out, a.f, "fz");
     Var all("all"), bo("bo"), bi("bi");
     a.out.fuse(fz, a.v, all).gpu_tile(all, bo, bi, 256, TailStrategy::GuardWithIf);
 
     Stage scatter = a.out.update();
-    Var sz = fuse_features(scatter, a.f, "sz");
-    const int T = feature_threads(a.layout.out_len());
+    Var sz = fuse_feature_dims(scatter, a.f, "sz");
+    const int T = scatter_feature_threads(a.layout.out_len());
     const int M = std::max(1, 256 / T);
     RVar pb("pb"), pt("pt");
     Var fo("fo"), fi("fi");
