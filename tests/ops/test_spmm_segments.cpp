@@ -67,6 +67,17 @@ TEST(SpmmSegments, HeadsBroadcastAndGivenRuns) {
     }
 }
 
+TEST(SpmmSegments, Float64) {
+    Graph g = test::random_graph(38);
+    HostView h = view_of(g);
+    const SpmmSpec spec{BinaryOp::Mul, ReduceOp::Sum};
+    Tensor x = test::random_tensor({g.num_src(), 5}, 9, DType::F64, 0.5, 1.5);
+    Tensor w = test::random_tensor({g.num_edges(), 5}, 10, DType::F64, 0.5, 1.5);
+    Tensor out = Tensor::empty({g.num_dst(), 5}, DType::F64);
+    gspmm_segments_into(h.view, spec, x, w, out);
+    EXPECT_TRUE(test::matches_reference(out, reference_spmm(g, spec, x, w), 1e-12, 1e-12));
+}
+
 TEST(SpmmSegments, StaticGraphsTakeTheSchedulePoint) {
     // gspmm_into on a Graph with a spmm_segments point runs on the graph's own COO (edge ids that
     // are not CSR positions included); a graph without edges gives zeros.
