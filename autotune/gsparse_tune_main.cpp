@@ -44,7 +44,7 @@ struct Args {
     std::string mode = "genetic", target = "cpu", json_out, cache_file, model_prefix = "auto", records_file, emit_dir, replay,
                 emit_name = "gsparse_kernel";
     bool no_cache = false;
-    bool no_segments = false;
+    bool segments = false;
     bool resume = false;
     size_t budget = 0;
     int runs = 10, threads = 0;
@@ -210,8 +210,9 @@ int main(int argc, char **argv) {
     app.add_option("--emit-lib", a.emit_dir, "write the best kernel (g-SpMM or g-SDDMM, for --target) as a static library and "
                                              "headers into this folder (see docs/aot.md)");
     app.add_option("--emit-name", a.emit_name, "name of the emitted kernel (a C identifier)");
-    app.add_flag("--no-segments", a.no_segments, "g-SpMM sum / mean: do not also measure g-SpMM by nonzeros "
-                 "(spmm_segments, every run length) after the search (it is left out with --replay and --emit-lib)");
+    app.add_flag("--segments", a.segments, "g-SpMM sum / mean: also measure g-SpMM by nonzeros (spmm_segments, every "
+                 "run length) after the search; its points run through the operator API and the tuning cache, they are "
+                 "not emitted ahead of time (not with --emit-lib or --replay)");
     app.add_flag("--quiet", a.quiet, "no progress bar");
     app.add_option("--plugin", a.plugin, "a shared module of user programs (dsl/plugin.h): tune one of them, --program");
     app.add_option("--program", a.program, "with --plugin: the user program to tune");
@@ -266,7 +267,10 @@ int main(int argc, char **argv) {
         opt.seed = a.seed;
         opt.progress = !a.quiet;
         // Ahead-of-time emission and recorded sweeps know the row schedules only.
-        opt.segments = !a.no_segments && a.replay.empty() && a.emit_dir.empty();
+        if (a.segments && (!a.replay.empty() || !a.emit_dir.empty()))
+            fail<Error>("--segments cannot be combined with --replay or --emit-lib (g-SpMM by nonzeros is not emitted "
+                        "ahead of time)");
+        opt.segments = a.segments;
         if (!a.replay.empty()) {
             opt.cache = nullptr;
             opt.measure = replayed_measurements(a.replay, p);
