@@ -445,8 +445,9 @@ def check_gat_block_shares_the_projection(device):
 
 def check_segments(device):
     """g-SpMM by nonzeros (schedule="spmm_segments{run=R}") on dynamic graphs with empty rows, one very
-    long row, duplicate edges and self-loops: every op with sum and mean, F = 1, odd F and 64, runs
-    shorter and longer than the rows, against the default kernel; gradients through it; bad points."""
+    long row, duplicate edges and self-loops, edge ids along the rows and not: every op, sum and
+    mean, F = 1, odd F and 64, runs shorter and longer than the rows, against the default kernel;
+    gradients through it; a static graph; bad points."""
     gen = torch.Generator().manual_seed(8)
     n, E = 300, 4000
     src = torch.randint(0, n, (E,), generator=gen)
@@ -457,16 +458,17 @@ def check_segments(device):
     order = torch.argsort(dst, stable=True)  # edge ids along the rows, as samplers and CSR files give them
     g = gsparse.Graph(torch.stack([src[order], dst[order]]).to(device), num_nodes=n, dynamic=True)
     unordered = gsparse.Graph(torch.stack([src, dst]).to(device), num_nodes=n, dynamic=True)
+    # Every op once, F = 1, odd F and 64, both reductions (each case compiles its kernels).
+    cases = [("copy_lhs", "sum", 1), ("copy_lhs", "mean", 64), ("copy_rhs", "sum", 7), ("add", "mean", 7),
+             ("sub", "sum", 7), ("mul", "sum", 64), ("div", "mean", 1)]
     for graph in (g, unordered):
-        for F in (1, 7, 64):
+        for op, reduce, F in cases:
             x = torch.rand(n, F, generator=gen).to(device)
             w = torch.rand(E, F, generator=gen).add_(0.5).to(device)
-            for op in ("copy_lhs", "copy_rhs", "add", "sub", "mul", "div"):
-                for reduce in ("sum", "mean"):
-                    want = gsparse.gspmm(graph, op, reduce, x, w)
-                    for run in (4, 256):
-                        got = gsparse.gspmm(graph, op, reduce, x, w, schedule=f"spmm_segments{{run={run}}}")
-                        torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4, msg=f"{op} {reduce} F={F} run={run}")
+            want = gsparse.gspmm(graph, op, reduce, x, w)
+            for run in (4, 256):
+                got = gsparse.gspmm(graph, op, reduce, x, w, schedule=f"spmm_segments{{run={run}}}")
+                torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4, msg=f"{op} {reduce} F={F} run={run}")
     x = torch.rand(n, 5, generator=gen).to(device).requires_grad_()
     seg = gsparse.gspmm(g, "copy_lhs", "mean", x, schedule="spmm_segments{run=16}")
     ref = gsparse.gspmm(g, "copy_lhs", "mean", x)
