@@ -16,5 +16,7 @@ void bind_views(pybind11::module_ &m);
 void bind_kernel_cache(pybind11::module_ &m);
 /// gspmm, gsddmm and output feature shapes on raw tensor arguments.
 void bind_ops(pybind11::module_ &m);
+/// load_plugin: plugins of user programs, their compiled programs and runs on static graphs.
+void bind_plugins(pybind11::module_ &m);
 
 }  // namespace gsparse::python

@@ -10,4 +10,5 @@ PYBIND11_MODULE(_C, m) {
     gsparse::python::bind_views(m);
     gsparse::python::bind_ops(m);
     gsparse::python::bind_kernel_cache(m);
+    gsparse::python::bind_plugins(m);
 }

@@ -23,6 +23,7 @@ from .batch import batch_graphs  # noqa: E402
 from .sddmm import gsddmm  # noqa: E402
 from .softmax import edge_softmax  # noqa: E402
 from .spmm import gspmm  # noqa: E402
+from .plugins import load_plugin, user_op  # noqa: E402
 from . import nn  # noqa: E402
 from . import sampling  # noqa: E402
 import torch.distributed as _dist  # noqa: E402
@@ -38,7 +39,7 @@ set_kernel_cache_dir = _native_module.set_kernel_cache_dir
 kernel_cache_stats = _native_module.kernel_cache_stats
 
 __all__ = [
-    "Graph", "batch_graphs", "sampling", "gspmm", "gsddmm", "edge_softmax", "nn",
+    "Graph", "batch_graphs", "sampling", "gspmm", "gsddmm", "edge_softmax", "nn", "load_plugin", "user_op",
     "Error", "GraphError", "FormatError", "ShapeError", "ScheduleError", "KernelError",
     "kernel_cache_dir", "set_kernel_cache_dir", "kernel_cache_stats",
 ]

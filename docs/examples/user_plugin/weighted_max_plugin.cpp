@@ -1,5 +1,5 @@
 // A plugin of user programs (docs/dsl.md, "Plugins"): the weighted max of
-// docs/examples/user_program_aot and a user schedule for it, loaded by
+// docs/examples/user_program_aot, a weighted sum and a user schedule, loaded by
 //   gsparse-compile --plugin libgsparse_example_plugin.so --program weighted_max --feat 8 --out DIR --name weighted_max
 // Built as a shared module (CMake: add_library(NAME MODULE ...)); it does not link gsparse.
 #include "dsl/plugin.h"
@@ -15,6 +15,17 @@ gsparse::dsl::SpmmProgram weighted_max() {
     Halide::Expr w = p.operand("w", At::Edge, true);
     p.message(x * w);
     p.reduce(gsparse::dsl::Monoid::max());
+    return p;
+}
+
+/// The weighted sum out[v] = sum over in-edges of x[u] * w[e] (Python's gsparse.user_op example
+/// gives it a backward).
+gsparse::dsl::SpmmProgram weighted_sum() {
+    gsparse::dsl::SpmmProgram p("weighted_sum");
+    Halide::Expr x = p.operand("x", At::Src);
+    Halide::Expr w = p.operand("w", At::Edge, true);
+    p.message(x * w);
+    p.reduce(gsparse::dsl::Monoid::sum());
     return p;
 }
 
@@ -41,5 +52,6 @@ gsparse::dsl::ScheduleDef row_tasks() {
 
 GSPARSE_PLUGIN(registry) {
     registry.program("weighted_max", weighted_max);
+    registry.program("weighted_sum", weighted_sum);
     registry.schedule("row_tasks", row_tasks);
 }

@@ -1,0 +1,182 @@
+"""gsparse.load_plugin: user programs (docs/dsl.md) from Python, with autograd through a backward
+the user gives.
+
+    plugin = gsparse.load_plugin("libmy_programs.so")          # a C++ plugin: GSPARSE_PLUGIN(...)
+    agg = plugin.program("weighted_sum", features=64)          # compiled once (CPU; device="cuda")
+    out = agg(g, x=x, w=w)                                     # out [num_dst, 64]
+
+    def agg_backward(g, grad, x, w):                           # other user programs, gsparse ops, torch
+        return {"x": gsparse.gspmm(g.reverse(), "mul", "sum", grad, w),
+                "w": gsparse.gsddmm(g, "dot", x, grad, "u", "v")}
+    weighted_sum = gsparse.user_op(agg, agg_backward)
+    out = weighted_sum(g, x=x, w=w)                            # differentiable
+
+A user program reads its operands by name: [num_src, F] at the source, [num_dst, F] at the
+destination or [num_edges, F] at the edge (one column when declared broadcast), in the program's
+type, on the program's device; it runs on static graphs (not dynamic ones). The plugin resolves
+gsparse's symbols against this package's native module.
+"""
+
+import ctypes
+import os
+
+import torch
+
+from ._native import ShapeError, _C, launch_arg, tensor_arg
+from .graph import Graph
+
+_ROWS = {"source": "num_src", "destination": "num_dst", "edge": "num_edges"}
+_DTYPES = {"float32": torch.float32, "float64": torch.float64}
+
+
+def load_plugin(path):
+    """The plugin at `path` (a shared module of user programs and schedules, dsl/plugin.h);
+    gsparse.Error naming the file when it cannot be loaded or is not a gsparse plugin."""
+    # A plugin does not link gsparse: its symbols resolve against gsparse._C, which Python loaded
+    # with local symbols; loading it again with RTLD_GLOBAL (and RTLD_NOLOAD) makes them global.
+    ctypes.CDLL(_C.__file__, mode=os.RTLD_GLOBAL | getattr(os, "RTLD_NOLOAD", 0))
+    return Plugin(_C.load_plugin(os.fspath(path)))
+
+
+class Plugin:
+    """A loaded plugin: its programs and schedules by name."""
+
+    def __init__(self, native):
+        self._native = native
+        self._compiled = {}
+
+    @property
+    def path(self):
+        return self._native.path
+
+    @property
+    def programs(self):
+        return list(self._native.programs)
+
+    @property
+    def schedules(self):
+        return list(self._native.schedules)
+
+    def program(self, name, features, device="cpu", schedule=None, point=None):
+        """Program `name` compiled for `features` output features on `device`, under the plugin's
+        schedule `schedule` (None: the default user schedule) at `point` ({knob: value}; knobs left out
+        take their defaults). Compiled once per argument set."""
+        device = torch.device(device).type
+        if device not in ("cpu", "cuda"):
+            raise ShapeError(f"user programs run on the CPU or CUDA, not {device}")
+        point = {str(k): int(v) for k, v in (point or {}).items()}
+        key = (name, int(features), device, schedule, tuple(sorted(point.items())))
+        if key not in self._compiled:
+            self._compiled[key] = UserProgram(self._native.compile(name, int(features), device, schedule, point))
+        return self._compiled[key]
+
+    def __repr__(self):
+        return f"Plugin({self.path!r}, programs={self.programs}, schedules={self.schedules})"
+
+
+class UserProgram:
+    """A compiled user program: call it with a static Graph and its operands by name."""
+
+    def __init__(self, kernel):
+        self._kernel = kernel
+        self.name, self.features = kernel.program, kernel.features
+        self.operands = [(n, at, b) for n, at, b in kernel.operands]  # (name, source|destination|edge, broadcast)
+        self.dtype = _DTYPES.get(kernel.dtype)
+        self.device = kernel.device  # "cpu" or "cuda"
+
+    @property
+    def operand_names(self):
+        return [n for n, _, _ in self.operands]
+
+    @property
+    def schedule(self):
+        return self._kernel.schedule
+
+    def __call__(self, g, **operands):
+        if not isinstance(g, Graph):
+            raise ShapeError(f"g must be a gsparse.Graph, got {type(g).__name__}")
+        if g._g is None:
+            raise ShapeError(f"user program {self.name} runs on static graphs; build the graph with dynamic=False")
+        names = self.operand_names
+        unknown = sorted(set(operands) - set(names))
+        missing = [n for n in names if operands.get(n) is None]
+        if unknown or missing:
+            raise ShapeError(f"user program {self.name} takes the operands {', '.join(names)}"
+                             + (f"; unknown: {', '.join(unknown)}" if unknown else "")
+                             + (f"; missing: {', '.join(missing)}" if missing else ""))
+        if self.dtype is None:
+            raise ShapeError(f"user program {self.name} has type {self._kernel.dtype}; Python calls take float32 "
+                             "or float64 programs")
+        args, device = {}, None
+        for name, at, broadcast in self.operands:
+            t = operands[name]
+            if not isinstance(t, torch.Tensor):
+                raise ShapeError(f"operand {name} must be a torch.Tensor, got {type(t).__name__}")
+            rows = getattr(g, _ROWS[at])
+            want = (rows, 1 if broadcast else self.features)
+            if tuple(t.shape) != want:
+                raise ShapeError(f"operand {name} of {self.name} is read at the {at}: shape {list(want)} expected, "
+                                 f"got {list(t.shape)}")
+            if t.dtype != self.dtype:
+                raise ShapeError(f"operand {name} has dtype {t.dtype}; {self.name} computes in {self.dtype}")
+            if t.device.type != self.device:
+                raise ShapeError(f"operand {name} is on {t.device} but {self.name} was compiled for {self.device}")
+            if device is None:
+                device = t.device
+            elif t.device != device:
+                raise ShapeError(f"operand {name} is on {t.device} but another on {device}")
+            t = t.detach().contiguous()
+            operands[name] = t
+            args[name] = tensor_arg(t, name)
+        out = torch.empty((g.num_dst, self.features), dtype=self.dtype, device=device)
+        self._kernel.run(g._g, args, tensor_arg(out, "out"), launch_arg(device))
+        return out
+
+    def __repr__(self):
+        return f"UserProgram({self.name}, features={self.features}, schedule={self.schedule})"
+
+
+def user_op(program, backward):
+    """A differentiable operator from a user program: forward runs `program(g, **operands)`;
+    backward(g, grad_out, **operands) returns {operand name: its gradient (or None)}, written with
+    other user programs, gsparse's operators or PyTorch. Returns f(g, **operands)."""
+    if not isinstance(program, UserProgram):
+        raise ShapeError(f"program must be a UserProgram (Plugin.program), got {type(program).__name__}")
+    if not callable(backward):
+        raise ShapeError("backward must be callable: backward(g, grad_out, **operands) -> {name: grad}")
+    names = tuple(program.operand_names)
+
+    class _UserOp(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, g, *tensors):
+            ctx.g = g
+            ctx.save_for_backward(*tensors)
+            return program(g, **dict(zip(names, tensors)))
+
+        @staticmethod
+        @torch.autograd.function.once_differentiable
+        def backward(ctx, grad):
+            ops = dict(zip(names, ctx.saved_tensors))
+            grads = backward(ctx.g, grad.contiguous(), **ops)
+            if not isinstance(grads, dict) or set(grads) - set(names):
+                raise ShapeError(f"the backward of {program.name} must return {{name: gradient}} for the operands "
+                                 f"{', '.join(names)}, got {grads if not isinstance(grads, dict) else sorted(grads)}")
+            out = []
+            for n in names:
+                d = grads.get(n)
+                if d is not None and d.shape != ops[n].shape:
+                    raise ShapeError(f"the backward of {program.name} gave {n} the shape {list(d.shape)}, "
+                                     f"not {list(ops[n].shape)}")
+                out.append(d if ctx.needs_input_grad[1 + names.index(n)] else None)
+            return (None, *out)
+
+    def apply(g, **operands):
+        unknown = sorted(set(operands) - set(names))
+        if unknown:
+            raise ShapeError(f"user program {program.name} takes the operands {', '.join(names)}; "
+                             f"unknown: {', '.join(unknown)}")
+        return _UserOp.apply(g, *[operands.get(n) for n in names])
+
+    apply.__name__ = program.name
+    apply.__doc__ = f"User program {program.name} with autograd ({', '.join(names)})."
+    return apply

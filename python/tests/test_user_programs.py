@@ -1,0 +1,108 @@
+"""User programs from Python (gsparse.load_plugin, gsparse.user_op) with the example plugin of
+docs/examples/user_plugin (built by CMake; its path comes in GSPARSE_EXAMPLE_PLUGIN, which the
+python.cpu test sets): results against PyTorch on a graph with empty rows, duplicate edges and
+self-loops, a user schedule, gradients through a user-given backward, and bad input."""
+
+import os
+
+import pytest
+import torch
+
+import gsparse
+
+PLUGIN = os.environ.get("GSPARSE_EXAMPLE_PLUGIN")
+pytestmark = pytest.mark.skipif(not PLUGIN, reason="GSPARSE_EXAMPLE_PLUGIN is not set (ctest python.cpu sets it)")
+
+
+@pytest.fixture(scope="module")
+def plugin():
+    return gsparse.load_plugin(PLUGIN)
+
+
+def graph():
+    gen = torch.Generator().manual_seed(4)
+    n, E = 60, 400
+    src = torch.randint(0, n, (E,), generator=gen)
+    dst = torch.randint(0, n - 5, (E,), generator=gen)  # the last rows are empty
+    src[:3] = dst[:3]  # self-loops
+    src[3:6], dst[3:6] = src[6:9].clone(), dst[6:9].clone()  # duplicate edges
+    ei = torch.stack([src, dst])
+    return gsparse.Graph(ei, num_nodes=n), ei
+
+
+def weighted(ei, x, w, reduce):
+    msg = x[ei[0]] * w
+    out = torch.zeros(x.shape[0], x.shape[1], dtype=x.dtype)
+    if reduce == "sum":
+        return out.index_add(0, ei[1], msg)
+    return out.scatter_reduce(0, ei[1].unsqueeze(1).expand_as(msg), msg, "amax", include_self=False)
+
+
+def test_programs_match_pytorch(plugin):
+    assert {"weighted_max", "weighted_sum"} <= set(plugin.programs) and "row_tasks" in plugin.schedules
+    g, ei = graph()
+    x = torch.randn(g.num_src, 8, dtype=torch.float32)
+    w = torch.rand(g.num_edges, 1) + 0.5
+    for name, reduce in (("weighted_max", "max"), ("weighted_sum", "sum")):
+        prog = plugin.program(name, features=8)
+        assert prog.operand_names == ["x", "w"]
+        torch.testing.assert_close(prog(g, x=x, w=w), weighted(ei, x, w, reduce))
+    tasks = plugin.program("weighted_max", 8, schedule="row_tasks", point={"rows": 4, "lanes": 4})
+    assert tasks.schedule.startswith("row_tasks{") and "rows=4" in tasks.schedule
+    torch.testing.assert_close(tasks(g, x=x, w=w), weighted(ei, x, w, "max"))
+    assert plugin.program("weighted_max", features=8) is plugin.program("weighted_max", features=8)  # compiled once
+
+
+def test_user_op_gradients_through_a_given_backward(plugin):
+    g, ei = graph()
+    agg = plugin.program("weighted_sum", features=5)
+
+    def backward(g, grad, x, w):
+        return {"x": gsparse.gspmm(g.reverse(), "mul", "sum", grad, w),
+                "w": gsparse.gsddmm(g, "dot", x, grad, "u", "v")}
+
+    f = gsparse.user_op(agg, backward)
+    x = torch.randn(g.num_src, 5, dtype=torch.float32, requires_grad=True)
+    w = (torch.rand(g.num_edges, 1) + 0.5).requires_grad_()
+    out = f(g, x=x, w=w)
+    ref = weighted(ei, x, w, "sum")
+    torch.testing.assert_close(out, ref)
+    up = torch.randn_like(out)
+    got = torch.autograd.grad(out, (x, w), up)
+    want = torch.autograd.grad(ref, (x, w), up)
+    for a, b in zip(got, want):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+    # Only x asks for a gradient: w gets none.
+    out = f(g, x=x, w=w.detach())
+    (dx,) = torch.autograd.grad(out.sum(), (x,))
+    torch.testing.assert_close(dx, torch.autograd.grad(weighted(ei, x, w.detach(), "sum").sum(), (x,))[0])
+
+
+def test_bad_input_is_named(plugin):
+    g, _ = graph()
+    prog = plugin.program("weighted_max", features=8)
+    x = torch.randn(g.num_src, 8)
+    w = torch.rand(g.num_edges, 1)
+    with pytest.raises(gsparse.ShapeError, match="missing: w"):
+        prog(g, x=x)
+    with pytest.raises(gsparse.ShapeError, match="unknown: y"):
+        prog(g, x=x, w=w, y=w)
+    with pytest.raises(gsparse.ShapeError, match=r"read at the edge: shape \[400, 1\]"):
+        prog(g, x=x, w=torch.rand(g.num_edges, 8))
+    with pytest.raises(gsparse.ShapeError, match="dtype"):
+        prog(g, x=x.double(), w=w)
+    dyn = gsparse.Graph(torch.tensor([[0, 1], [1, 2]]), num_nodes=60, dynamic=True)
+    with pytest.raises(gsparse.ShapeError, match="static graphs"):
+        prog(dyn, x=x, w=torch.rand(2, 1))
+    with pytest.raises(gsparse.Error, match="nope"):
+        plugin.program("nope", features=8)
+    with pytest.raises(gsparse.Error, match="lanes must divide"):
+        plugin.program("weighted_max", features=6, schedule="row_tasks", point={"lanes": 4})
+    with pytest.raises(gsparse.ShapeError, match="backward must be callable"):
+        gsparse.user_op(prog, None)
+    with pytest.raises(gsparse.Error, match="/nonexistent/plugin.so"):
+        gsparse.load_plugin("/nonexistent/plugin.so")
+    bad = gsparse.user_op(plugin.program("weighted_sum", 8), lambda g, grad, x, w: {"x": grad[:1]})
+    out = bad(g, x=x.requires_grad_(), w=w)
+    with pytest.raises(gsparse.ShapeError, match="gave x the shape"):
+        out.sum().backward()
