@@ -7,7 +7,8 @@ using namespace Halide::Internal;
 
 namespace {
 
-/// The one atomic add `out[i] = out[i] + v` of a loop body: its parts, or found == false.
+/// The Atomic nodes of a loop body and, when the last is the atomic add `out[i] = out[i] + v` (or
+/// `v + out[i]`) of a scalar, unpredicated store, its parts (store is null otherwise).
 class FindAtomicAdd : public IRVisitor {
 public:
     int atomics = 0;
