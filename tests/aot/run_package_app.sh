@@ -2,8 +2,9 @@
 # Installs gsparse from BUILD_DIR into a temporary prefix, tunes a g-SpMM and a g-SDDMM kernel with
 # the installed gsparse-tune, and builds the applications of tests/aot/app and tests/aot/sddmm_app
 # through find_package(gsparse) and gsparse_add_kernels; runs them (they print OK when results and
-# error codes are right), and the argument checks of CUDA g-SpMM and g-SDDMM kernels added with
-# DEVICE cuda (they print OK too).
+# error codes are right), the user-program application with the example plugin's program emitted by
+# gsparse_add_user_kernel (it prints OK when it matches a plain loop), and the argument checks of CUDA
+# g-SpMM and g-SDDMM kernels added with DEVICE cuda (they print OK too).
 set -euo pipefail
 build=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,5 +21,6 @@ cmake -S "$here/package_app" -B "$dir/app" -DCMAKE_PREFIX_PATH="$dir/prefix" -DT
 cmake --build "$dir/app" --parallel 2 >/dev/null
 "$dir/app/aot_app"
 "$dir/app/sddmm_app"
+"$dir/app/user_app"
 "$dir/app/cuda/cuda_check_args" | tail -1
 "$dir/app/cuda/cuda_sddmm_check_args" | tail -1
