@@ -11,6 +11,7 @@
 #include "runtime/sddmm_kernel.h"
 #include "runtime/spmm_kernel.h"
 #include "runtime/spmm_segment_kernel.h"
+#include "schedules/spmm_segments.h"
 
 namespace gsparse::autotune {
 
@@ -112,14 +113,14 @@ Measurer::Compiled Measurer::compile(const ScheduleParams &schedule) {
     // seconds on a large graph) is built here, in the background compile workers, rather than in the
     // candidate's load step on the measuring thread.
     TuningProblem &p = problem_;
-    if (p.kind == OpKind::Spmm && schedule.schedule == "spmm_segments") {
+    if (p.kind == OpKind::Spmm && is_segment_point(schedule)) {
         // g-SpMM by nonzeros: compiled here, run through the operator API (which builds the graph's
         // view on its COO and device copies on the first call, the load step).
         SpmmSegmentKernelKey key;
         key.spec = p.spmm;
         key.layout = p.layout;
         key.dtype = DType::F32;
-        key.run = schedule.values.count("run") ? schedule.values.at("run") : key.run;
+        key.run = segment_run_of(schedule);
         key.device = p.device;
         SpmmSegmentKernel::get(key, *cache_);
         KernelCache *cache = cache_;

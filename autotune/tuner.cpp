@@ -273,7 +273,7 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
     if (options.segments && problem.kind == OpKind::Spmm && segments_supported(problem.spmm)) {
         // The other algorithm of the operator: its few points measured whole, outside the space.
         std::vector<ScheduleParams> points;
-        for (int64_t run : kSegmentRunChoices) points.push_back(ScheduleParams{"spmm_segments", {{"run", run}}});
+        for (int64_t run : kSegmentRunChoices) points.push_back(ScheduleParams{kSegmentSchedule, {{"run", run}}});
         precompile(points, threads);
         for (const auto &p : points) record(measure(p));
     }

@@ -14,27 +14,20 @@ Writes DIR/segments.json, DIR/segments.md and DIR/segments.png (with matplotlib)
 import argparse
 import json
 import os
-import statistics
+import sys
 import time
 
 import torch
 
 import gsparse
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gnn_training import time_cuda  # noqa: E402
 
-def median_ms(fn, warmup=3, runs=20):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(runs):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    return statistics.median(times)
+
+def median_ms(fn):
+    """Median CUDA-event time of 20 calls after 3 warm-up calls."""
+    return time_cuda(fn, 3, 20)[0]
 
 
 def bench_graph(path, feats, runs, device):

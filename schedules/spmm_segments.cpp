@@ -20,6 +20,18 @@ std::string segment_run_invalid_reason(int64_t run) {
     return "run = " + std::to_string(run) + " is not one of the run lengths " + choices;
 }
 
+int64_t segment_run_of(const ScheduleParams &p) {
+    if (!is_segment_point(p))
+        fail<ScheduleError>("g-SpMM by nonzeros runs the schedule ", kSegmentSchedule, ", not ", p.schedule);
+    int64_t run = kSegmentRunDefault;
+    for (const auto &[knob, value] : p.values) {
+        if (knob != "run") fail<ScheduleError>(kSegmentSchedule, " has the knob run, not ", knob);
+        run = value;
+    }
+    if (std::string why = segment_run_invalid_reason(run); !why.empty()) fail<ScheduleError>(kSegmentSchedule, ": ", why);
+    return run;
+}
+
 void schedule_spmm_segments(SpmmSegmentAlgorithm &a, Device device, int64_t run) {
     if (std::string why = segment_run_invalid_reason(run); !why.empty()) fail<ScheduleError>(why);
     const int rank = a.layout.rank();

@@ -16,8 +16,12 @@
 
 #include "core/tensor.h"
 #include "ops/spmm_segment_algorithm.h"
+#include "schedules/schedule_params.h"
 
 namespace gsparse {
+
+/// The schedule's name in schedule points: spmm_segments{run=R}.
+inline constexpr const char *kSegmentSchedule = "spmm_segments";
 
 /// The run lengths (edges a GPU thread adds up in order) the schedule takes.
 inline constexpr int64_t kSegmentRunChoices[] = {4, 8, 16, 32, 64, 128, 256};
@@ -26,6 +30,13 @@ inline constexpr int64_t kSegmentRunDefault = 32;
 
 /// Why `run` is not a run length of the schedule ("" when it is).
 std::string segment_run_invalid_reason(int64_t run);
+
+/// Whether the point names this schedule.
+inline bool is_segment_point(const ScheduleParams &p) { return p.schedule == kSegmentSchedule; }
+
+/// The run length of a spmm_segments point (the default when it leaves it out); ScheduleError for a
+/// point of another schedule, another knob or an invalid run.
+int64_t segment_run_of(const ScheduleParams &p);
 
 /// Applies the schedule (ScheduleError for an invalid run).
 void schedule_spmm_segments(SpmmSegmentAlgorithm &a, Device device, int64_t run = kSegmentRunDefault);

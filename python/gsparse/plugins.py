@@ -107,7 +107,8 @@ class UserProgram:
         if self.dtype is None:
             raise ShapeError(f"user program {self.name} has type {self._kernel.dtype}; Python calls take float32 "
                              "or float64 programs")
-        args, device = {}, None
+        # The kernel reads the operands by address: keep the contiguous copies alive until it ran.
+        args, dense, device = {}, [], None
         for name, at, broadcast in self.operands:
             t = operands[name]
             if not isinstance(t, torch.Tensor):
@@ -126,7 +127,7 @@ class UserProgram:
             elif t.device != device:
                 raise ShapeError(f"operand {name} is on {t.device} but another on {device}")
             t = t.detach().contiguous()
-            operands[name] = t
+            dense.append(t)
             args[name] = tensor_arg(t, name)
         out = torch.empty((g.num_dst, self.features), dtype=self.dtype, device=device)
         self._kernel.run(g._g, args, tensor_arg(out, "out"), launch_arg(device))

@@ -188,7 +188,7 @@ void gspmm_segments_on_graph(const Graph &g, const SpmmSpec &spec, const Tensor 
 
 void gspmm_into(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs, Tensor &out,
                 Tensor *arg_u, Tensor *arg_e, const OpOptions &options) {
-    if (options.schedule && options.schedule->schedule == "spmm_segments") {
+    if (options.schedule && is_segment_point(*options.schedule)) {
         gspmm_segments_on_graph(g, spec, lhs, rhs, out, options);
         return;
     }
@@ -224,7 +224,7 @@ void check_view_device(const GraphView &g, Device tensors) {
 
 void gspmm_into(const GraphView &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs, Tensor &out,
                 Tensor *arg_u, Tensor *arg_e, const OpOptions &options) {
-    if (options.schedule && options.schedule->schedule == "spmm_segments") {
+    if (options.schedule && is_segment_point(*options.schedule)) {
         gspmm_segments_into(g, spec, lhs, rhs, out, options);
         return;
     }
@@ -296,16 +296,7 @@ void gspmm_segments_into(const GraphView &g, const SpmmSpec &spec, const Tensor 
     g.check_coo();
     if (!segments_supported(spec))
         fail<ScheduleError>("g-SpMM by nonzeros reduces by sum or mean, not ", spec.name());
-    int64_t run = kSegmentRunDefault;
-    if (options.schedule) {
-        if (options.schedule->schedule != "spmm_segments")
-            fail<ScheduleError>("g-SpMM by nonzeros runs the schedule spmm_segments, not ", options.schedule->schedule);
-        for (const auto &[knob, value] : options.schedule->values) {
-            if (knob != "run") fail<ScheduleError>("spmm_segments has the knob run, not ", knob);
-            run = value;
-        }
-        if (std::string why = segment_run_invalid_reason(run); !why.empty()) fail<ScheduleError>("spmm_segments: ", why);
-    }
+    const int64_t run = options.schedule ? segment_run_of(*options.schedule) : kSegmentRunDefault;
     const SpmmPlan plan =
         plan_messages(spec.op, lhs, "lhs (source-node features)", g.num_src, "source nodes", rhs, g.num_edges);
     SpmmSegmentKernelKey key;
