@@ -26,12 +26,14 @@ SchedulePoint parse_schedule_point(const json &item) {
     if (item.is_string()) {
         const std::string text = item.get<std::string>();
         if (text == "expert") p.expert = true;
+        else if (text == "default-rows") p.row_default = true;
         else if (text != "default") p.params = ScheduleParams::parse(text);
     } else if (item.is_object()) {
         const std::string name = item.value("schedule", std::string());
         const bool is_default = name == "default" || item.value("default", false);
         p.expert = name == "expert";
-        if (!is_default && !p.expert) p.params = ScheduleParams::from_json(item);
+        p.row_default = name == "default-rows";
+        if (!is_default && !p.expert && !p.row_default) p.params = ScheduleParams::from_json(item);
         if (item.contains("label")) p.label = item["label"].get<std::string>();
         if (item.contains("feats")) p.feats = item["feats"].get<std::set<int64_t>>();
         if (item.contains("ops")) p.ops = item["ops"].get<std::set<std::string>>();

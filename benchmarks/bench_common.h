@@ -27,11 +27,14 @@ namespace gsparse::bench {
 struct SchedulePoint {
     std::optional<ScheduleParams> params;  ///< nullopt: the device's default schedule
     bool expert = false;                   ///< gpu_spmm's expert rules (the default before the learned selector)
+    bool row_default = false;              ///< the default row schedule, without the segment gate ("default-rows")
     std::string label;
     std::set<int64_t> feats;               ///< empty: every F
     std::set<std::string> ops, graphs;     ///< empty: every op / graph
 
-    std::string schedule_string() const { return params ? params->str() : std::string(expert ? "expert" : "default"); }
+    std::string schedule_string() const {
+        return params ? params->str() : std::string(expert ? "expert" : row_default ? "default-rows" : "default");
+    }
     bool applies(const std::string &graph, int64_t feat, const std::string &op) const {
         return (feats.empty() || feats.count(feat)) && (ops.empty() || ops.count(op)) &&
                (graphs.empty() || graphs.count(graph));

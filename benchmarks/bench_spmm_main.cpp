@@ -407,6 +407,7 @@ json Bench::run_case(const GraphCase &gc, int64_t feat, const SpmmSpec &spec, co
         if (point.expert)
             opt.schedule = gpu_spmm_expert_default(
                 spmm_problem(spec, plan_features(spec.op, {feat}, {uses_rhs(spec.op) ? int64_t{1} : feat}), g.stats()));
+        if (point.row_default) opt.schedule = gspmm_row_default_schedule(g, spec, lhs, rhs, Device::CUDA);
         e["resolved_schedule"] = (opt.schedule ? *opt.schedule : gspmm_default_schedule(g, spec, lhs, rhs, Device::CUDA)).str();
         opt.cache = nullptr;
         opt.cuda = CudaLaunch{static_cast<void *>(ctx_), static_cast<void *>(stream_)};

@@ -53,15 +53,16 @@ def main():
     members = manifest()
     cases, meta = {}, None
 
-    def add(r, op, default_ms, expert_ms, cusparse_ms, schedule, segments=None):
+    def add(r, op, default_ms, expert_ms, cusparse_ms, schedule, segments=None, rows_ms=None):
         """One case of a benchmark record: the graph's family and split, the times of each side
-        (segments: the fastest spmm_segments entry, or None)."""
+        (segments: the fastest spmm_segments entry, or None; rows_ms: the default row schedule
+        without the segment gate, or None)."""
         name = r["graph"]
         family, split = members.get(name, ("twin" if r.get("source") == "twin" else "real", "other"))
         cases[(name, op, r["F"])] = {
             "graph": name, "family": family, "split": split, "op": op, "F": r["F"],
             "nnz": r.get("nnz"), "avg_degree": r.get("avg_degree"),
-            "gsparse_default_ms": default_ms, "gsparse_expert_ms": expert_ms,
+            "gsparse_default_ms": default_ms, "gsparse_default_rows_ms": rows_ms, "gsparse_expert_ms": expert_ms,
             "gsparse_segments_ms": segments["median_ms"] if segments else None,
             "segments_schedule": segments["schedule"] if segments else None, "gsparse_tuned_ms": None,
             "cusparse_ms": cusparse_ms, "default_schedule": schedule, "error": r.get("gsparse_error"),
@@ -73,11 +74,11 @@ def main():
             # Per schedule point, the entries whose output passed the checks.
             by_label = {e["schedule"]: e for e in r.get("results", [])
                         if e.get("competitor") == "gsparse" and e.get("ok") and e.get("check", {}).get("ok", False)}
-            d, x = by_label.get("default"), by_label.get("expert")
+            d, x, rd = by_label.get("default"), by_label.get("expert"), by_label.get("default-rows")
             segs = [e for label, e in by_label.items() if label.startswith("spmm_segments")]
             add(r, r["op"], d["median_ms"] if d else None, x["median_ms"] if x else None,
                 r.get("cusparse_best_median_ms"), d.get("resolved_schedule") if d else None,
-                min(segs, key=lambda e: e["median_ms"]) if segs else None)
+                min(segs, key=lambda e: e["median_ms"]) if segs else None, rd["median_ms"] if rd else None)
     for doc in load_runs(out_dir, "sddmm"):
         meta = meta or doc.get("metadata")
         for r in doc["records"]:
@@ -96,29 +97,34 @@ def main():
           f"Device: {device}; date: {date}; median of the timed runs, L2 flushed; gsparse-bench-spmm "
           "(benchmarks/run_zoo.sh). Speed-up = cuSPARSE time / gsparse time (> 1: gsparse faster). "
           "`expert` = the hand-written rules that were the default before the learned selector. "
-          "`segments` = g-SpMM by nonzeros at its fastest measured run length (`-`: not measured). "
+          "`segments` = g-SpMM by nonzeros at its fastest measured run length; `row default` = the default row "
+          "schedule without the segment gate (`-`: not measured). "
           "`gsparse_tuned_ms` is not measured in this run.", "",
           "| split | family | op | cases | default geomean | default worst | expert geomean | expert worst | "
-          "segments geomean | segments worst | default >= 1.0 |",
-          "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+          "segments geomean | segments worst | row default geomean | row default worst | default >= 1.0 |",
+          "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     groups = {}
     for c in rows:
         groups.setdefault((c["split"], c["family"], c["op"]), []).append(c)
     for (split, family, op), cs in sorted(groups.items()):
-        sd, sx, ss = ([s for s in (speedup(c, key) for c in cs) if s]
-                      for key in ("gsparse_default_ms", "gsparse_expert_ms", "gsparse_segments_ms"))
+        sd, sx, ss, sr = ([s for s in (speedup(c, key) for c in cs) if s]
+                          for key in ("gsparse_default_ms", "gsparse_expert_ms", "gsparse_segments_ms",
+                                      "gsparse_default_rows_ms"))
         x = lambda v: "-" if v is None or math.isnan(v) else f"{v:.2f}x"
         md.append(f"| {split} | {family} | {op} | {len(cs)} | {x(geomean(sd))} | {x(min(sd, default=None))} | "
                   f"{x(geomean(sx))} | {x(min(sx, default=None))} | {x(geomean(ss))} | {x(min(ss, default=None))} | "
+                  f"{x(geomean(sr))} | {x(min(sr, default=None))} | "
                   f"{sum(s >= 1.0 for s in sd)}/{len(sd)} |")
     md += ["", "## Every case", "",
-           "| split | family | graph | op | F | default ms | expert ms | segments ms | cuSPARSE ms | default / cuSPARSE |",
-           "|---|---|---|---|---:|---:|---:|---:|---:|---:|"]
+           "| split | family | graph | op | F | default ms | default schedule | row default ms | expert ms | segments ms | "
+           "cuSPARSE ms | default / cuSPARSE |",
+           "|---|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|"]
     fmt = lambda v: "-" if v is None else f"{v:.4f}"
     for c in rows:
         s = speedup(c, "gsparse_default_ms")
+        form = "segments" if (c["default_schedule"] or "").startswith("spmm_segments") else "rows"
         md.append(f"| {c['split']} | {c['family']} | {c['graph']} | {c['op']} | {c['F']} | {fmt(c['gsparse_default_ms'])} | "
-                  f"{fmt(c['gsparse_expert_ms'])} | {fmt(c['gsparse_segments_ms'])} | {fmt(c['cusparse_ms'])} | "
+                  f"{form} | {fmt(c['gsparse_default_rows_ms'])} | {fmt(c['gsparse_expert_ms'])} | {fmt(c['gsparse_segments_ms'])} | {fmt(c['cusparse_ms'])} | "
                   f"{'-' if s is None else f'{s:.2f}x'} |")
     with open(os.path.join(out_dir, "report.md"), "w") as f:
         f.write("\n".join(md) + "\n")

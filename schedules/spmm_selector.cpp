@@ -1,5 +1,5 @@
-// The learned default of gpu_spmm (spmm_selector.h): walks the generated trees of
-// spmm_selector_table.inc.
+// The learned default of gpu_spmm and the segment gate (spmm_selector.h): walks the generated trees
+// of spmm_selector_table.inc and spmm_segments_gate_table.inc.
 #include "schedules/spmm_selector.h"
 
 #include <algorithm>
@@ -25,9 +25,12 @@ struct SelectorTree {
 };
 
 #include "schedules/spmm_selector_table.inc"
+#include "schedules/spmm_segments_gate_table.inc"
 
 static_assert(sizeof(kSelectorFeatures) / sizeof(kSelectorFeatures[0]) == kSelectorFeatureCount,
               "spmm_selector_table.inc was generated for other statistics: rerun train_selector.py");
+static_assert(sizeof(kSegmentGateFeatures) / sizeof(kSegmentGateFeatures[0]) == kSelectorFeatureCount,
+              "spmm_segments_gate_table.inc was generated for other statistics: rerun train_segment_gate.py");
 
 constexpr size_t kPointCount = sizeof(kSelectorPoints) / sizeof(kSelectorPoints[0]);
 constexpr size_t kTreeCount = sizeof(kSelectorTrees) / sizeof(kSelectorTrees[0]);
@@ -45,19 +48,43 @@ const std::vector<std::optional<ScheduleParams>> &parsed_points() {
     return points;
 }
 
-bool selector_enabled() {
-    static const bool enabled = [] {
-        const char *v = std::getenv("GSPARSE_SPMM_SELECTOR");
-        return !(v && std::strcmp(v, "0") == 0);
+/// The gate's segment points, parsed once; nullopt for "default" (the row schedule).
+const std::vector<std::optional<ScheduleParams>> &gate_points() {
+    static const std::vector<std::optional<ScheduleParams>> points = [] {
+        std::vector<std::optional<ScheduleParams>> out;
+        for (const char *text : kSegmentGatePoints)
+            out.push_back(std::strcmp(text, "default") == 0 ? std::nullopt
+                                                            : std::optional<ScheduleParams>(ScheduleParams::parse(text)));
+        return out;
     }();
+    return points;
+}
+
+bool env_enabled(const char *name) {
+    const char *v = std::getenv(name);
+    return !(v && std::strcmp(v, "0") == 0);
+}
+
+bool selector_enabled() {
+    static const bool enabled = env_enabled("GSPARSE_SPMM_SELECTOR");
     return enabled;
 }
 
-const SelectorNode &leaf_of(const SelectorTree &tree, const std::array<double, kSelectorFeatureCount> &x) {
-    const SelectorNode *node = &kSelectorNodes[tree.root];
+bool segment_gate_enabled() {
+    static const bool enabled = env_enabled("GSPARSE_SPMM_SEGMENTS");
+    return enabled;
+}
+
+const SelectorNode &leaf_of(const SelectorNode *nodes, const SelectorTree &tree,
+                            const std::array<double, kSelectorFeatureCount> &x) {
+    const SelectorNode *node = &nodes[tree.root];
     while (node->feature >= 0)
-        node = &kSelectorNodes[x[static_cast<size_t>(node->feature)] <= node->threshold ? node->left : node->right];
+        node = &nodes[x[static_cast<size_t>(node->feature)] <= node->threshold ? node->left : node->right];
     return *node;
+}
+
+double log2_features(const Problem &p) {
+    return std::log2(static_cast<double>(std::max<int64_t>(p.layout.extents[0], 1)));
 }
 
 bool inside(const SelectorTree &tree, const std::array<double, kSelectorFeatureCount> &x) {
@@ -85,7 +112,7 @@ std::optional<ScheduleParams> select_spmm_default(
     const Problem &p, const std::function<std::optional<std::string>(const ScheduleParams &, const Problem &)> &invalid_reason) {
     if (!selector_enabled() || p.stats.nnz <= 0 || p.stats.num_rows <= 0) return std::nullopt;
     const auto x = selector_features(p.stats);
-    const double f = std::log2(static_cast<double>(std::max<int64_t>(p.layout.extents[0], 1)));
+    const double f = log2_features(p);
     // Trees by distance of their feature length from the problem's (log scale), the smaller first on
     // ties (the table lists them by feature length). Called on every operator call: no allocation.
     std::array<const SelectorTree *, kTreeCount> trees;
@@ -96,7 +123,7 @@ std::optional<ScheduleParams> select_spmm_default(
     const auto &points = parsed_points();
     for (const SelectorTree *tree : trees) {
         if (!inside(*tree, x)) return std::nullopt;
-        const SelectorNode &leaf = leaf_of(*tree, x);
+        const SelectorNode &leaf = leaf_of(kSelectorNodes, *tree, x);
         for (int i = leaf.first; i < leaf.first + leaf.count; ++i) {
             const auto &point = points[static_cast<size_t>(i)];
             if (!point) return std::nullopt;  // the expert rules rank first among what is valid here
@@ -104,6 +131,24 @@ std::optional<ScheduleParams> select_spmm_default(
         }
     }
     return std::nullopt;
+}
+
+std::optional<ScheduleParams> select_spmm_segments(const Problem &p) {
+    if (!selector_enabled() || !segment_gate_enabled() || p.order_sensitive || p.stats.nnz <= 0 ||
+        p.stats.num_rows <= 0)
+        return std::nullopt;
+    const auto x = selector_features(p.stats);
+    const double f = log2_features(p);
+    // The tree of the nearest swept feature length (log scale; the smaller on ties).
+    const SelectorTree *nearest = nullptr;
+    for (const SelectorTree &t : kSegmentGateTrees) {
+        const double d = std::abs(std::log2(static_cast<double>(t.feat)) - f);
+        if (!nearest || d < std::abs(std::log2(static_cast<double>(nearest->feat)) - f)) nearest = &t;
+    }
+    if (!nearest || !inside(*nearest, x)) return std::nullopt;
+    const SelectorNode &leaf = leaf_of(kSegmentGateNodes, *nearest, x);
+    if (leaf.count <= 0) return std::nullopt;
+    return gate_points()[static_cast<size_t>(leaf.first)];  // nullopt: the row schedule ranks first
 }
 
 std::vector<int64_t> selector_anchor_features() {

@@ -30,40 +30,51 @@ def graph():
     return gsparse.Graph(ei, num_nodes=n), ei
 
 
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+
+
 def weighted(ei, x, w, reduce):
+    ei = ei.to(x.device)
     msg = x[ei[0]] * w
-    out = torch.zeros(x.shape[0], x.shape[1], dtype=x.dtype)
+    out = torch.zeros(x.shape[0], x.shape[1], dtype=x.dtype, device=x.device)
     if reduce == "sum":
         return out.index_add(0, ei[1], msg)
     return out.scatter_reduce(0, ei[1].unsqueeze(1).expand_as(msg), msg, "amax", include_self=False)
 
 
-def test_programs_match_pytorch(plugin):
+@pytest.mark.parametrize("device", DEVICES)
+def test_programs_match_pytorch(plugin, device):
     assert {"weighted_max", "weighted_sum"} <= set(plugin.programs) and "row_tasks" in plugin.schedules
     g, ei = graph()
-    x = torch.randn(g.num_src, 8, dtype=torch.float32)
-    w = torch.rand(g.num_edges, 1) + 0.5
+    x = torch.randn(g.num_src, 8, dtype=torch.float32, device=device)
+    w = torch.rand(g.num_edges, 1, device=device) + 0.5
     for name, reduce in (("weighted_max", "max"), ("weighted_sum", "sum")):
-        prog = plugin.program(name, features=8)
-        assert prog.operand_names == ["x", "w"]
+        prog = plugin.program(name, features=8, device=device)
+        assert prog.operand_names == ["x", "w"] and prog.device == device
         torch.testing.assert_close(prog(g, x=x, w=w), weighted(ei, x, w, reduce))
-    tasks = plugin.program("weighted_max", 8, schedule="row_tasks", point={"rows": 4, "lanes": 4})
-    assert tasks.schedule.startswith("row_tasks{") and "rows=4" in tasks.schedule
-    torch.testing.assert_close(tasks(g, x=x, w=w), weighted(ei, x, w, "max"))
-    assert plugin.program("weighted_max", features=8) is plugin.program("weighted_max", features=8)  # compiled once
+    if device == "cpu":
+        tasks = plugin.program("weighted_max", 8, schedule="row_tasks", point={"rows": 4, "lanes": 4})
+        assert tasks.schedule.startswith("row_tasks{") and "rows=4" in tasks.schedule
+        torch.testing.assert_close(tasks(g, x=x, w=w), weighted(ei, x, w, "max"))
+    else:  # the plugin's own schedule is a CPU schedule: named, not compiled
+        with pytest.raises(gsparse.ScheduleError, match="row_tasks is a CPU schedule"):
+            plugin.program("weighted_max", 8, device=device, schedule="row_tasks", point={"rows": 4, "lanes": 4})
+    # compiled once per argument set
+    assert plugin.program("weighted_max", 8, device=device) is plugin.program("weighted_max", 8, device=device)
 
 
-def test_user_op_gradients_through_a_given_backward(plugin):
+@pytest.mark.parametrize("device", DEVICES)
+def test_user_op_gradients_through_a_given_backward(plugin, device):
     g, ei = graph()
-    agg = plugin.program("weighted_sum", features=5)
+    agg = plugin.program("weighted_sum", features=5, device=device)
 
     def backward(g, grad, x, w):
         return {"x": gsparse.gspmm(g.reverse(), "mul", "sum", grad, w),
                 "w": gsparse.gsddmm(g, "dot", x, grad, "u", "v")}
 
     f = gsparse.user_op(agg, backward)
-    x = torch.randn(g.num_src, 5, dtype=torch.float32, requires_grad=True)
-    w = (torch.rand(g.num_edges, 1) + 0.5).requires_grad_()
+    x = torch.randn(g.num_src, 5, dtype=torch.float32, device=device, requires_grad=True)
+    w = (torch.rand(g.num_edges, 1, device=device) + 0.5).requires_grad_()
     out = f(g, x=x, w=w)
     ref = weighted(ei, x, w, "sum")
     torch.testing.assert_close(out, ref)

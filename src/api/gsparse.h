@@ -94,9 +94,14 @@ std::vector<int64_t> gspmm_output_shape(const Graph &g, const SpmmSpec &spec, co
 std::vector<int64_t> gsddmm_output_shape(const Graph &g, const SddmmSpec &spec, const Tensor &lhs, const Tensor &rhs);
 
 /// The schedule point gspmm_into runs on `device` when OpOptions::schedule is not set: the default
-/// schedule's choice for this graph's statistics and these operands (on CUDA the learned selector's
-/// point where it decides, else the expert rules; see docs/schedules.md).
+/// schedule's choice for this graph's statistics and these operands (on CUDA: spmm_segments{run=R}
+/// where the segment gate sends the problem, else the learned selector's row schedule where it
+/// decides, else the expert rules; see docs/schedules.md).
 ScheduleParams gspmm_default_schedule(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs,
                                       Device device);
+
+/// The default row schedule (gpu_spmm / cpu_spmm) for the same problem, whatever the segment gate says.
+ScheduleParams gspmm_row_default_schedule(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs,
+                                          Device device);
 
 }  // namespace gsparse

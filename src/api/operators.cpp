@@ -11,6 +11,7 @@
 #include "runtime/target.h"
 #include "schedules/schedule.h"
 #include "schedules/spmm_segments.h"
+#include "schedules/spmm_selector.h"
 
 namespace gsparse {
 
@@ -127,8 +128,26 @@ std::vector<int64_t> gsddmm_output_shape(const Graph &g, const SddmmSpec &spec, 
     return with_rows(g.num_edges(), plan_sddmm(g, spec, lhs, rhs).layout.out_shape);
 }
 
+namespace {
+
+/// The segment form where the segment gate sends a g-SpMM on a graph (spmm_selector.h), else nullopt.
+std::optional<ScheduleParams> gated_segments(const SpmmSpec &spec, const Problem &problem, Device device) {
+    if (device != Device::CUDA || !segments_supported(spec)) return std::nullopt;
+    return select_spmm_segments(problem);
+}
+
+}  // namespace
+
 ScheduleParams gspmm_default_schedule(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs,
                                       Device device) {
+    const SpmmPlan plan = plan_spmm(g, spec, lhs, rhs);
+    const Problem problem = spmm_problem(spec, plan.layout, g.stats(), plan.dtype);
+    if (auto segments = gated_segments(spec, problem, device)) return *segments;
+    return default_spmm_schedule(device).default_params(problem);
+}
+
+ScheduleParams gspmm_row_default_schedule(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs,
+                                          Device device) {
     const SpmmPlan plan = plan_spmm(g, spec, lhs, rhs);
     return default_spmm_schedule(device).default_params(spmm_problem(spec, plan.layout, g.stats(), plan.dtype));
 }
@@ -207,6 +226,14 @@ void gspmm_into(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const T
     key.identity_edge_ids = spmm_identity_edge_ids(spec, g);
     key.device = common_device({uses_lhs(spec.op) ? &lhs : nullptr, uses_rhs(spec.op) ? &rhs : nullptr, &out, arg_u, arg_e});
     const Problem problem = spmm_problem(spec, plan.layout, g.stats(), plan.dtype);
+    if (!options.schedule) {
+        if (auto segments = gated_segments(spec, problem, key.device)) {
+            OpOptions chosen = options;
+            chosen.schedule = *segments;
+            gspmm_segments_on_graph(g, spec, lhs, rhs, out, chosen);
+            return;
+        }
+    }
     key.schedule = options.schedule ? *options.schedule : default_spmm_schedule(key.device).default_params(problem);
     auto kernel = SpmmKernel::get(key, options.cache ? *options.cache : KernelCache::global());
     kernel->run(g, lhs, rhs, out, arg_u, arg_e, options.cuda);

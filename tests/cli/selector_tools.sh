@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The default selector's tooling and the zoo report, without a GPU:
-#   1. the committed table (schedules/spmm_selector_table.inc) is what train_selector.py grows from the
-#      committed sweep data (only the generation date may differ);
+#   1. the committed tables (schedules/spmm_selector_table.inc, spmm_segments_gate_table.inc) are what
+#      train_selector.py and train_segment_gate.py grow from the committed data (only the generation
+#      date may differ);
 #   2. collect_sweeps.py turns a sweep folder into cases (median per point, the expert default) and
 #      refuses sweeps whose graphs have no statistics;
 #   3. report_zoo.py computes speed-ups over cuSPARSE per family from gsparse-bench-spmm records.
@@ -19,6 +20,17 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
   --no-cv --emit "$tmp/table.inc" > /dev/null
 diff <(tail -n +2 "$tmp/table.inc") <(tail -n +2 "$src/schedules/spmm_selector_table.inc") > "$tmp/diff" ||
   fail "schedules/spmm_selector_table.inc is not what train_selector.py grows from the data: $(head -5 "$tmp/diff")"
+
+# 1b. So is the segment gate's (schedules/spmm_segments_gate_table.inc).
+"$py" "$src/autotune/selector/train_segment_gate.py" "$src"/autotune/selector/data/h100-segment-gate-train-*.json.gz \
+  --emit "$tmp/gate.inc" > /dev/null
+diff <(tail -n +2 "$tmp/gate.inc") <(tail -n +2 "$src/schedules/spmm_segments_gate_table.inc") > "$tmp/diff" ||
+  fail "schedules/spmm_segments_gate_table.inc is not what train_segment_gate.py grows from the data: $(head -5 "$tmp/diff")"
+if "$py" "$src/autotune/selector/train_segment_gate.py" "$src"/autotune/selector/data/h100-segment-gate-train-*.json.gz \
+     --margin 1.5 > "$tmp/err" 2>&1; then
+  fail "train_segment_gate.py accepted --margin 1.5"
+fi
+grep -q -- "--margin must lie in" "$tmp/err" || fail "train_segment_gate.py error: $(cat "$tmp/err")"
 
 # 2. collect_sweeps.py on a two-point sweep of one graph.
 mkdir -p "$tmp/sweep/train"
@@ -48,7 +60,7 @@ fi
 grep -q "no statistics" "$tmp/err" || fail "collect_sweeps.py error: $(cat "$tmp/err")"
 
 # 3. report_zoo.py: a held-out lattice case, gsparse 2x faster than cuSPARSE, the expert rules 2x slower,
-#    g-SpMM by nonzeros 4x faster at its best checked run length.
+#    g-SpMM by nonzeros 4x faster at its best checked run length, the row default 1.6x.
 mkdir -p "$tmp/zoo"
 cat > "$tmp/zoo/spmm-t.json" <<'JSON'
 {"metadata": {"device": "TEST GPU", "date": "2026-01-01"}, "records": [
@@ -56,6 +68,7 @@ cat > "$tmp/zoo/spmm-t.json" <<'JSON'
   "results": [{"competitor": "gsparse", "schedule": "default", "ok": true, "check": {"ok": true}, "median_ms": 0.1,
                "resolved_schedule": "gpu_spmm{kMTile=64}"},
               {"competitor": "gsparse", "schedule": "expert", "ok": true, "check": {"ok": true}, "median_ms": 0.4},
+              {"competitor": "gsparse", "schedule": "default-rows", "ok": true, "check": {"ok": true}, "median_ms": 0.125},
               {"competitor": "gsparse", "schedule": "gpu_spmm{kMTile=2}", "ok": true, "check": {"ok": false}, "median_ms": 0.01},
               {"competitor": "gsparse", "schedule": "spmm_segments{run=8}", "ok": true, "check": {"ok": true}, "median_ms": 0.08},
               {"competitor": "gsparse", "schedule": "spmm_segments{run=32}", "ok": true, "check": {"ok": true}, "median_ms": 0.05},
@@ -69,9 +82,10 @@ d = json.load(open(sys.argv[1] + "/summary.json"))
 assert (c["family"], c["split"], c["F"]) == ("lattice", "held-out", 8), c
 assert (c["gsparse_default_ms"], c["gsparse_expert_ms"], c["cusparse_ms"]) == (0.1, 0.4, 0.2), c
 assert c["default_schedule"] == "gpu_spmm{kMTile=64}" and c["gsparse_tuned_ms"] is None, c
+assert c["gsparse_default_rows_ms"] == 0.125, c
 # The fastest segments entry that passed its check (run=64 failed it).
 assert (c["gsparse_segments_ms"], c["segments_schedule"]) == (0.05, "spmm_segments{run=32}"), c
 md = open(sys.argv[1] + "/report.md").read()
-assert "| held-out | lattice | copy_lhs:sum | 1 | 2.00x | 2.00x | 0.50x | 0.50x | 4.00x | 4.00x | 1/1 |" in md, md
+assert "| held-out | lattice | copy_lhs:sum | 1 | 2.00x | 2.00x | 0.50x | 0.50x | 4.00x | 4.00x | 1.60x | 1.60x | 1/1 |" in md, md
 PY
 echo OK

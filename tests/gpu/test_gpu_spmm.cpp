@@ -8,6 +8,7 @@
 
 #include "gpu/gpu_fixture.h"
 #include "schedules/gpu_schedules.h"
+#include "schedules/spmm_segments.h"
 #include "schedules/spmm_selector.h"
 #include "schedules/schedule.h"
 #include "support/compare.h"
@@ -109,6 +110,29 @@ TEST_F(GpuSpmm, LearnedDefaultsOnAGraphWithinTheSelectorsSupport) {
         for (const SpmmSpec &spec : {SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Sum}, SpmmSpec{BinaryOp::Mul, ReduceOp::Sum},
                                      SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Max}})
             EXPECT_TRUE(check(g, spec, x, w, nullptr)) << spec.name() << " F=" << F;
+    }
+}
+
+TEST_F(GpuSpmm, SegmentGateSendsHeavyTailedGraphsToTheSegmentForm) {
+    // 120 k nodes, a fifth of the rows empty and one row of 5,000: the segment gate's heavy-tailed
+    // side at small F. The default then runs spmm_segments for sum and mean (checked against the
+    // reference, edge weights in shuffled edge-id order included) and the row schedule for max.
+    test::RandomGraphOptions opt;
+    opt.num_nodes = 120000;
+    opt.long_row = 5000;
+    Graph g = test::random_graph(78, opt);
+    for (int64_t F : {1, 4, 8}) {
+        Tensor x = features(g.num_src(), {F}, 41);
+        Tensor w = features(g.num_edges(), {1}, 42);
+        const ScheduleParams chosen = gspmm_default_schedule(g, SpmmSpec{}, to_device(x), Tensor(), Device::CUDA);
+        EXPECT_TRUE(is_segment_point(chosen)) << "F=" << F << ": " << chosen.str();
+        EXPECT_FALSE(is_segment_point(gspmm_row_default_schedule(g, SpmmSpec{}, to_device(x), Tensor(), Device::CUDA)));
+        for (const SpmmSpec &spec : {SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Sum}, SpmmSpec{BinaryOp::Mul, ReduceOp::Mean},
+                                     SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Max}})
+            EXPECT_TRUE(check(g, spec, x, w, nullptr)) << spec.name() << " F=" << F;
+        const ScheduleParams for_max =
+            gspmm_default_schedule(g, SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Max}, to_device(x), Tensor(), Device::CUDA);
+        EXPECT_FALSE(is_segment_point(for_max)) << for_max.str();
     }
 }
 

@@ -1,5 +1,5 @@
 // The learned default of gpu_spmm (schedules/spmm_selector.h): its statistics, its support, the
-// points it can answer and their validity for every problem it is asked about.
+// points it can answer and their validity for every problem it is asked about; the segment gate.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,6 +8,7 @@
 #include "ops/op_spec.h"
 #include "schedules/gpu_schedules.h"
 #include "schedules/schedule.h"
+#include "schedules/spmm_segments.h"
 #include "schedules/spmm_selector.h"
 
 namespace gsparse {
@@ -142,6 +143,59 @@ TEST(SpmmSelector, FeatureLengthsBetweenTheSweptOnesTakeANearbyTree) {
     const auto wide = select_spmm_default(problem(512, kLattice), def.invalid_reason);
     ASSERT_TRUE(wide.has_value());
     EXPECT_TRUE(in(*wide, 256)) << wide->str();
+}
+
+TEST(SegmentGate, HeavyTailedGraphsAtSmallFeatureLengthsTakeTheSegmentForm) {
+    // A power-law graph shaped like the zoo's Chung-Lu members: 1 M rows, 4 M nonzeros, a fifth of
+    // the rows empty, the longest row 3,000x the average.
+    const GraphStats power_law = stats(1000000, 1000000, 4000000, 12000, 6.0, 5.0, 200000);
+    for (int64_t F : {1, 2, 3, 4, 8, 16, 32}) {
+        const auto chosen = select_spmm_segments(problem(F, power_law));
+        ASSERT_TRUE(chosen.has_value()) << "F=" << F;
+        EXPECT_TRUE(is_segment_point(*chosen)) << chosen->str();
+        const int64_t run = segment_run_of(*chosen);
+        EXPECT_NE(std::find(std::begin(kSegmentRunChoices), std::end(kSegmentRunChoices), run), std::end(kSegmentRunChoices))
+            << chosen->str();
+        // mean and edge weights too: sum-like reductions.
+        EXPECT_TRUE(select_spmm_segments(problem(F, power_law, {BinaryOp::Mul, ReduceOp::Mean})).has_value());
+        // max / min keep the row schedules (their arg ids depend on the order of a row's neighbours).
+        EXPECT_EQ(select_spmm_segments(problem(F, power_law, {BinaryOp::CopyLhs, ReduceOp::Max})), std::nullopt);
+    }
+    // Wide features: the row schedules' vector loads and register tiles win there.
+    for (int64_t F : {128, 256, 512}) EXPECT_EQ(select_spmm_segments(problem(F, power_law)), std::nullopt) << F;
+}
+
+TEST(SegmentGate, RegularGraphsAndProblemsOutsideTheSupportKeepTheRowSchedules) {
+    for (int64_t F : {1, 4, 16, 64}) {
+        EXPECT_EQ(select_spmm_segments(problem(F, kLattice)), std::nullopt) << F;
+        EXPECT_EQ(select_spmm_segments(problem(F, kTiny)), std::nullopt) << F;          // below the support
+        EXPECT_EQ(select_spmm_segments(problem(F, GraphStats{})), std::nullopt) << F;   // no statistics
+    }
+    // The full reddit twin (114 M nonzeros, beyond the training graphs' range).
+    EXPECT_EQ(select_spmm_segments(problem(4, stats(232965, 232965, 114615892, 48535, 1.6, 1.2, 30000))), std::nullopt);
+}
+
+TEST(SegmentGate, EveryTablePointIsASegmentPointOrTheDefault) {
+    // Every leaf of every tree answers a valid segment run or the row schedule: walk both sides of
+    // the trees with extreme statistics inside the support.
+    int segments = 0, rows = 0;
+    for (int64_t F : {1, 2, 4, 8, 16, 32, 64, 256})
+        for (double empty : {0.0, 0.5})
+            for (int64_t longest : {int64_t{8}, int64_t{200000}})
+                for (double col_cov : {0.2, 10.0}) {
+                    const auto chosen = select_spmm_segments(
+                        problem(F, stats(1000000, 1000000, 4000000, longest, col_cov, col_cov,
+                                         static_cast<int64_t>(empty * 1000000))));
+                    if (!chosen) {
+                        rows++;
+                        continue;
+                    }
+                    segments++;
+                    ASSERT_TRUE(is_segment_point(*chosen)) << chosen->str();
+                    EXPECT_NO_THROW(segment_run_of(*chosen)) << chosen->str();
+                }
+    EXPECT_GT(segments, 0);
+    EXPECT_GT(rows, 0);
 }
 
 }  // namespace
