@@ -55,6 +55,8 @@ def main():
     ap.add_argument("--steps", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="profile")
+    ap.add_argument("--stack", action="store_true",
+                    help="also the operators by host time grouped by their Python call sites (slower profile)")
     args = ap.parse_args()
     device = torch.device("cuda")
     name, path = args.graph.split("=", 1)
@@ -94,7 +96,8 @@ def profile_step(step, pool, args, label):
     for i in range(args.warmup):
         step(pool[i % len(pool)])
     sync_ms, piped_ms = wall_ms(step, pool, 20, True)
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], with_stack=args.stack,
+                 record_shapes=args.stack) as prof:
         for i in range(args.steps):
             step(pool[i % len(pool)])
         torch.cuda.synchronize()
@@ -103,6 +106,13 @@ def profile_step(step, pool, args, label):
               f"{args.steps} profiled steps", "",
               ka.table(sort_by="cuda_time_total", row_limit=30, max_name_column_width=60), "",
               ka.table(sort_by="self_cpu_time_total", row_limit=40, max_name_column_width=60)]
+    if args.stack:
+        report += ["", "By call site (5 frames):", "",
+                   prof.key_averages(group_by_stack_n=5).table(sort_by="self_cpu_time_total", row_limit=25,
+                                                               max_name_column_width=40, max_src_column_width=120),
+                   "", "By input shape:", "",
+                   prof.key_averages(group_by_input_shape=True).table(sort_by="self_cpu_time_total", row_limit=25,
+                                                                      max_name_column_width=40, max_shapes_column_width=80)]
     with open(os.path.join(args.out, f"{label}.txt"), "w") as f:
         f.write("\n".join(report) + "\n")
     print(report[0], flush=True)

@@ -41,7 +41,9 @@ gsparse::dsl::ScheduleDef row_tasks() {
     };
     d.apply = [](gsparse::dsl::ScheduleContext &c) {
         Halide::Var vo("vo"), vi("vi");
-        c.out.split(c.v, vo, vi, static_cast<int>(c.knob("rows"))).parallel(vo);
+        // GuardWithIf: graphs with fewer rows than a task (or a count that is not a multiple of
+        // it) compute no row twice and none outside the output.
+        c.out.split(c.v, vo, vi, static_cast<int>(c.knob("rows")), Halide::TailStrategy::GuardWithIf).parallel(vo);
         if (c.knob("lanes") > 1) c.out.vectorize(c.f, static_cast<int>(c.knob("lanes")));
         c.acc.compute_at(c.out, vi);
     };
