@@ -341,5 +341,43 @@ TEST(UserSpmm, UserScheduleWithItsOwnKnobsIsSearched) {
     expect_close(out, want, 1e-6, best.schedule());
 }
 
+TEST(UserSpmm, ScheduleWritingOutsideTheOutputIsANamedErrorNotACrash) {
+    // A user schedule that splits rows into tasks of 64 without a tail strategy: Halide shifts the
+    // last task inwards, so a graph with fewer rows than a task would be read and written before
+    // row 0. Halide's input checks refuse the call; the user gets a KernelError naming the program
+    // and the access, the process goes on, and the same schedule with GuardWithIf runs.
+    auto rows_of = [](Halide::TailStrategy tail) {
+        dsl::ScheduleDef d;
+        d.name = "tasks";
+        d.knobs = {{"rows", {64}, 64}};
+        d.apply = [tail](dsl::ScheduleContext &c) {
+            Halide::Var vo("vo"), vi("vi");
+            c.out.split(c.v, vo, vi, static_cast<int>(c.knob("rows")), tail).parallel(vo);
+            c.acc.compute_at(c.out, vi);
+        };
+        return d;
+    };
+    SpmmProgram p("small_graph_sum");
+    p.message(p.operand("x", At::Src));
+    p.reduce(Monoid::sum());
+    test::RandomGraphOptions opt;
+    opt.num_nodes = 5;
+    opt.long_row = 3;
+    Graph g = test::random_graph(5, opt);
+    const int F = 4;
+    Tensor x = test::random_tensor({g.num_src(), F}, 1);
+    Tensor out = Tensor::empty({g.num_dst(), F}, DType::F32);
+    dsl::SpmmKernel shifted = p.compile(F, Device::CPU, rows_of(Halide::TailStrategy::ShiftInwards), {});
+    EXPECT_TRUE(test::throws_with<KernelError>([&] { shifted.run(g, {{"x", x}}, out); },
+                                               {"small_graph_sum", "is accessed at", "before the min"}));
+    dsl::SpmmKernel guarded = p.compile(F, Device::CPU, rows_of(Halide::TailStrategy::GuardWithIf), {});
+    guarded.run(g, {{"x", x}}, out);
+    expect_close(out, reference(g, F, 0.0, [](double a, double m) { return a + m; },
+                                [&](int f, int64_t u, int64_t, int64_t) {
+                                    return static_cast<double>(x.data_as<float>()[u * F + f]);
+                                }),
+                 1e-6, "guarded");
+}
+
 }  // namespace
 }  // namespace gsparse
