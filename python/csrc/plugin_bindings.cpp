@@ -7,6 +7,7 @@
 #include "bindings.h"
 #include "core/error.h"
 #include "dsl/plugin.h"
+#include "graph/graph_view.h"
 #include "tensor_args.h"
 
 namespace py = pybind11;
@@ -42,7 +43,9 @@ UserKernel compile(const dsl::Plugin &plugin, const std::string &program, int fe
     return k;
 }
 
-void run(const UserKernel &k, const Graph &g, const std::map<std::string, TensorArg> &operands, const TensorArg &out,
+/// Runs k on a Graph or a GraphView (a dynamic graph's arrays) with tensors passed by address.
+template <typename G>
+void run(const UserKernel &k, const G &g, const std::map<std::string, TensorArg> &operands, const TensorArg &out,
          const std::optional<LaunchArg> &launch) {
     std::map<std::string, Tensor> views;
     for (const auto &[name, arg] : operands) views.emplace(name, view_tensor(arg, name.c_str()));
@@ -68,8 +71,11 @@ void bind_plugins(py::module_ &m) {
         .def_readonly("dtype", &UserKernel::dtype)
         .def_readonly("device", &UserKernel::device)
         .def_property_readonly("schedule", [](const UserKernel &k) { return k.kernel.schedule(); })
-        .def("run", &run, py::arg("graph"), py::arg("operands"), py::arg("out"), py::arg("launch"),
-             py::call_guard<py::gil_scoped_release>(), "out [num_dst, features] = the program on the graph.");
+        .def("run", &run<Graph>, py::arg("graph"), py::arg("operands"), py::arg("out"), py::arg("launch"),
+             py::call_guard<py::gil_scoped_release>(), "out [num_dst, features] = the program on the graph.")
+        .def("run", &run<GraphView>, py::arg("graph"), py::arg("operands"), py::arg("out"), py::arg("launch"),
+             py::call_guard<py::gil_scoped_release>(),
+             "The same on a graph view (a dynamic graph's index arrays, by address).");
     m.def("load_plugin", &dsl::load_plugin, py::arg("path"), py::call_guard<py::gil_scoped_release>(),
           "Loads a plugin of user programs (its gsparse symbols resolve against this module).");
 }

@@ -104,6 +104,22 @@ class TensorGraph:
                 v = self._view
         return v
 
+    def user_view(self):
+        """The view with the edge id of every CSR position set (positions when they are the ids), as
+        user programs on CUDA need it (made on first use)."""
+        v = getattr(self, "_user_view", None)
+        if v is None:
+            with self._lock:
+                if getattr(self, "_user_view", None) is None:
+                    eid = self.edge_ids if self.edge_ids is not None else torch.arange(
+                        max(self.num_edges, 1), dtype=torch.int32, device=self.device)
+                    self._user_view_ids = eid  # the view reads it by address
+                    self._user_view = _C.GraphView(self.device.type, self.num_src, self.num_dst, self.num_edges,
+                                                   self.row_ptr.data_ptr(), self.row_ptr.numel(),
+                                                   self.col_idx.data_ptr(), eid.data_ptr(), self.max_degree)
+                v = self._user_view
+        return v
+
     def sddmm_view(self):
         """The view with its COO arrays set (built and set on first use)."""
         if not self._view_has_coo:

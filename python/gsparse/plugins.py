@@ -13,8 +13,9 @@ the user gives.
 
 A user program reads its operands by name: [num_src, F] at the source, [num_dst, F] at the
 destination or [num_edges, F] at the edge (one column when declared broadcast), in the program's
-type, on the program's device; it runs on static graphs (not dynamic ones). The plugin resolves
-gsparse's symbols against this package's native module.
+type, on the program's device; it runs on static graphs and on dynamic ones (mini-batch blocks,
+batches: their arrays are read where they are). The plugin resolves gsparse's symbols against this
+package's native module.
 """
 
 import ctypes
@@ -95,8 +96,6 @@ class UserProgram:
     def __call__(self, g, **operands):
         if not isinstance(g, Graph):
             raise ShapeError(f"g must be a gsparse.Graph, got {type(g).__name__}")
-        if g._g is None:
-            raise ShapeError(f"user program {self.name} runs on static graphs; build the graph with dynamic=False")
         names = self.operand_names
         unknown = sorted(set(operands) - set(names))
         missing = [n for n in names if operands.get(n) is None]
@@ -130,7 +129,12 @@ class UserProgram:
             dense.append(t)
             args[name] = tensor_arg(t, name)
         out = torch.empty((g.num_dst, self.features), dtype=self.dtype, device=device)
-        self._kernel.run(g._g, args, tensor_arg(out, "out"), launch_arg(device))
+        if g._t is not None:  # a dynamic graph: its arrays on their device, by address
+            if g._t.device.type != device.type:
+                raise ShapeError(f"the graph's arrays are on {g._t.device} but the operands on {device}")
+            self._kernel.run(g._t.user_view(), args, tensor_arg(out, "out"), launch_arg(device))
+        else:
+            self._kernel.run(g._g, args, tensor_arg(out, "out"), launch_arg(device))
         return out
 
     def __repr__(self):

@@ -64,6 +64,29 @@ def test_programs_match_pytorch(plugin, device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_programs_run_on_dynamic_graphs(plugin, device):
+    # A graph built on the operands' device (as mini-batch blocks are): its arrays are read where
+    # they are, edge ids in the given order (unsorted edges) or as positions (sorted ones).
+    _, ei = graph()
+    x = torch.randn(60, 8, device=device)
+    w = torch.rand(ei.shape[1], 1, device=device) + 0.5
+    order = torch.argsort(ei[1], stable=True)
+    for edges, weights in ((ei, w), (ei[:, order], w[order.to(device)])):
+        g = gsparse.Graph(edges.to(device), num_nodes=60, dynamic=True)
+        assert g.is_dynamic
+        for name, reduce in (("weighted_max", "max"), ("weighted_sum", "sum")):
+            got = plugin.program(name, 8, device=device)(g, x=x, w=weights)
+            torch.testing.assert_close(got, weighted(edges, x, weights, reduce))
+    # and with autograd through a given backward, on the dynamic graph
+    g = gsparse.Graph(ei.to(device), num_nodes=60, dynamic=True)
+    f = gsparse.user_op(plugin.program("weighted_sum", 8, device=device),
+                        lambda g, grad, x, w: {"x": gsparse.gspmm(g.reverse(), "mul", "sum", grad, w)})
+    xg = x.clone().requires_grad_()
+    (dx,) = torch.autograd.grad(f(g, x=xg, w=w).sum(), (xg,))
+    torch.testing.assert_close(dx, torch.autograd.grad(weighted(ei, xg, w, "sum").sum(), (xg,))[0])
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_user_op_gradients_through_a_given_backward(plugin, device):
     g, ei = graph()
     agg = plugin.program("weighted_sum", features=5, device=device)
@@ -103,8 +126,8 @@ def test_bad_input_is_named(plugin):
     with pytest.raises(gsparse.ShapeError, match="dtype"):
         prog(g, x=x.double(), w=w)
     dyn = gsparse.Graph(torch.tensor([[0, 1], [1, 2]]), num_nodes=60, dynamic=True)
-    with pytest.raises(gsparse.ShapeError, match="static graphs"):
-        prog(dyn, x=x, w=torch.rand(2, 1))
+    with pytest.raises(gsparse.ShapeError, match=r"read at the edge: shape \[2, 1\]"):
+        prog(dyn, x=x, w=torch.rand(3, 1))
     with pytest.raises(gsparse.Error, match="nope"):
         plugin.program("nope", features=8)
     with pytest.raises(gsparse.Error, match="lanes must divide"):

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cctype>
 #include <chrono>
@@ -269,87 +270,147 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     return k;
 }
 
+/// The graph's side of a run: its sizes and a function giving its three index arrays (row_ptr,
+/// col_idx, edge_ids) as Halide buffers: host buffers on the CPU, device buffers on CUDA; wrappers
+/// of caller memory go to `borrowed`, detached after the call.
+struct SpmmKernel::Indices {
+    int64_t num_src = 0, num_dst = 0, num_edges = 0, max_degree = 0;
+    std::function<std::array<Buffer<>, 3>(State &, std::vector<Buffer<>> &borrowed)> buffers;
+};
+
+namespace {
+
+/// Edge ids equal to CSR positions: 0 .. n - 1.
+Buffer<> positions(int n) {
+    Buffer<int32_t> iota(n, "edge_ids");
+    for (int32_t i = 0; i < n; ++i) iota(i) = i;
+    return iota;
+}
+
+}  // namespace
+
 void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operands, Tensor &out,
                      const CudaLaunch &launch) const {
+    const CSR &csr = g.csr();
+    Indices ix;
+    ix.num_src = csr.num_cols, ix.num_dst = csr.num_rows, ix.num_edges = csr.nnz(), ix.max_degree = g.max_row_length();
+    ix.buffers = [&g, &csr, &launch](State &s, std::vector<Buffer<>> &) -> std::array<Buffer<>, 3> {
+        if (s.device == Device::CUDA) {
+            // Copied to the device once per graph and context (a graph without edges holds one unread entry).
+            auto dev = DeviceCsr::get(g, 1, launch, s.target);
+            auto eids = DeviceEdgeIds::get(g, launch, s.target);
+            return {dev->row_ptr, dev->col_idx, eids->ids};
+        }
+        return {index_buffer(csr.row_ptr, "row_ptr"), index_buffer(csr.col_idx, "col_idx"),
+                csr.identity_edge_ids() ? positions(static_cast<int>(std::max<int64_t>(csr.nnz(), 1)))
+                                        : index_buffer(csr.edge_ids, "edge_ids")};
+    };
+    run_on(ix, operands, out, launch);
+}
+
+void SpmmKernel::run(const GraphView &g, const std::map<std::string, Tensor> &operands, Tensor &out,
+                     const CudaLaunch &launch) const {
+    const State &st = *state_;
+    g.check();
+    if (g.device != st.device)
+        fail<GraphError>("user program ", st.name, " runs on ", device_name(st.device), " but the graph view's arrays are on ",
+                         device_name(g.device));
+    if (st.device == Device::CUDA && g.identity_edge_ids() && g.num_edges > 0)
+        fail<GraphError>("user program ", st.name, " on CUDA needs the view's edge ids (GraphView::edge_ids; "
+                         "positions when they are the ids)");
+    Indices ix;
+    ix.num_src = g.num_src, ix.num_dst = g.num_dst, ix.num_edges = g.num_edges, ix.max_degree = g.degree_bound();
+    ix.buffers = [&g](State &s, std::vector<Buffer<>> &borrowed) -> std::array<Buffer<>, 3> {
+        const int rp = static_cast<int>(g.row_ptr_len), ne = static_cast<int>(std::max<int64_t>(g.num_edges, 1));
+        const index_t *eids = g.edge_ids ? g.edge_ids : g.col_idx;  // CUDA views carry ids (checked above)
+        if (s.device == Device::CUDA) {
+            auto wrap = [&](const index_t *ptr, int n, const char *name) {
+                borrowed.push_back(wrap_device_buffer(Int(32), const_cast<index_t *>(ptr), {n}, s.target, name));
+                return borrowed.back();
+            };
+            return {wrap(g.row_ptr, rp, "row_ptr"), wrap(g.col_idx, ne, "col_idx"), wrap(eids, ne, "edge_ids")};
+        }
+        return {Buffer<>(Int(32), const_cast<index_t *>(g.row_ptr), {rp}, "row_ptr"),
+                Buffer<>(Int(32), const_cast<index_t *>(g.col_idx), {ne}, "col_idx"),
+                g.edge_ids ? Buffer<>(Int(32), const_cast<index_t *>(g.edge_ids), {ne}, "edge_ids") : positions(ne)};
+    };
+    run_on(ix, operands, out, launch);
+}
+
+void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &operands, Tensor &out,
+                        const CudaLaunch &launch) const {
     State &s = *state_;
     const bool cuda = s.device == Device::CUDA;
     if (cuda && !launch.context)
         fail<ShapeError>("user program ", s.name, " runs on CUDA and needs a CudaLaunch with a context");
     const DType dtype = s.type.bits() == 64 ? DType::F64 : DType::F32;
-    const CSR &csr = g.csr();
-    check_tensor(s.name, "out", out, s.device, dtype, csr.num_rows, s.features);
-    const int64_t rows_of[3] = {csr.num_cols, csr.num_rows, csr.nnz()};  // by At
+    check_tensor(s.name, "out", out, s.device, dtype, g.num_dst, s.features);
+    const int64_t rows_of[3] = {g.num_src, g.num_dst, g.num_edges};  // by At
     const std::vector<const Tensor *> given = match_operands(s.name, s.operands, operands, s.device, dtype,
                                                              s.features, rows_of);
 
     ParamMap params;
-    std::vector<Buffer<>> keep;
+    std::vector<Buffer<>> keep, borrowed;  // borrowed: device wrappers of caller memory, detached after the call
     for (size_t i = 0; i < s.operands.size(); ++i) {
         const Operand &o = s.operands[i];
         const int64_t rows = rows_of[static_cast<int>(o.at)];
         const int width = o.broadcast ? 1 : s.features;
         const char *name = o.name.c_str();
-        if (cuda && rows == 0 && csr.num_rows > 0)
+        if (cuda && rows == 0 && g.num_dst > 0)
             // An operand without rows (edge features of a graph without edges) is never read; Halide
             // still wants a buffer of one row, which the output's memory lends.
-            keep.push_back(wrap_device_buffer(s.type, out.data(), halide_sizes({width}, 1), s.target, name));
+            borrowed.push_back(wrap_device_buffer(s.type, out.data(), halide_sizes({width}, 1), s.target, name));
         else if (cuda && rows > 0)
-            keep.push_back(wrap_device_buffer(s.type, given[i]->data(), halide_sizes({width}, rows), s.target, name));
+            borrowed.push_back(wrap_device_buffer(s.type, given[i]->data(), halide_sizes({width}, rows), s.target, name));
         else if (!cuda)
             keep.push_back(feature_buffer(*given[i], {width}, name));
         else
             continue;  // no rows and no output rows: nothing runs
-        params.set(o.param, keep.back());
+        params.set(o.param, cuda ? borrowed.back() : keep.back());
     }
-    const size_t borrowed = keep.size();
     auto release = [&](CudaJITContext *ctx) {
-        // The wrappers only borrow the caller's memory.
-        if (cuda)
-            for (size_t i = 0; i < borrowed; ++i) keep[i].get()->device_detach_native(ctx);
+        for (auto &b : borrowed) b.get()->device_detach_native(ctx);
     };
-    if (csr.num_rows == 0) {
+    if (g.num_dst == 0) {
         CudaJITContext ctx(launch);
         release(&ctx);
         return;
     }
-    if (!cuda && csr.nnz() == 0) {
+    if (!cuda && g.num_edges == 0) {
         std::memset(out.data(), 0, out.nbytes());
         return;
     }
-    params.set(s.max_degree, static_cast<int32_t>(g.max_row_length()));
-    params.set(s.num_edges, static_cast<int32_t>(std::max<int64_t>(csr.nnz(), 1)));
-    params.set(s.num_src, static_cast<int32_t>(std::max<int64_t>(csr.num_cols, 1)));
+    auto bind_indices = [&] {
+        std::array<Buffer<>, 3> ix = g.buffers(s, borrowed);
+        keep.insert(keep.end(), ix.begin(), ix.end());
+        params.set(s.row_ptr, ix[0]);
+        params.set(s.col_idx, ix[1]);
+        params.set(s.edge_ids, ix[2]);
+    };
+    params.set(s.max_degree, static_cast<int32_t>(g.max_degree));
+    params.set(s.num_edges, static_cast<int32_t>(std::max<int64_t>(g.num_edges, 1)));
+    params.set(s.num_src, static_cast<int32_t>(std::max<int64_t>(g.num_src, 1)));
     if (cuda) {
-        // A graph without edges runs too: its device row_ptr is all 0 and its arrays hold one
-        // (unread) entry, so every row writes 0.
+        // A graph without edges runs too: its row_ptr is all 0 and its arrays hold one (unread)
+        // entry, so every row writes 0.
         std::call_once(s.compiled, [&] { jit_compile(s.pipeline, s.target, Device::CUDA, "user program " + s.name); });
-        auto dev = DeviceCsr::get(g, 1, launch, s.target);
-        auto eids = DeviceEdgeIds::get(g, launch, s.target);
-        params.set(s.row_ptr, dev->row_ptr);
-        params.set(s.col_idx, dev->col_idx);
-        params.set(s.edge_ids, eids->ids);
-        Buffer<> out_buf =
-            wrap_device_buffer(s.type, out.data(), halide_sizes({s.features}, csr.num_rows), s.target, "out");
         CudaJITContext ctx(launch);
         try {
-            s.pipeline.realize(&ctx, out_buf, s.target, params);
+            bind_indices();
+            borrowed.push_back(
+                wrap_device_buffer(s.type, out.data(), halide_sizes({s.features}, g.num_dst), s.target, "out"));
+            s.pipeline.realize(&ctx, borrowed.back(), s.target, params);
         } catch (const Halide::Error &e) {
             release(&ctx);
-            out_buf.get()->device_detach_native(&ctx);
             fail<KernelError>("running user program ", s.name, " on the GPU failed: ", e.what());
+        } catch (...) {
+            release(&ctx);
+            throw;
         }
         release(&ctx);
-        out_buf.get()->device_detach_native(&ctx);
         return;
     }
-    std::vector<index_t> iota;
-    if (csr.identity_edge_ids()) {
-        iota.resize(static_cast<size_t>(csr.nnz()));
-        std::iota(iota.begin(), iota.end(), 0);
-    }
-    params.set(s.row_ptr, index_buffer(csr.row_ptr, "row_ptr"));
-    params.set(s.col_idx, index_buffer(csr.col_idx, "col_idx"));
-    params.set(s.edge_ids, index_buffer(csr.identity_edge_ids() ? iota : csr.edge_ids, "edge_ids"));
+    bind_indices();
     Buffer<> out_buf = feature_buffer(out, {s.features}, "out");
     try {
         s.pipeline.realize(out_buf, s.target, params);

@@ -42,6 +42,7 @@
 #include "core/tensor.h"
 #include "dsl/operands.h"
 #include "graph/graph.h"
+#include "graph/graph_view.h"
 #include "runtime/cuda_launch.h"
 
 namespace gsparse::dsl {
@@ -173,6 +174,12 @@ public:
     /// the operand otherwise.
     void run(const Graph &g, const std::map<std::string, Tensor> &operands, Tensor &out,
              const CudaLaunch &launch = {}) const;
+    /// The same on a graph view (graph/graph_view.h: index arrays in caller memory on the kernel's
+    /// device, as mini-batch blocks built on the GPU hold them); nothing is copied. On CUDA the view
+    /// must carry its edge ids (GraphView::edge_ids; positions when they are the ids). GraphError
+    /// for a view that breaks its layout or lives on another device.
+    void run(const GraphView &g, const std::map<std::string, Tensor> &operands, Tensor &out,
+             const CudaLaunch &launch = {}) const;
 
     /// The lowered Halide statement (for tests and for users reading what was generated).
     std::string lowered_stmt() const;
@@ -198,6 +205,9 @@ public:
 private:
     friend class SpmmProgram;
     struct State;
+    struct Indices;
+    void run_on(const Indices &g, const std::map<std::string, Tensor> &operands, Tensor &out,
+                const CudaLaunch &launch) const;
     std::shared_ptr<State> state_;
 };
 

@@ -379,5 +379,49 @@ TEST(UserSpmm, ScheduleWritingOutsideTheOutputIsANamedErrorNotACrash) {
                  1e-6, "guarded");
 }
 
+TEST(UserSpmm, GraphViewsRunLikeTheGraph) {
+    // The index arrays in caller memory (as mini-batch blocks hold them): positions as edge ids
+    // (null edge_ids) and shuffled edge ids, against the same program on the Graph.
+    SpmmProgram p("viewed");
+    Halide::Expr x = p.operand("x", At::Src);
+    Halide::Expr w = p.operand("w", At::Edge, true);
+    Halide::Expr d = p.operand("d", At::Dst, true);
+    p.message(x * w + d);
+    p.reduce(Monoid::max());
+    const int F = 5;
+    for (const Case &c : graphs()) {
+        Graph g = test::random_graph(31, c.opt);
+        const CSR &csr = g.csr();
+        Tensor x_t = test::random_tensor({g.num_src(), F}, 1), w_t = test::random_tensor({g.num_edges(), 1}, 2);
+        Tensor d_t = test::random_tensor({g.num_dst(), 1}, 3);
+        const std::map<std::string, Tensor> ops{{"x", x_t}, {"w", w_t}, {"d", d_t}};
+        dsl::SpmmKernel k = p.compile(F);
+        Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32), got = Tensor::empty({g.num_dst(), F}, DType::F32);
+        k.run(g, ops, want);
+        GraphView v;
+        v.num_src = g.num_src(), v.num_dst = g.num_dst(), v.num_edges = g.num_edges();
+        v.row_ptr = csr.row_ptr.data(), v.row_ptr_len = static_cast<int64_t>(csr.row_ptr.size());
+        static const index_t kNone = 0;
+        v.col_idx = csr.nnz() ? csr.col_idx.data() : &kNone;
+        v.edge_ids = csr.identity_edge_ids() ? nullptr : csr.edge_ids.data();
+        v.max_degree = g.max_row_length();
+        k.run(v, ops, got);
+        expect_close(got, want, 0, std::string("view of ") + c.name);
+    }
+    // A view whose arrays are on another device, or too short a row_ptr, is a GraphError.
+    Graph g = test::random_graph(32);
+    GraphView v;
+    v.device = Device::CUDA, v.num_src = g.num_src(), v.num_dst = g.num_dst(), v.num_edges = g.num_edges();
+    v.row_ptr = g.csr().row_ptr.data(), v.row_ptr_len = static_cast<int64_t>(g.csr().row_ptr.size());
+    v.col_idx = g.csr().col_idx.data();
+    Tensor x_t = test::random_tensor({g.num_src(), F}, 1), w_t = test::random_tensor({g.num_edges(), 1}, 2);
+    Tensor d_t = test::random_tensor({g.num_dst(), 1}, 3), out = Tensor::empty({g.num_dst(), F}, DType::F32);
+    const std::map<std::string, Tensor> ops{{"x", x_t}, {"w", w_t}, {"d", d_t}};
+    EXPECT_THROW(p.compile(F).run(v, ops, out), GraphError);
+    v.device = Device::CPU;
+    v.row_ptr_len = g.num_dst();  // one short
+    EXPECT_TRUE(test::throws_with<GraphError>([&] { p.compile(F).run(v, ops, out); }, {"row_ptr has"}));
+}
+
 }  // namespace
 }  // namespace gsparse
