@@ -4,8 +4,6 @@
 #include <cstring>
 
 #include "core/error.h"
-#include "runtime/lowered_stmt.h"
-#include "runtime/target.h"
 #include "runtime/view_call.h"
 #include "schedules/spmm_push.h"
 
@@ -16,27 +14,25 @@ std::string SpmmPushKernelKey::str() const {
            (identity_edge_ids ? "/eid=pos" : "/eid=map") + "/" + device_name(device);
 }
 
-SpmmPushKernel::SpmmPushKernel(const SpmmPushKernelKey &key) : key_(key) {
-    algo_ = build_spmm_push_algorithm(key.spec, key.layout, key.dtype, key.identity_edge_ids);
-    schedule_spmm_push(algo_, key.device);
-    pipeline_ = Halide::Pipeline(algo_.out);
-    for (const auto &pass : algo_.lowering_passes) pipeline_.add_custom_lowering_pass(pass.get(), nullptr);
-    target_ = jit_target(key.device);
-    library_ = KernelLibrary::get(pipeline_, algo_.arguments(), target_, key.str());
-    if (!library_) compile_jit();
+namespace {
+
+SpmmPushAlgorithm scheduled(const SpmmPushKernelKey &key) {
+    SpmmPushAlgorithm a = build_spmm_push_algorithm(key.spec, key.layout, key.dtype, key.identity_edge_ids);
+    schedule_spmm_push(a, key.device);
+    return a;
 }
 
-void SpmmPushKernel::compile_jit() const {
-    std::call_once(jit_once_, [&] { jit_compile(pipeline_, target_, key_.device, key_.str()); });
-}
+}  // namespace
+
+SpmmPushKernel::SpmmPushKernel(const SpmmPushKernelKey &key)
+    : key_(key), algo_(scheduled(key)),
+      compiled_(algo_.out, algo_.lowering_passes, algo_.arguments(), key.device, key.str()) {}
 
 std::shared_ptr<const SpmmPushKernel> SpmmPushKernel::get(const SpmmPushKernelKey &key, KernelCache &cache) {
     return cache.get<SpmmPushKernel>(key.str(), [&] { return std::make_shared<const SpmmPushKernel>(key); });
 }
 
-std::string SpmmPushKernel::lowered_stmt() const {
-    return lowered_stmt_text(pipeline_, algo_.arguments(), target_);
-}
+std::string SpmmPushKernel::lowered_stmt() const { return compiled_.lowered_stmt(); }
 
 void SpmmPushKernel::run(const GraphView &g, const Tensor &lhs, const Tensor &rhs, Tensor &out,
                          const CudaLaunch &launch) const {
@@ -50,7 +46,7 @@ void SpmmPushKernel::run(const GraphView &g, const Tensor &lhs, const Tensor &rh
         std::memset(out.data(), 0, out.nbytes());
         return;
     }
-    ViewCall call(key_.device, target_, launch, library_.get());
+    ViewCall call(key_.device, compiled_.target(), launch, compiled_.library());
     call.index(algo_.row_ptr, g.row_ptr, g.row_ptr_len);
     call.index(algo_.col_idx, g.col_idx, g.num_edges);
     if (algo_.reads_edge_ids) call.index(algo_.edge_ids, g.edge_ids, g.num_edges);
@@ -61,7 +57,7 @@ void SpmmPushKernel::run(const GraphView &g, const Tensor &lhs, const Tensor &rh
     if (algo_.uses_lhs()) call.features(algo_.lhs, lhs, key_.layout.lhs_extents());
     if (algo_.uses_rhs()) call.features(algo_.rhs, rhs, key_.layout.rhs_extents());
     call.output(out, key_.layout.extents, "out");
-    call.run(pipeline_, key_.str() + " on a graph view");
+    call.run(compiled_.pipeline(), key_.str() + " on a graph view");
 }
 
 }  // namespace gsparse

@@ -4,8 +4,6 @@
 #include <cstring>
 
 #include "core/error.h"
-#include "runtime/lowered_stmt.h"
-#include "runtime/target.h"
 #include "runtime/view_call.h"
 #include "schedules/spmm_segments.h"
 
@@ -16,27 +14,25 @@ std::string SpmmSegmentKernelKey::str() const {
            std::to_string(run) + "/" + device_name(device);
 }
 
-SpmmSegmentKernel::SpmmSegmentKernel(const SpmmSegmentKernelKey &key) : key_(key) {
-    algo_ = build_spmm_segment_algorithm(key.spec, key.layout, key.dtype);
-    schedule_spmm_segments(algo_, key.device, key.run);
-    pipeline_ = Halide::Pipeline(algo_.out);
-    for (const auto &pass : algo_.lowering_passes) pipeline_.add_custom_lowering_pass(pass.get(), nullptr);
-    target_ = jit_target(key.device);
-    library_ = KernelLibrary::get(pipeline_, algo_.arguments(), target_, key.str());
-    if (!library_) compile_jit();
+namespace {
+
+SpmmSegmentAlgorithm scheduled(const SpmmSegmentKernelKey &key) {
+    SpmmSegmentAlgorithm a = build_spmm_segment_algorithm(key.spec, key.layout, key.dtype);
+    schedule_spmm_segments(a, key.device, key.run);
+    return a;
 }
 
-void SpmmSegmentKernel::compile_jit() const {
-    std::call_once(jit_once_, [&] { jit_compile(pipeline_, target_, key_.device, key_.str()); });
-}
+}  // namespace
+
+SpmmSegmentKernel::SpmmSegmentKernel(const SpmmSegmentKernelKey &key)
+    : key_(key), algo_(scheduled(key)),
+      compiled_(algo_.out, algo_.lowering_passes, algo_.arguments(), key.device, key.str()) {}
 
 std::shared_ptr<const SpmmSegmentKernel> SpmmSegmentKernel::get(const SpmmSegmentKernelKey &key, KernelCache &cache) {
     return cache.get<SpmmSegmentKernel>(key.str(), [&] { return std::make_shared<const SpmmSegmentKernel>(key); });
 }
 
-std::string SpmmSegmentKernel::lowered_stmt() const {
-    return lowered_stmt_text(pipeline_, algo_.arguments(), target_);
-}
+std::string SpmmSegmentKernel::lowered_stmt() const { return compiled_.lowered_stmt(); }
 
 void SpmmSegmentKernel::run(const GraphView &g, const Tensor &lhs, const Tensor &rhs, Tensor &out,
                             const CudaLaunch &launch) const {
@@ -47,7 +43,7 @@ void SpmmSegmentKernel::run(const GraphView &g, const Tensor &lhs, const Tensor 
         std::memset(out.data(), 0, out.nbytes());
         return;
     }
-    ViewCall call(key_.device, target_, launch, library_.get());
+    ViewCall call(key_.device, compiled_.target(), launch, compiled_.library());
     call.index(algo_.src_idx, g.coo_src, g.coo_len);
     call.index(algo_.dst_idx, g.coo_dst, g.coo_len);
     if (algo_.reads_row_ptr()) call.index(algo_.row_ptr, g.row_ptr, g.row_ptr_len);
@@ -57,7 +53,7 @@ void SpmmSegmentKernel::run(const GraphView &g, const Tensor &lhs, const Tensor 
     if (algo_.uses_lhs()) call.features(algo_.lhs, lhs, key_.layout.lhs_extents());
     if (algo_.uses_rhs()) call.features(algo_.rhs, rhs, key_.layout.rhs_extents());
     call.output(out, key_.layout.extents, "out");
-    call.run(pipeline_, key_.str() + " on a graph view");
+    call.run(compiled_.pipeline(), key_.str() + " on a graph view");
 }
 
 }  // namespace gsparse

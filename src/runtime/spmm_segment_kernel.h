@@ -7,7 +7,6 @@
 #include <Halide.h>
 
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "core/tensor.h"
@@ -15,7 +14,7 @@
 #include "ops/spmm_segment_algorithm.h"
 #include "runtime/cuda_launch.h"
 #include "runtime/kernel_cache.h"
-#include "runtime/kernel_library.h"
+#include "runtime/compiled_pipeline.h"
 
 namespace gsparse {
 
@@ -44,14 +43,9 @@ public:
     std::string lowered_stmt() const;
 
 private:
-    void compile_jit() const;
-
     SpmmSegmentKernelKey key_;
     mutable SpmmSegmentAlgorithm algo_;
-    mutable Halide::Pipeline pipeline_;
-    Halide::Target target_;
-    std::shared_ptr<const KernelLibrary> library_;
-    mutable std::once_flag jit_once_;
+    CompiledPipeline compiled_;
 };
 
 }  // namespace gsparse
