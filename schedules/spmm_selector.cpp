@@ -32,31 +32,28 @@ static_assert(sizeof(kSelectorFeatures) / sizeof(kSelectorFeatures[0]) == kSelec
 static_assert(sizeof(kSegmentGateFeatures) / sizeof(kSegmentGateFeatures[0]) == kSelectorFeatureCount,
               "spmm_segments_gate_table.inc was generated for other statistics: rerun train_segment_gate.py");
 
-constexpr size_t kPointCount = sizeof(kSelectorPoints) / sizeof(kSelectorPoints[0]);
 constexpr size_t kTreeCount = sizeof(kSelectorTrees) / sizeof(kSelectorTrees[0]);
 
-/// The table's points, parsed once; nullopt for "expert".
+/// A table's points parsed; nullopt for its sentinel (a leaf naming another rule than a point).
+template <size_t N>
+std::vector<std::optional<ScheduleParams>> parse_points(const char *const (&texts)[N], const char *sentinel) {
+    std::vector<std::optional<ScheduleParams>> out;
+    out.reserve(N);
+    for (const char *text : texts)
+        out.push_back(std::strcmp(text, sentinel) == 0 ? std::nullopt
+                                                       : std::optional<ScheduleParams>(ScheduleParams::parse(text)));
+    return out;
+}
+
+/// The selector's points, parsed once; nullopt for "expert".
 const std::vector<std::optional<ScheduleParams>> &parsed_points() {
-    static const std::vector<std::optional<ScheduleParams>> points = [] {
-        std::vector<std::optional<ScheduleParams>> out;
-        out.reserve(kPointCount);
-        for (const char *text : kSelectorPoints)
-            out.push_back(std::strcmp(text, "expert") == 0 ? std::nullopt
-                                                           : std::optional<ScheduleParams>(ScheduleParams::parse(text)));
-        return out;
-    }();
+    static const auto points = parse_points(kSelectorPoints, "expert");
     return points;
 }
 
 /// The gate's segment points, parsed once; nullopt for "default" (the row schedule).
 const std::vector<std::optional<ScheduleParams>> &gate_points() {
-    static const std::vector<std::optional<ScheduleParams>> points = [] {
-        std::vector<std::optional<ScheduleParams>> out;
-        for (const char *text : kSegmentGatePoints)
-            out.push_back(std::strcmp(text, "default") == 0 ? std::nullopt
-                                                            : std::optional<ScheduleParams>(ScheduleParams::parse(text)));
-        return out;
-    }();
+    static const auto points = parse_points(kSegmentGatePoints, "default");
     return points;
 }
 

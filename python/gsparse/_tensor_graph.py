@@ -84,6 +84,8 @@ class TensorGraph:
         self._coo_source = coo_source  # (src, dst) in edge-id order, any integer dtype: padded on first use
         self._view = None
         self._view_has_coo = False
+        self._user_view = None  # the view with edge ids (user programs), and the ids it reads
+        self._user_view_ids = None
         # Guards the arrays and the view made on first use: graphs may be shared by threads, and a
         # view must never point at arrays another thread's build replaced (and freed).
         self._lock = threading.RLock()
@@ -107,10 +109,10 @@ class TensorGraph:
     def user_view(self):
         """The view with the edge id of every CSR position set (positions when they are the ids), as
         user programs on CUDA need it (made on first use)."""
-        v = getattr(self, "_user_view", None)
+        v = self._user_view
         if v is None:
             with self._lock:
-                if getattr(self, "_user_view", None) is None:
+                if self._user_view is None:
                     eid = self.edge_ids if self.edge_ids is not None else torch.arange(
                         max(self.num_edges, 1), dtype=torch.int32, device=self.device)
                     self._user_view_ids = eid  # the view reads it by address
