@@ -35,6 +35,24 @@ GraphView make_view(const std::string &device, int64_t num_src, int64_t num_dst,
     return g;
 }
 
+/// A view of a COO alone (no CSR): the operators that read the COO run on it, g-SpMM sum by
+/// nonzeros and g-SDDMM; the others refuse it.
+GraphView make_coo_view(const std::string &device, int64_t num_src, int64_t num_dst, int64_t num_edges, uintptr_t src,
+                        uintptr_t dst, int64_t len) {
+    GraphView g;
+    if (device == "cuda") g.device = Device::CUDA;
+    else if (device != "cpu") fail<GraphError>("graph view: unknown device kind '", device, "'");
+    g.num_src = num_src;
+    g.num_dst = num_dst;
+    g.num_edges = num_edges;
+    g.coo_src = as_index_ptr(src);
+    g.coo_dst = as_index_ptr(dst);
+    g.coo_len = len;
+    g.check_counts();
+    g.check_coo();
+    return g;
+}
+
 void gspmm_view(const GraphView &g, const std::string &op, const std::string &reduce,
                 const std::optional<TensorArg> &lhs, const std::optional<TensorArg> &rhs, const TensorArg &out,
                 const std::optional<TensorArg> &arg_u, const std::optional<TensorArg> &arg_e,
@@ -77,6 +95,9 @@ void bind_views(py::module_ &m) {
         .def(py::init(&make_view), py::arg("device"), py::arg("num_src"), py::arg("num_dst"), py::arg("num_edges"),
              py::arg("row_ptr"), py::arg("row_ptr_len"), py::arg("col_idx"), py::arg("edge_ids"),
              py::arg("max_degree"))
+        .def_static("coo", &make_coo_view, py::arg("device"), py::arg("num_src"), py::arg("num_dst"),
+                    py::arg("num_edges"), py::arg("src"), py::arg("dst"), py::arg("len"),
+                    "A view of a COO without a CSR (g-SpMM sum by nonzeros and g-SDDMM run on it).")
         .def("set_coo",
              [](GraphView &g, uintptr_t src, uintptr_t dst, int64_t len) {
                  g.coo_src = as_index_ptr(src);

@@ -5,6 +5,7 @@ sddmm.py and softmax.py are built from these."""
 import torch
 
 from ._native import ShapeError, _C, launch_arg, tensor_arg
+from ._tensor_graph import COO_SEGMENTS
 
 SPMM_OPS = ("add", "sub", "mul", "div", "copy_lhs", "copy_rhs")
 SDDMM_OPS = ("add", "sub", "mul", "div", "dot", "copy_lhs", "copy_rhs")
@@ -129,8 +130,14 @@ def spmm(g, op, reduce, lhs, rhs, schedule=None):
                 arg_u.fill_(-1)
                 arg_e.fill_(-1)
             return out, arg_u, arg_e
+        t = g._t
+        if schedule is None and t.runs_on_coo(reduce):
+            # A graph without its CSR: sum by nonzeros over the COO (the CSR stays unmade).
+            _C.gspmm_view(t.coo_view(), op, reduce, tensor_arg(lhs, "lhs"), tensor_arg(rhs, "rhs"),
+                          tensor_arg(out, "out"), None, None, launch_arg(device), COO_SEGMENTS)
+            return out, arg_u, arg_e
         # By nonzeros, the kernel reads the COO (made on first use).
-        view = g._t.sddmm_view() if schedule is not None and schedule.startswith(SEGMENTS) else g._t.view
+        view = t.sddmm_view() if schedule is not None and schedule.startswith(SEGMENTS) else t.view
         _C.gspmm_view(view, op, reduce, tensor_arg(lhs, "lhs"), tensor_arg(rhs, "rhs"), tensor_arg(out, "out"),
                       tensor_arg(arg_u, "arg_u"), tensor_arg(arg_e, "arg_e"), launch_arg(device), schedule)
         return out, arg_u, arg_e
@@ -158,6 +165,11 @@ def spmm_transposed(g, op, reduce, lhs, rhs):
     out = torch.empty([g.num_src] + feat, dtype=dtype, device=device)
     if g.num_edges == 0 or g.num_dst == 0:
         return out.zero_()
+    if g._t.runs_on_coo(reduce):
+        # A graph without its CSR: g-SpMM sum by nonzeros over the reversed COO.
+        _C.gspmm_view(g._t.coo_view(reverse=True), op, reduce, tensor_arg(lhs, "lhs"), tensor_arg(rhs, "rhs"),
+                      tensor_arg(out, "out"), None, None, launch_arg(device), COO_SEGMENTS)
+        return out
     _C.gspmm_transposed_view(g._t.view, op, reduce, tensor_arg(lhs, "lhs"), tensor_arg(rhs, "rhs"),
                              tensor_arg(out, "out"), launch_arg(device))
     return out

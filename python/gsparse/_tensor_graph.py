@@ -7,7 +7,9 @@ run asynchronously on the current stream; the only host synchronisation is the o
 (one flag read back), which graphs valid by construction (the sampler's blocks, batches) skip.
 
 Layout (graph/graph_view.h on the C++ side):
-  row_ptr   the CSR by destination, padded with num_edges to round_up(num_dst, 32) + 2 entries;
+  row_ptr   the CSR by destination, padded with num_edges to round_up(num_dst, 32) + 2 entries
+            (row_ptr, col_idx and edge_ids of a graph built from an unsorted COO with at most
+            LAZY_CSR_MAX_EDGES edges are made on first use: see from_coo);
   col_idx   the source of every CSR position (at least one entry);
   edge_ids  the edge id of every CSR position, or None when position i holds edge i;
   coo       (src, dst) in edge-id order, padded with 0 to a multiple of 1024 entries, made on
@@ -27,6 +29,11 @@ from ._native import GraphError, _C
 ROW_PAD = 32
 EDGE_PAD = 1024
 INT32_MAX = 2**31 - 1
+# Graphs from a COO not sorted by destination with at most this many edges build their CSR on first
+# use instead of at once (the rule and its measurements: docs/minibatch.md).
+LAZY_CSR_MAX_EDGES = 1 << 16
+# The schedule of g-SpMM sum on a graph without a CSR: by nonzeros over its COO.
+COO_SEGMENTS = "spmm_segments{run=32}"
 
 
 def _round_up(x, m):
@@ -70,13 +77,16 @@ class TensorGraph:
 
     def __init__(self, num_src, num_dst, num_edges, row_ptr, col_idx, edge_ids=None, max_degree=None, coo=None,
                  coo_source=None):
+        """row_ptr = col_idx = None: the CSR is made from the COO (coo or coo_source) on first use."""
         self.num_src, self.num_dst, self.num_edges = int(num_src), int(num_dst), int(num_edges)
-        self.device = col_idx.device
-        # The kernels read the arrays by address: dense, whatever view the caller handed in (a
-        # row of a transposed edge_index has stride 2; contiguous() copies only such views).
-        self.row_ptr = row_ptr.contiguous()  # padded int32
-        self.col_idx = col_idx.contiguous() if col_idx.numel() else torch.zeros(1, dtype=torch.int32, device=self.device)
-        self.edge_ids = edge_ids.contiguous() if edge_ids is not None else None
+        self._row_ptr = self._col_idx = self._edge_ids = None
+        if row_ptr is None:
+            if coo is None and coo_source is None:
+                raise GraphError("a graph without a CSR needs its COO")
+            self.device = (coo if coo is not None else coo_source)[0].device
+        else:
+            self.device = col_idx.device
+            self._set_csr(row_ptr, col_idx, edge_ids)
         if coo is not None:
             coo = tuple(t.contiguous() for t in coo)
         self.max_degree = self.num_edges if max_degree is None else min(int(max_degree), self.num_edges)
@@ -90,6 +100,70 @@ class TensorGraph:
         # view must never point at arrays another thread's build replaced (and freed).
         self._lock = threading.RLock()
         self._coo_ready = None  # (stream, event) of a COO made on the GPU
+        self._coo_views = {}  # COO views without a CSR: {reversed: view}
+
+    def _set_csr(self, row_ptr, col_idx, edge_ids):
+        # The kernels read the arrays by address: dense, whatever view the caller handed in (a
+        # row of a transposed edge_index has stride 2; contiguous() copies only such views).
+        self._col_idx = col_idx.contiguous() if col_idx.numel() else torch.zeros(1, dtype=torch.int32,
+                                                                                device=self.device)
+        self._edge_ids = edge_ids.contiguous() if edge_ids is not None else None
+        self._row_ptr = row_ptr.contiguous()  # padded int32; set last: has_csr reads it
+
+    # --- The CSR (made on first use for graphs built without one) --------------------------------
+
+    @property
+    def has_csr(self):
+        """Whether the CSR exists (graphs from a small unsorted COO make it on first use)."""
+        return self._row_ptr is not None
+
+    def _ensure_csr(self):
+        if self._row_ptr is None:
+            with self._lock:
+                if self._row_ptr is None:
+                    src, dst = self.coo()
+                    order = torch.sort(dst, stable=True)
+                    self._set_csr(row_ptr_of_sorted(order.values, self.num_dst), src[order.indices],
+                                  order.indices.to(torch.int32))
+
+    @property
+    def row_ptr(self):
+        self._ensure_csr()
+        return self._row_ptr
+
+    @property
+    def col_idx(self):
+        self._ensure_csr()
+        return self._col_idx
+
+    @property
+    def edge_ids(self):
+        self._ensure_csr()
+        return self._edge_ids
+
+    def runs_on_coo(self, reduce):
+        """Whether g-SpMM with reduce runs on the COO alone (by nonzeros, COO_SEGMENTS): a graph
+        without its CSR yet, reduce sum, and PyTorch not asked for deterministic algorithms (the
+        form adds with atomics)."""
+        return self._row_ptr is None and reduce == "sum" and not torch.are_deterministic_algorithms_enabled()
+
+    def coo_view(self, reverse=False):
+        """The view of the COO alone (no CSR); reverse: of the reversed graph (edges v -> u, same
+        ids), for the transposed g-SpMM."""
+        v = self._coo_views.get(reverse)
+        if v is None:
+            src, dst = self.coo_padded()
+            with self._lock:
+                v = self._coo_views.get(reverse)
+                if v is None:
+                    if reverse:
+                        v = _C.GraphView.coo(self.device.type, self.num_dst, self.num_src, self.num_edges,
+                                             dst.data_ptr(), src.data_ptr(), src.numel())
+                    else:
+                        v = _C.GraphView.coo(self.device.type, self.num_src, self.num_dst, self.num_edges,
+                                             src.data_ptr(), dst.data_ptr(), src.numel())
+                    self._coo_views[reverse] = v
+        return v
 
     # --- The native view ---------------------------------------------------------------------------
 
@@ -123,7 +197,10 @@ class TensorGraph:
         return v
 
     def sddmm_view(self):
-        """The view with its COO arrays set (built and set on first use)."""
+        """The view with its COO arrays set (built and set on first use); the COO view of a graph
+        without its CSR (g-SDDMM reads the COO alone)."""
+        if self._row_ptr is None:
+            return self.coo_view()
         if not self._view_has_coo:
             with self._lock:
                 if not self._view_has_coo:
@@ -232,6 +309,11 @@ class TensorGraph:
     def reverse(self):
         """The reversed graph (edges v -> u, same ids), built with one stable sort on the device."""
         E = self.num_edges
+        if self._row_ptr is None:  # no CSR: the COO is in edge-id order, its positions are the ids
+            cols, rows = self.coo()
+            order = torch.sort(cols, stable=True)
+            return TensorGraph(self.num_dst, self.num_src, E, row_ptr_of_sorted(order.values, self.num_src),
+                               rows[order.indices], order.indices.to(torch.int32), None)
         cols = self.col_idx[:E]
         coo_source = self._coo_source  # (another thread may pad and drop it meanwhile)
         if coo_source is not None and self.edge_ids is None:
@@ -262,11 +344,18 @@ def _coo_stats(src, dst, edge_index):
     return values + [0] * (5 - len(values))
 
 
-def from_coo(src, dst, num_src, num_dst, validate=True, max_degree=None, edge_index=None):
+def from_coo(src, dst, num_src, num_dst, validate=True, max_degree=None, edge_index=None, csr="auto"):
     """A dynamic graph of the edges src[i] -> dst[i] (edge id i) on their device. With validation
     (one read of a few numbers), edges already sorted by destination (PyG's sorted edge_index, the
     sampler's blocks) also skip the sort and keep their ids as CSR positions. edge_index: the
-    [2, E] tensor src and dst are the rows of, when there is one (its range check is one kernel)."""
+    [2, E] tensor src and dst are the rows of, when there is one (its range check is one kernel).
+
+    csr: when the CSR of unsorted edges is made (one stable sort): "now", "lazy" (on first use by
+    an operator that needs it: g-SpMM mean / max / min, edge softmax, the derived graphs; g-SpMM
+    sum and its backward and g-SDDMM run on the COO), or "auto": lazy for graphs of at most
+    LAZY_CSR_MAX_EDGES edges, whose operators cost less than the sort, now for larger ones."""
+    if csr not in ("auto", "now", "lazy"):
+        raise GraphError(f"csr must be 'auto', 'now' or 'lazy', got {csr!r}")
     E = int(src.numel())
     if E > INT32_MAX:
         raise GraphError(f"{E} edges exceed int32 indices (gsparse uses int32)")
@@ -291,6 +380,8 @@ def from_coo(src, dst, num_src, num_dst, validate=True, max_degree=None, edge_in
         row_ptr = row_ptr_of_sorted(dst, num_dst)
         col_idx = src.to(torch.int32)
         return TensorGraph(num_src, num_dst, E, row_ptr, col_idx, None, max_degree, coo_source=(src, dst))
+    if csr == "lazy" or (csr == "auto" and E <= LAZY_CSR_MAX_EDGES):
+        return TensorGraph(num_src, num_dst, E, None, None, None, max_degree, coo_source=(src, dst))
     order = torch.sort(dst, stable=True)
     row_ptr = row_ptr_of_sorted(order.values, num_dst)
     col_idx = src[order.indices].to(torch.int32)

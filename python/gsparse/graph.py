@@ -86,7 +86,7 @@ def _size_of(ids):
     return top + 1
 
 
-def _dynamic_from_edge_index(edge_index, num_nodes, num_src, num_dst, validate, max_degree=None):
+def _dynamic_from_edge_index(edge_index, num_nodes, num_src, num_dst, validate, max_degree=None, csr="auto"):
     ei = _index_tensor_on_device(edge_index, "edge_index")
     if ei.dim() != 2 or ei.shape[0] != 2:
         raise GraphError(f"edge_index must have shape [2, E], got {list(ei.shape)}")
@@ -106,7 +106,7 @@ def _dynamic_from_edge_index(edge_index, num_nodes, num_src, num_dst, validate, 
             num_src = _size_of(src)
         if num_dst is None:
             num_dst = _size_of(dst)
-    return TG.from_coo(src, dst, num_src, num_dst, validate=validate, max_degree=max_degree, edge_index=ei)
+    return TG.from_coo(src, dst, num_src, num_dst, validate=validate, max_degree=max_degree, edge_index=ei, csr=csr)
 
 
 class Graph:
@@ -130,10 +130,16 @@ class Graph:
     dynamic=None (the default) makes graphs from CUDA tensors with fewer than 2^24 edges dynamic
     and every other graph static. validate=False skips the range checks of a dynamic graph (their
     one device-to-host flag read is its only synchronisation): for indices valid by construction.
+
+    csr (dynamic graphs from an edge_index not sorted by destination): when the CSR is made (one
+    stable sort on the device). "auto" (the default): on first use for graphs of at most 65,536
+    edges (batches of small graphs), whose g-SpMM sum, its backward and g-SDDMM then run on the
+    COO by nonzeros without it; at once for larger graphs. "lazy" / "now" force either. Edges
+    sorted by destination make their CSR at once at no cost. See docs/minibatch.md.
     """
 
     def __init__(self, edge_index=None, num_nodes=None, *, num_src=None, num_dst=None, dynamic=None, validate=True,
-                 _native_graph=None, _tensor_graph=None):
+                 csr="auto", _native_graph=None, _tensor_graph=None):
         self._cache = {}
         self.edge_weight = None
         self._g = None
@@ -149,7 +155,7 @@ class Graph:
         if isinstance(edge_index, torch.Tensor) and edge_index.is_sparse:
             raise GraphError("edge_index is a sparse tensor; build the graph with Graph.from_csr")
         if _is_dynamic(dynamic, edge_index, lambda: edge_index.shape[-1]):
-            self._t = _dynamic_from_edge_index(edge_index, num_nodes, num_src, num_dst, validate)
+            self._t = _dynamic_from_edge_index(edge_index, num_nodes, num_src, num_dst, validate, csr=csr)
             return
         ei = _as_index_tensor(edge_index, "edge_index")
         if ei.dim() != 2 or ei.shape[0] != 2:
@@ -191,9 +197,11 @@ class Graph:
     # --- Constructors --------------------------------------------------------------------------
 
     @classmethod
-    def from_edge_index(cls, edge_index, num_nodes=None, *, num_src=None, num_dst=None, dynamic=None, validate=True):
+    def from_edge_index(cls, edge_index, num_nodes=None, *, num_src=None, num_dst=None, dynamic=None, validate=True,
+                        csr="auto"):
         """Same as Graph(edge_index, num_nodes, ...)."""
-        return cls(edge_index, num_nodes, num_src=num_src, num_dst=num_dst, dynamic=dynamic, validate=validate)
+        return cls(edge_index, num_nodes, num_src=num_src, num_dst=num_dst, dynamic=dynamic, validate=validate,
+                   csr=csr)
 
     @classmethod
     def from_csr(cls, row_ptr, col_idx, num_src=None, edge_ids=None, *, dynamic=None, validate=True,

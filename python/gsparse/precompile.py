@@ -28,7 +28,8 @@ MODELS = ("sage", "gcn", "gat", "gin")
 
 def _tiny_graphs(device, bipartite):
     """A block-like graph (more sources than destinations) and a square one, each with both kinds of
-    edge ids (sorted edges keep positions, shuffled ones map them), as dynamic graphs on device."""
+    edge ids (sorted edges keep positions, shuffled ones map them) and the shuffled ones with and
+    without their CSR (small graphs run sums on their COO: Graph's csr rule), as dynamic graphs."""
     gen = torch.Generator().manual_seed(0)
     out = []
     for n_src, n_dst in ((24, 8), (16, 16)) if bipartite else ((16, 16),):
@@ -37,7 +38,8 @@ def _tiny_graphs(device, bipartite):
         for ordered in (True, False):
             d, s = (dst.sort().values, src) if ordered else (dst, src)
             ei = torch.stack([s, d]).to(device)
-            out.append(Graph(ei, num_src=n_src, num_dst=n_dst, dynamic=True))
+            for csr in ("now",) if ordered else ("now", "lazy"):
+                out.append(Graph(ei, num_src=n_src, num_dst=n_dst, dynamic=True, csr=csr))
     return out
 
 
@@ -65,11 +67,12 @@ def precompile(models=MODELS, widths=(64, 128, 256), device="cuda", dtype=torch.
     device = torch.device(device)
     before = kernel_cache_stats()
     t0 = time.perf_counter()
-    graphs = _tiny_graphs(device, bipartite=True)
     for model, (c_in, c_out) in itertools.product(models, itertools.product(widths, widths)):
         for layer in _layers(model, c_in, c_out, heads):
             layer = layer.to(device=device, dtype=dtype)
-            for g in graphs:
+            # Fresh graphs for every layer: a layer may make a graph's CSR, which changes the kernels
+            # the next layer runs on it.
+            for g in _tiny_graphs(device, bipartite=True):
                 if model in ("gcn", "gin") and g.num_src != g.num_dst:
                     continue
                 x = torch.rand(g.num_src, c_in, device=device, dtype=dtype, requires_grad=True)

@@ -503,3 +503,62 @@ def check_strided_index_tensors(device):
     strided = gsparse.Graph.from_csr(row_ptr, wide[::2], num_src=10, dynamic=True)
     dense = gsparse.Graph.from_csr(row_ptr, wide[::2].contiguous(), num_src=10, dynamic=True)
     torch.testing.assert_close(gsparse.gspmm(strided, "copy_lhs", "sum", x), gsparse.gspmm(dense, "copy_lhs", "sum", x))
+
+
+def check_coo_graphs(device):
+    """Graphs from an unsorted edge_index without their CSR (csr='lazy', the rule for small graphs):
+    g-SpMM sum forward and backward and g-SDDMM run on the COO and leave the CSR unmade, against the
+    static graph; an operator that needs the CSR (mean, max, edge softmax, reverse) makes it and
+    agrees; csr='now' and PyTorch's deterministic mode take the CSR path; a bad csr value is refused."""
+    ei = random_edges()
+    E = ei.shape[1]
+    static = gsparse.Graph(ei, num_src=120, num_dst=90)
+    assert not gsparse.Graph(ei.to(device), num_src=120, num_dst=90, dynamic=True)._t.has_csr  # the "auto" rule
+    big = torch.randint(0, 100, (2, 70000), generator=torch.Generator().manual_seed(1))
+    assert gsparse.Graph(big.to(device), num_nodes=100, dynamic=True)._t.has_csr  # above LAZY_CSR_MAX_EDGES
+    cases = [("copy_lhs", (1,), None), ("copy_lhs", (33,), None), ("mul", (5,), (1,)), ("mul", (3, 4), (3, 4)),
+             ("copy_rhs", None, (6,)), ("div", (2,), (2,)), ("add", (7,), (7,))]
+    for op, lf, rf in cases:
+        x = torch.rand((120,) + lf) + 0.5 if lf else None
+        w = torch.rand((E,) + rf) + 0.5 if rf else None
+        results = []
+        for g, dev, csr in ((static, "cpu", None), ("lazy", device, "lazy"), ("now", device, "now")):
+            if csr is not None:
+                g = gsparse.Graph(ei.to(device), num_src=120, num_dst=90, dynamic=True, csr=csr)
+            xv = x.detach().clone().to(dev).requires_grad_() if x is not None else None
+            wv = w.detach().clone().to(dev).requires_grad_() if w is not None else None
+            out = gsparse.gspmm(g, op, "sum", xv, wv)
+            (out * torch.linspace(0.5, 1.5, out.numel(), device=dev).reshape(out.shape)).sum().backward()
+            if csr == "lazy":
+                assert not g._t.has_csr, f"{op}: g-SpMM sum made the CSR"
+            results.append((out.detach().cpu(), None if xv is None else xv.grad.cpu(),
+                            None if wv is None else wv.grad.cpu()))
+        for other in results[1:]:
+            for a, b, what in zip(results[0], other, ("out", "lhs grad", "rhs grad")):
+                if a is not None:
+                    torch.testing.assert_close(b, a, rtol=1e-4, atol=1e-5, msg=f"{op} {what}")
+    g = gsparse.Graph(ei.to(device), num_src=120, num_dst=90, dynamic=True, csr="lazy")
+    x = torch.rand(120, 8)
+    xd = x.to(device)
+    torch.testing.assert_close(gsparse.gsddmm(g, "dot", xd, xd[:90], "u", "v").cpu(),
+                               gsparse.gsddmm(static, "dot", x, x[:90], "u", "v"), rtol=1e-5, atol=1e-5)
+    assert not g._t.has_csr, "g-SDDMM made the CSR"
+    rev = g.reverse()  # from the COO
+    torch.testing.assert_close(gsparse.gspmm(rev, "copy_lhs", "sum", xd[:90]).cpu(),
+                               gsparse.gspmm(static.reverse(), "copy_lhs", "sum", x[:90]), rtol=1e-5, atol=1e-5)
+    for reduce in ("mean", "max"):
+        torch.testing.assert_close(gsparse.gspmm(g, "copy_lhs", reduce, xd).cpu(),
+                                   gsparse.gspmm(static, "copy_lhs", reduce, x), rtol=1e-5, atol=1e-5)
+    assert g._t.has_csr
+    # Deterministic mode: the CSR path (no atomics), same numbers.
+    g = gsparse.Graph(ei.to(device), num_src=120, num_dst=90, dynamic=True, csr="lazy")
+    previous = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(True)
+    try:
+        out = gsparse.gspmm(g, "copy_lhs", "sum", xd)
+    finally:
+        torch.use_deterministic_algorithms(previous)
+    assert g._t.has_csr
+    torch.testing.assert_close(out.cpu(), gsparse.gspmm(static, "copy_lhs", "sum", x), rtol=1e-5, atol=1e-5)
+    with pytest.raises(gsparse.GraphError, match="csr must be"):
+        gsparse.Graph(ei.to(device), num_src=120, num_dst=90, dynamic=True, csr="sometimes")

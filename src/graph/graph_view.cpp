@@ -14,9 +14,13 @@ int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
 }  // namespace
 
-void GraphView::check() const {
+void GraphView::check_counts() const {
     for (auto [name, n] : {std::pair{"num_src", num_src}, {"num_dst", num_dst}, {"num_edges", num_edges}})
         if (n < 0 || n > INT32_MAX) fail<GraphError>("graph view: ", name, " = ", n, " is out of range [0, 2^31)");
+}
+
+void GraphView::check() const {
+    check_counts();
     if (!row_ptr) fail<GraphError>("graph view: row_ptr is null");
     if (!col_idx) fail<GraphError>("graph view: col_idx is null (it holds at least one entry)");
     const int64_t need = device == Device::CUDA ? round_up(num_dst, kViewRowPad) + 2 : num_dst + 1;

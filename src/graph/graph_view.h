@@ -14,6 +14,8 @@
 //   coo_src,  g-SDDMM's COO in edge-id order (source and destination of edge e); coo_len >=
 //   coo_dst   num_edges entries (at least one), padded with 0 on CUDA to a multiple of
 //             kViewEdgePad. Null when no g-SDDMM runs on the view.
+//             A COO view has these and no CSR (row_ptr and col_idx null): the kernels that read
+//             the COO alone (g-SpMM sum by nonzeros) run on graphs whose CSR was never built.
 //   max_degree an upper bound of the longest row (num_edges when unknown).
 #pragma once
 
@@ -44,9 +46,13 @@ struct GraphView {
     /// The bound passed to kernels as the longest row.
     int64_t degree_bound() const { return max_degree >= 0 ? max_degree : num_edges; }
 
-    /// Throws GraphError when the sizes, pointers or paddings break the layout above (the values
-    /// in the arrays are the caller's to validate).
+    /// Throws GraphError when the node and edge counts are out of int32 range.
+    void check_counts() const;
+    /// Throws GraphError when the sizes, pointers or paddings of the CSR break the layout above
+    /// (the values in the arrays are the caller's to validate); check_counts() included.
     void check() const;
+    /// Whether the view has its CSR (a COO view has none).
+    bool has_csr() const { return row_ptr != nullptr; }
     /// Throws GraphError unless the COO arrays are present.
     void check_coo() const;
 };

@@ -136,6 +136,38 @@ TEST(SpmmSegments, RejectsWhatItCannotCompute) {
     EXPECT_THROW(gspmm_segments_into(h.view, {BinaryOp::CopyLhs, ReduceOp::Sum}, x, {}, short_out), ShapeError);
 }
 
+TEST(SpmmSegments, RunsOnACooViewWithoutCsr) {
+    // A view of the COO alone (graphs whose CSR was never made): sum runs; mean, which reads the
+    // in-degrees from row_ptr, is refused with a GraphError naming row_ptr; g-SDDMM runs too.
+    Graph g = test::random_graph(36);
+    HostView h = view_of(g);
+    GraphView coo = h.view;
+    coo.row_ptr = nullptr;
+    coo.row_ptr_len = 0;
+    coo.col_idx = nullptr;
+    coo.edge_ids = nullptr;
+    EXPECT_FALSE(coo.has_csr());
+    EXPECT_THROW(coo.check(), GraphError);
+    const SpmmSpec sum{BinaryOp::Mul, ReduceOp::Sum};
+    Tensor x = test::random_tensor({g.num_src(), 5}, 1, DType::F32, 0.5, 1.5);
+    Tensor w = test::random_tensor({g.num_edges(), 1}, 2, DType::F32, 0.5, 1.5);
+    Tensor out = test::random_tensor({g.num_dst(), 5}, 3);
+    gspmm_segments_into(coo, sum, x, w, out);
+    EXPECT_TRUE(matches(g, sum, x, w, out));
+    try {
+        gspmm_segments_into(coo, {BinaryOp::CopyLhs, ReduceOp::Mean}, x, {}, out);
+        ADD_FAILURE() << "mean on a view without row_ptr must be refused";
+    } catch (const GraphError &e) {
+        EXPECT_NE(std::string(e.what()).find("row_ptr"), std::string::npos) << e.what();
+    }
+    Tensor scores = Tensor::empty({g.num_edges(), 1}, DType::F32);
+    Tensor y = test::random_tensor({g.num_dst(), 5}, 4);
+    gsddmm_into(coo, {BinaryOp::Dot, OperandTarget::Src, OperandTarget::Dst}, x, y, scores);
+    Tensor want = Tensor::empty({g.num_edges(), 1}, DType::F32);
+    gsddmm_into(h.view, {BinaryOp::Dot, OperandTarget::Src, OperandTarget::Dst}, x, y, want);
+    for (int64_t e = 0; e < g.num_edges(); e++) ASSERT_EQ(scores.data_as<float>()[e], want.data_as<float>()[e]) << e;
+}
+
 /// A custom lowering pass that keeps the text of the Stmt it is given (the pipeline after the
 /// passes before it) and changes nothing.
 class CaptureStmt : public Halide::Internal::IRMutator {
