@@ -47,8 +47,24 @@ v = g._t.view
 a = tensor_arg(x, "lhs"); o = tensor_arg(out, "out"); la = launch_arg(dev)
 res["_C.gspmm_view"] = bench(lambda: _C.gspmm_view(v, "copy_lhs", "sum", a, None, o, None, None, la))
 res["launch_arg"] = bench(lambda: launch_arg(dev))
-res["Graph(ei) validated"] = bench(lambda: gsparse.Graph(ei, num_nodes=n), N=500)
 rp, ci, _ = g.csr(dev)
 res["Graph.from_csr unvalidated"] = bench(lambda: gsparse.Graph.from_csr(rp, ci, num_src=n, dynamic=True, validate=False, max_degree=16), N=2000)
+# Forward + backward of one aggregation (what a GIN layer's sum costs the host), on a graph without
+# its CSR (the COO path of small graphs) and with it, against PyTorch's gather + index_add.
+g_now = gsparse.Graph(ei, num_nodes=n, dynamic=True, csr="now")
+g_coo = gsparse.Graph(ei, num_nodes=n, dynamic=True, csr="lazy")
+res["gspmm fwd+bwd, COO"] = bench(lambda: gsparse.gspmm(g_coo, "copy_lhs", "sum", xg).sum().backward(), N=2000)
+res["gspmm fwd+bwd, CSR"] = bench(lambda: gsparse.gspmm(g_now, "copy_lhs", "sum", xg).sum().backward(), N=2000)
+res["torch gather+index_add fwd+bwd"] = bench(
+    lambda: torch.zeros(n, 8, device=dev).index_add_(0, dst, xg[src]).sum().backward(), N=2000)
+res["sum().backward() alone"] = bench(lambda: xg.sum().backward(), N=2000)
+batch = torch.arange(n, device=dev) // 8
+res["global_mean_pool fwd+bwd"] = bench(
+    lambda: gsparse.nn.global_mean_pool(xg, batch, n // 8).sum().backward(), N=2000)
+res["torch scatter_reduce mean fwd+bwd"] = bench(
+    lambda: torch.zeros(n // 8, 8, device=dev).scatter_reduce(0, batch.view(-1, 1).expand(-1, 8), xg, "mean",
+                                                              include_self=False).sum().backward(), N=2000)
+res["Graph(ei) validated, csr=lazy"] = bench(lambda: gsparse.Graph(ei, num_nodes=n, csr="lazy"), N=500)
+res["Graph(ei) validated, csr=now"] = bench(lambda: gsparse.Graph(ei, num_nodes=n, csr="now"), N=500)
 for k, val in res.items():
     print(f"{k:32s} {val:7.1f} us host/call")

@@ -328,17 +328,17 @@ class TensorGraph:
         return TensorGraph(self.num_dst, self.num_src, E, row_ptr, rev_cols, eid, None)
 
 
-def _coo_stats(src, dst, edge_index):
+def _coo_stats(src, dst, edge_index, order=True):
     """[min src, min dst, max src, max dst, min step of dst] read back in one copy: the range and
     order checks of from_coo (a handful of kernels and one synchronisation). The step is 0 for a
-    single edge."""
+    single edge, and without order."""
     if edge_index is not None and edge_index.dim() == 2 and edge_index.shape[0] == 2:
         lo, hi = torch.aminmax(edge_index, dim=1)
     else:
         (lo_s, hi_s), (lo_d, hi_d) = torch.aminmax(src), torch.aminmax(dst)
         lo, hi = torch.stack([lo_s, lo_d]), torch.stack([hi_s, hi_d])
     parts = [lo, hi]
-    if dst.numel() > 1:
+    if order and dst.numel() > 1:
         parts.append(torch.diff(dst).min().view(1).to(lo.dtype))
     values = torch.cat(parts).tolist()
     return values + [0] * (5 - len(values))
@@ -365,9 +365,12 @@ def from_coo(src, dst, num_src, num_dst, validate=True, max_degree=None, edge_in
         # numbers of row_ptr_of_sorted (an arange of their dtype): widen them.
         src, dst = src.to(torch.int64), dst.to(torch.int64)
         edge_index = edge_index.to(torch.int64) if edge_index is not None else None
+    # Small graphs keep their COO (padded int32, two kernels) and make the CSR on first use; their
+    # order does not matter, so validation skips the order check.
+    lazy = E > 0 and (csr == "lazy" or (csr == "auto" and E <= LAZY_CSR_MAX_EDGES))
     in_order = False
     if validate and E:
-        min_src, min_dst, max_src, max_dst, step = _coo_stats(src, dst, edge_index)
+        min_src, min_dst, max_src, max_dst, step = _coo_stats(src, dst, edge_index, order=not lazy)
         if min(min_src, min_dst) < 0:
             which = "source" if min_src < 0 else "destination"
             raise GraphError(f"edge_index holds the negative {which} id {min(min_src, min_dst)}")
@@ -375,13 +378,19 @@ def from_coo(src, dst, num_src, num_dst, validate=True, max_degree=None, edge_in
             raise GraphError(f"edge source id {max_src} is out of range [0, num_src = {num_src})")
         if max_dst >= num_dst:
             raise GraphError(f"edge destination id {max_dst} is out of range [0, num_dst = {num_dst})")
-        in_order = step >= 0
+        in_order = step >= 0 and not lazy
+    if lazy:
+        coo = torch.zeros((2, _round_up(E, EDGE_PAD)), dtype=torch.int32, device=src.device)
+        if edge_index is not None and edge_index.dim() == 2 and edge_index.shape[0] == 2:
+            coo[:, :E].copy_(edge_index)
+        else:
+            coo[0, :E].copy_(src)
+            coo[1, :E].copy_(dst)
+        return TensorGraph(num_src, num_dst, E, None, None, None, max_degree, coo=(coo[0], coo[1]))
     if in_order or E == 0:
         row_ptr = row_ptr_of_sorted(dst, num_dst)
         col_idx = src.to(torch.int32)
         return TensorGraph(num_src, num_dst, E, row_ptr, col_idx, None, max_degree, coo_source=(src, dst))
-    if csr == "lazy" or (csr == "auto" and E <= LAZY_CSR_MAX_EDGES):
-        return TensorGraph(num_src, num_dst, E, None, None, None, max_degree, coo_source=(src, dst))
     order = torch.sort(dst, stable=True)
     row_ptr = row_ptr_of_sorted(order.values, num_dst)
     col_idx = src[order.indices].to(torch.int32)
