@@ -26,6 +26,7 @@ from .spmm import gspmm  # noqa: E402
 from .plugins import load_plugin, user_op  # noqa: E402
 from . import nn  # noqa: E402
 from . import sampling  # noqa: E402
+from . import capture  # noqa: E402
 import torch.distributed as _dist  # noqa: E402
 
 if _dist.is_available():  # several GPUs / processes (docs/distributed.md)
@@ -39,7 +40,7 @@ set_kernel_cache_dir = _native_module.set_kernel_cache_dir
 kernel_cache_stats = _native_module.kernel_cache_stats
 
 __all__ = [
-    "Graph", "batch_graphs", "sampling", "gspmm", "gsddmm", "edge_softmax", "nn", "load_plugin", "user_op",
+    "Graph", "batch_graphs", "sampling", "capture", "gspmm", "gsddmm", "edge_softmax", "nn", "load_plugin", "user_op",
     "Error", "GraphError", "FormatError", "ShapeError", "ScheduleError", "KernelError",
     "kernel_cache_dir", "set_kernel_cache_dir", "kernel_cache_stats",
 ]

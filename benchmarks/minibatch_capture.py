@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+"""Mini-batch training steps captured as CUDA graphs (gsparse.capture), gsparse against PyG.
+
+The models, inputs and protocol of benchmarks/minibatch.py (same weights, same sampled blocks and
+molecule batches, interleaved timed steps, CUDA events, median), each library's step run two ways:
+  eager     as in minibatch.py: the step's graphs as the sampler produced them;
+  captured  the step's graphs padded into fixed-capacity buffers (gsparse.capture.BlockBuffers,
+            BatchBuffers: identical padded inputs for both libraries), the step (forward, loss on the
+            real rows, backward, Adam with capturable=True) captured once as a CUDA graph; a timed
+            step loads the batch into the buffers (a few copies, the feature rows included) and
+            replays.
+A library whose step cannot be captured (a host synchronisation inside, e.g. a boolean mask) is
+reported with the error. Before timing, the captured step's loss is checked against the eager
+forward pass on the unpadded batch with the same weights.
+
+    python3 benchmarks/minibatch_capture.py --graph reddit=PATH [--graph ogbn-products=PATH] [--out-root DIR]
+"""
+
+import argparse
+import copy
+import datetime as dt
+import json
+import os
+import re
+import statistics
+import sys
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import minibatch as mb  # noqa: E402
+import gsparse  # noqa: E402
+from gsparse.capture import BatchBuffers, BlockBuffers, CapturedStep  # noqa: E402
+from gsparse.sampling import NeighborSampler  # noqa: E402
+
+LIBS = ("gsparse", "pyg")
+
+
+def log(*a):
+    print(*a, flush=True)
+
+
+def eager_block_step(lib, model, opt):
+    return mb.block_step(lib, model, opt)
+
+
+def captured_block_step(lib, model, opt, buffers):
+    def step():
+        adjs = buffers.adjs() if lib == "gsparse" else buffers.edge_indices()
+        opt.zero_grad(set_to_none=True)
+        out = model(buffers.x, adjs)
+        loss = F.cross_entropy(out[: buffers.batch_size], buffers.y)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def captured_molecule_step(lib, model, opt, buffers):
+    def step():
+        adj = buffers.graph() if lib == "gsparse" else buffers.edge_index
+        opt.zero_grad(set_to_none=True)
+        out = model(buffers.x, adj, buffers.batch, buffers.num_graphs)
+        loss = F.cross_entropy(out[: buffers.max_graphs], buffers.y)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def eager_loss(workload, lib, model, item):
+    with torch.no_grad():
+        if workload == "blocks":
+            if lib == "gsparse":
+                adjs = [(gsparse.Graph.from_csr(rp, ci, num_src=s[0], dynamic=True, validate=False), s)
+                        for rp, ci, s, _ in item["csrs"]]
+            else:
+                adjs = item["blocks"]
+            return F.cross_entropy(model(item["x"], adjs), item["y"]).item()
+        adj = gsparse.Graph(item["ei"], num_nodes=item["n"]) if lib == "gsparse" else item["ei"]
+        return F.cross_entropy(model(item["x"], adj, item["batch"], 128), item["y"]).item()
+
+
+def run_case(workload, make_model, pool, load, make_captured, make_eager, args):
+    """Per library: eager and captured step times (interleaved), the loss check, errors."""
+    torch.manual_seed(args.seed)
+    base = make_model("pyg")
+    res = {}
+    timed = {}
+    for lib in LIBS:
+        res[lib] = {}
+        model = make_model(lib)
+        if lib == "gsparse":
+            mb.copy_weights(base, model)
+        else:
+            model.load_state_dict(base.state_dict())
+        em = copy.deepcopy(model)
+        eager = make_eager(lib, em, torch.optim.Adam(em.parameters(), lr=0.01))
+        for i in range(args.warmup):
+            eager(pool[i % len(pool)])
+        timed[(lib, "eager")] = lambda item, eager=eager: eager(item)
+        cm = copy.deepcopy(model)
+        try:
+            step = make_captured(lib, cm, torch.optim.Adam(cm.parameters(), lr=0.01, capturable=True))
+            load(pool[0])
+            captured = CapturedStep(step, warmup=args.warmup)
+            # The loss check: the replay's loss (before its update) against an eager forward pass on
+            # the unpadded batch with the same weights.
+            item = pool[1 % len(pool)]
+            load(item)
+            snapshot = copy.deepcopy(cm)
+            got = captured().item()
+            want = eager_loss(workload, lib, snapshot, item)
+            res[lib]["loss_captured"], res[lib]["loss_eager"] = got, want
+            res[lib]["loss_ok"] = abs(got - want) <= 1e-4 * max(1.0, abs(want))
+
+            def replay(item, captured=captured):
+                load(item)
+                captured()
+            timed[(lib, "captured")] = replay
+        except Exception as e:  # noqa: BLE001 - recorded: a step that cannot be captured
+            msg = f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"
+            res[lib]["capture_error"] = msg
+            log(f"    {lib}: not captured: {msg}")
+            torch.cuda.synchronize()
+    times = {k: [] for k in timed}
+    keys = list(timed)
+    torch.cuda.synchronize()
+    for i in range(args.runs):
+        for k in (keys if i % 2 == 0 else keys[::-1]):
+            times[k].append(mb.time_step_once(timed[k], pool[i % len(pool)]))
+    for (lib, how), ts in times.items():
+        res[lib][f"{how}_ms"] = statistics.median(ts)
+    for lib in LIBS:
+        r = res[lib]
+        log(f"    {lib}: eager {r['eager_ms']:.3f} ms, captured "
+            + (f"{r['captured_ms']:.3f} ms (loss {r['loss_captured']:.5f} vs eager {r['loss_eager']:.5f})"
+               if "captured_ms" in r else "-"))
+    return res
+
+
+def block_cases(name, path, args, device):
+    feat, classes = mb.TWINS[name]
+    log(f"loading {name} from {path}")
+    g = gsparse.Graph.load(path)
+    row_ptr, col_idx, _ = g.csr(device)
+    n = g.num_dst
+    gen = torch.Generator(device="cpu").manual_seed(args.seed)
+    x_all = torch.randn(n, feat, generator=gen).to(device)
+    y_all = torch.randint(0, classes, (n,), generator=gen).to(device)
+    fanouts = [25, 10]
+    sampler = NeighborSampler((row_ptr, col_idx), fanouts, seed=args.seed, device=device)
+    seeds_all = torch.randperm(n, generator=gen)[: args.batch * args.pool].to(device)
+    pool = []
+    for i in range(args.pool):
+        batch = sampler.sample(seeds_all[i * args.batch:(i + 1) * args.batch])
+        pool.append({"x": x_all[batch.input_nodes], "y": y_all[batch.seeds], "blocks": mb.block_inputs(batch),
+                     "csrs": mb.block_csrs(batch, fanouts), "batch": batch})
+    buffers = BlockBuffers(args.batch, fanouts, device, num_features=feat)
+
+    def load(item):
+        buffers.load(item["batch"], item["x"], item["y"], edge_index=True)
+
+    cases = []
+    for kind in ("sage", "gat"):
+        log(f"  {kind}")
+
+        def make_model(lib, kind=kind):
+            return mb.BlockNet(kind, lib, feat, args.hidden, classes, len(fanouts)).to(device)
+
+        res = run_case("blocks", make_model, pool, load,
+                       lambda lib, m, o: captured_block_step(lib, m, o, buffers), eager_block_step, args)
+        cases.append({"workload": "blocks", "model": kind, "graph": name, "fanouts": fanouts,
+                      "capacity": buffers.sizes, **flatten(res)})
+    del g, row_ptr, col_idx, x_all, pool, buffers
+    torch.cuda.empty_cache()
+    return cases
+
+
+def molecule_cases(args, device):
+    gen = torch.Generator(device="cpu").manual_seed(args.seed)
+    pool = mb.molecule_pool(gen, device, args.pool)
+    buffers = BatchBuffers(128, 128 * 50, 2 * 55 * 128, device, num_features=32)
+
+    def load(item):
+        buffers.load(item["ei"], item["batch"], item["n"], item["x"], item["y"])
+
+    cases = []
+    for kind in ("gin", "gcn"):
+        log(f"  molecules {kind}")
+
+        def make_model(lib, kind=kind):
+            return mb.GraphNet(kind, lib, 32, 128, 10, 3, True).to(device)
+
+        res = run_case("molecules", make_model, pool, load,
+                       lambda lib, m, o: captured_molecule_step(lib, m, o, buffers), mb.molecule_step, args)
+        cases.append({"workload": "molecules", "model": kind, "graph": "batched-small", **flatten(res)})
+    return cases
+
+
+def flatten(res):
+    out = {}
+    for lib, r in res.items():
+        for k, v in r.items():
+            out[f"{k}_{lib}"] = v
+    return out
+
+
+def write_report(out_dir, meta, cases):
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "summary.json"), "w") as f:
+        json.dump({"meta": meta, "cases": cases}, f, indent=1)
+    lines = [f"# Mini-batch steps captured as CUDA graphs, gsparse vs PyG ({meta['device']}, {meta['date']})", "",
+             "Median step, ms (CUDA events; captured = load the batch into fixed buffers + replay); "
+             "see benchmarks/minibatch_capture.py.", "",
+             "| workload | model | graph | gsparse eager | gsparse captured | PyG eager | PyG captured | "
+             "gsparse captured vs PyG's best | loss check (gsparse / PyG) |",
+             "|---|---|---|---:|---:|---:|---:|---:|---|"]
+    for c in cases:
+        def ms(key):
+            return f"{c[key]:.3f}" if key in c else "not capturable"
+        pyg_best = min(v for v in (c.get("eager_ms_pyg"), c.get("captured_ms_pyg")) if v is not None)
+        ours = c.get("captured_ms_gsparse")
+        ratio = f"{pyg_best / ours:.2f}x" if ours else "-"
+        checks = " / ".join("ok" if c.get(f"loss_ok_{lib}") else ("-" if f"loss_ok_{lib}" not in c else "MISMATCH")
+                            for lib in LIBS)
+        lines.append(f"| {c['workload']} | {c['model']} | {c['graph']} | {ms('eager_ms_gsparse')} | "
+                     f"{ms('captured_ms_gsparse')} | {ms('eager_ms_pyg')} | {ms('captured_ms_pyg')} | {ratio} | {checks} |")
+    errors = [(c["model"], c["graph"], lib, c[f"capture_error_{lib}"]) for c in cases for lib in LIBS
+              if f"capture_error_{lib}" in c]
+    if errors:
+        lines += ["", "Not capturable:", ""]
+        lines += [f"- {m} {g} ({lib}): {e}" for m, g, lib, e in errors]
+    with open(os.path.join(out_dir, "minibatch-capture.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(cases)), 4))
+        series = [("eager_ms_gsparse", "gsparse eager"), ("captured_ms_gsparse", "gsparse captured"),
+                  ("eager_ms_pyg", "PyG eager"), ("captured_ms_pyg", "PyG captured")]
+        w = 0.2
+        for j, (key, label) in enumerate(series):
+            ax.bar([i + (j - 1.5) * w for i in range(len(cases))], [c.get(key, 0) for c in cases], w, label=label)
+        ax.set_xticks(range(len(cases)))
+        ax.set_xticklabels([f"{c['model']}\n{c['graph']}" for c in cases], fontsize=7)
+        ax.set_ylabel("ms per step (median)")
+        ax.set_title(f"Captured mini-batch steps, {meta['device']}")
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(os.path.join(out_dir, "minibatch-capture.png"), dpi=120)
+    except Exception as e:  # noqa: BLE001 - the plot is optional where matplotlib is missing
+        log(f"no plot: {e}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--graph", action="append", default=[], help="NAME=PATH of a twin (reddit, ogbn-products)")
+    ap.add_argument("--batch", type=int, default=1024)
+    ap.add_argument("--hidden", type=int, default=256)
+    ap.add_argument("--pool", type=int, default=8)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--no-molecules", action="store_true")
+    ap.add_argument("--out-root", default="benchmarks/results")
+    args = ap.parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("minibatch_capture.py needs a CUDA device")
+    device = torch.device("cuda")
+    name = torch.cuda.get_device_name()
+    date = dt.date.today().isoformat()
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    import torch_geometric
+    meta = {"device": name, "date": date, "torch": torch.__version__, "torch_geometric": torch_geometric.__version__,
+            "args": vars(args)}
+    cases = []
+    for spec in args.graph:
+        gname, path = spec.split("=", 1)
+        cases += block_cases(gname, path, args, device)
+    if not args.no_molecules:
+        cases += molecule_cases(args, device)
+    out_dir = os.path.join(args.out_root, f"{date}-{slug}-minibatch-capture")
+    write_report(out_dir, meta, cases)
+    log(f"wrote {out_dir}")
+
+
+if __name__ == "__main__":
+    main()
