@@ -83,59 +83,80 @@ def eager_loss(workload, lib, model, item):
 
 
 def run_case(workload, make_model, pool, load, make_captured, make_eager, args):
-    """Per library: eager and captured step times (interleaved), the loss check, errors."""
+    """Per library: eager and captured step times (interleaved), the loss check, errors. Every
+    library's step is captured before any captured step replays (see gsparse.capture: a capture
+    after a gsparse step's replay broke that step's next replay); the case's graphs are released
+    at its end."""
     torch.manual_seed(args.seed)
     base = make_model("pyg")
     res = {}
     timed = {}
-    for lib in LIBS:
+    captures = {}
+    for lib in args.libs.split(","):
         res[lib] = {}
         model = make_model(lib)
         if lib == "gsparse":
             mb.copy_weights(base, model)
         else:
             model.load_state_dict(base.state_dict())
-        em = copy.deepcopy(model)
-        eager = make_eager(lib, em, torch.optim.Adam(em.parameters(), lr=0.01))
-        for i in range(args.warmup):
-            eager(pool[i % len(pool)])
-        timed[(lib, "eager")] = lambda item, eager=eager: eager(item)
+        if "eager" in args.modes:
+            em = copy.deepcopy(model)
+            eager = make_eager(lib, em, torch.optim.Adam(em.parameters(), lr=0.01))
+            for i in range(args.warmup):
+                eager(pool[i % len(pool)])
+            timed[(lib, "eager")] = lambda item, eager=eager: eager(item)
+        if "captured" not in args.modes:
+            continue
         cm = copy.deepcopy(model)
         try:
+            if args.trace:
+                log(f"      capturing {lib}")
+                torch.cuda.synchronize()
             step = make_captured(lib, cm, torch.optim.Adam(cm.parameters(), lr=0.01, capturable=True))
             load(pool[0])
-            captured = CapturedStep(step, warmup=args.warmup)
-            # The loss check: the replay's loss (before its update) against an eager forward pass on
-            # the unpadded batch with the same weights.
-            item = pool[1 % len(pool)]
-            load(item)
-            snapshot = copy.deepcopy(cm)
-            got = captured().item()
-            want = eager_loss(workload, lib, snapshot, item)
-            res[lib]["loss_captured"], res[lib]["loss_eager"] = got, want
-            res[lib]["loss_ok"] = abs(got - want) <= 1e-4 * max(1.0, abs(want))
-
-            def replay(item, captured=captured):
-                load(item)
-                captured()
-            timed[(lib, "captured")] = replay
+            captures[lib] = (CapturedStep(step, warmup=args.warmup), cm)
         except Exception as e:  # noqa: BLE001 - recorded: a step that cannot be captured
             msg = f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"
             res[lib]["capture_error"] = msg
             log(f"    {lib}: not captured: {msg}")
             torch.cuda.synchronize()
+    for lib, (captured, cm) in captures.items():
+        # The loss check: the replay's loss (before its update) against an eager forward pass on
+        # the unpadded batch with the same weights.
+        item = pool[1 % len(pool)]
+        if not args.no_loss_check:
+            load(item)
+            snapshot = copy.deepcopy(cm)
+            got = captured().item()
+            want = eager_loss(workload, lib, snapshot, item)
+            del snapshot
+            res[lib]["loss_captured"], res[lib]["loss_eager"] = got, want
+            res[lib]["loss_ok"] = abs(got - want) <= 1e-4 * max(1.0, abs(want))
+            if args.trace:
+                log(f"      {lib} loss check {got} vs {want}")
+
+        def replay(item, captured=captured):
+            load(item)
+            captured()
+        timed[(lib, "captured")] = replay
     times = {k: [] for k in timed}
     keys = list(timed)
     torch.cuda.synchronize()
     for i in range(args.runs):
         for k in (keys if i % 2 == 0 else keys[::-1]):
+            if args.trace:
+                log(f"      step {i} {k}")
             times[k].append(mb.time_step_once(timed[k], pool[i % len(pool)]))
     for (lib, how), ts in times.items():
         res[lib][f"{how}_ms"] = statistics.median(ts)
-    for lib in LIBS:
+    timed.clear()
+    captures.clear()
+    torch.cuda.synchronize()
+    for lib in res:
         r = res[lib]
-        log(f"    {lib}: eager {r['eager_ms']:.3f} ms, captured "
-            + (f"{r['captured_ms']:.3f} ms (loss {r['loss_captured']:.5f} vs eager {r['loss_eager']:.5f})"
+        log(f"    {lib}: eager {r.get('eager_ms', float('nan')):.3f} ms, captured "
+            + (f"{r['captured_ms']:.3f} ms (loss {r.get('loss_captured', float('nan')):.5f} vs eager "
+               f"{r.get('loss_eager', float('nan')):.5f})"
                if "captured_ms" in r else "-"))
     return res
 
@@ -163,7 +184,7 @@ def block_cases(name, path, args, device):
         buffers.load(item["batch"], item["x"], item["y"], edge_index=True)
 
     cases = []
-    for kind in ("sage", "gat"):
+    for kind in args.models.split(","):
         log(f"  {kind}")
 
         def make_model(lib, kind=kind):
@@ -220,9 +241,9 @@ def write_report(out_dir, meta, cases):
     for c in cases:
         def ms(key):
             return f"{c[key]:.3f}" if key in c else "not capturable"
-        pyg_best = min(v for v in (c.get("eager_ms_pyg"), c.get("captured_ms_pyg")) if v is not None)
+        pyg = [v for v in (c.get("eager_ms_pyg"), c.get("captured_ms_pyg")) if v is not None]
         ours = c.get("captured_ms_gsparse")
-        ratio = f"{pyg_best / ours:.2f}x" if ours else "-"
+        ratio = f"{min(pyg) / ours:.2f}x" if ours and pyg else "-"
         checks = " / ".join("ok" if c.get(f"loss_ok_{lib}") else ("-" if f"loss_ok_{lib}" not in c else "MISMATCH")
                             for lib in LIBS)
         lines.append(f"| {c['workload']} | {c['model']} | {c['graph']} | {ms('eager_ms_gsparse')} | "
@@ -265,6 +286,12 @@ def main():
     ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-molecules", action="store_true")
+    ap.add_argument("--models", default="sage,gat", help="block models (sage, gat)")
+    ap.add_argument("--trace", action="store_true", help="log every timed step before it runs")
+    ap.add_argument("--libs", default="pyg,gsparse",
+                    help="libraries in capture order (a capture after a gsparse capture broke its replays: gsparse last)")
+    ap.add_argument("--modes", default="eager,captured")
+    ap.add_argument("--no-loss-check", action="store_true")
     ap.add_argument("--out-root", default="benchmarks/results")
     args = ap.parse_args()
     if not torch.cuda.is_available():

@@ -31,12 +31,19 @@ every mini-batch brings graphs of new sizes. So:
         loss = captured()                                    # replays the whole step
 
 Padding keeps every real row exact and every padded graph a valid graph (every edge in a row, every
-id in range), so every operator runs on it. Blocks: the padding edges go from the last source to
-the last destination row, which are always padding; the other padding rows have no edges; the same
-edges in PyG's edge-list form (BlockBuffers.edge_indices) serve other libraries' layers.
+id in range), so every operator runs on it. Blocks: the padding edges go from the last source
+(always padding) to the padding destination rows, spread evenly over them (one long row would
+serialise a row kernel); in PyG's edge-list form (BlockBuffers.edge_indices, for other libraries'
+layers) they all go to the last destination row, which is always padding.
 Batches: padding nodes form one extra graph (id max_graphs) with self-loops only, so pooling's
 first max_graphs rows are the real graphs'. Losses and metrics must read the real rows only
 (`out[:batch_size]`, `pooled[:num_graphs]`).
+
+Known issue: on an H100 with PyTorch 2.11, a captured gsparse step whose capture was followed by
+another capture (of a PyG step, in benchmarks/minibatch_capture.py) failed with an illegal memory
+access at its next replay; the same steps captured in the other order (the gsparse step last)
+replayed correctly, and so did several gsparse captures in other orders in smaller runs. The cause
+is not yet found: capture a gsparse step last, and capture it again after any later capture.
 
 What can be captured: a step without host synchronisations. gsparse's layers on these buffers have
 none (GraphSAGE, GAT, GCN, GIN, pooling; dynamic graphs built with validate=False); an optimizer
@@ -73,10 +80,11 @@ class BlockBuffers:
             num_dst = sizes[-1][0]
         self._caps = sizes[::-1]  # (num_src, num_dst, num_edges), outermost first
         dev = self.device
-        # The last destination row holds the padding edges (row_ptr[num_dst] is always the capacity),
-        # from the last source.
+        # The padding rows hold the padding edges (row_ptr[num_dst] is always the capacity), all from
+        # the last source.
         self.row_ptr = [torch.full((d + 1,), e, dtype=torch.int32, device=dev) for _, d, e in self._caps]
         self.col_idx = [torch.full((e,), s - 1, dtype=torch.int32, device=dev) for s, _, e in self._caps]
+        self._rows = torch.arange(max(d for _, d, _ in self._caps) + 1, dtype=torch.int64, device=dev)
         self._edge_index = None
         self._pad_edges = None
         self.x = None
@@ -108,10 +116,14 @@ class BlockBuffers:
         for i, b in enumerate(batch.blocks):
             row_ptr, col_idx, _ = b.csr(self.device)
             n, e = b.num_dst, b.num_edges
+            S, D, C = self._caps[i]
             self.row_ptr[i][: n + 1].copy_(row_ptr)
-            self.row_ptr[i][n + 1: -1].fill_(e)
+            # Padding row n + k ends at e + floor(k (C - e) / (D - n)): rows of at most
+            # ceil((C - e) / (D - n)) edges, the last ending at the capacity.
+            k = self._rows[1: D - n + 1]
+            self.row_ptr[i][n + 1:].copy_(k.mul(C - e).floor_divide_(D - n).add_(e))
             self.col_idx[i][:e].copy_(col_idx)
-            self.col_idx[i][e:].fill_(self._caps[i][0] - 1)
+            self.col_idx[i][e:].fill_(S - 1)
         if edge_index:
             self._load_edge_index(batch)
         if x is not None:

@@ -46,6 +46,11 @@ def test_block_buffers_give_the_real_rows(reduce):
         x = feats[batch.input_nodes]
         buffers.load(batch, x, torch.arange(64), edge_index=True)
         assert torch.equal(buffers.y, torch.arange(64))
+        for block, row_ptr, (S, D) in zip(batch.blocks, buffers.row_ptr, buffers.sizes):
+            lengths = (row_ptr[1:] - row_ptr[:-1])[block.num_dst:]  # the padding rows share the padding edges
+            cap = int(row_ptr[-1])
+            assert int(lengths.min()) >= 0 and int(lengths.sum()) == cap - block.num_edges
+            assert int(lengths.max()) <= -(-(cap - block.num_edges) // (D - block.num_dst))
         h, hp = x, buffers.x
         for block, (graph, (S, D)), (ei, size) in zip(batch.blocks, buffers.adjs(), buffers.edge_indices()):
             assert (graph.num_src, graph.num_dst) == (S, D) == size
