@@ -33,7 +33,11 @@ def phased_step(workload, lib, model, opt):
     def step(item):
         t = [time.perf_counter()]
         if workload == "molecules":
-            adj = gsparse.Graph(item["ei"], num_nodes=item["n"]) if lib == "gsparse" else item["ei"]
+            if lib.startswith("gsparse"):
+                csr = "now" if lib == "gsparse-csr-now" else "auto"
+                adj = gsparse.Graph(item["ei"], num_nodes=item["n"], csr=csr)
+            else:
+                adj = item["ei"]
         else:
             if lib == "gsparse":
                 adj = [(gsparse.Graph.from_csr(rp, ci, num_src=s[0], dynamic=True, validate=False, max_degree=f), s)
@@ -58,11 +62,14 @@ def phased_step(workload, lib, model, opt):
     return step
 
 
-def measure(workload, make_model, pool, args):
+def measure(workload, make_model, pool, args, variants=()):
+    """variants: further gsparse forms timed beside gsparse and PyG (gsparse-csr-now: molecule
+    graphs that make their CSR at once)."""
     torch.manual_seed(args.seed)
     models = {"pyg": make_model("pyg")}
-    models["gsparse"] = make_model("gsparse")
-    mb.copy_weights(models["pyg"], models["gsparse"])
+    for lib in ("gsparse",) + tuple(variants):
+        models[lib] = make_model("gsparse")
+        mb.copy_weights(models["pyg"], models[lib])
     steps = {}
     for lib, m in models.items():
         opt = torch.optim.Adam(m.parameters(), lr=0.01)
@@ -74,7 +81,7 @@ def measure(workload, make_model, pool, args):
     event = {lib: [] for lib in steps}
     # Host time: steps back to back, no synchronisation (the GPU runs behind the host).
     for i in range(args.steps):
-        order = ("gsparse", "pyg") if i % 2 == 0 else ("pyg", "gsparse")
+        order = list(steps) if i % 2 == 0 else list(steps)[::-1]
         for lib in order:
             ph = steps[lib](pool[i % len(pool)])
             for p, s in ph.items():
@@ -83,7 +90,7 @@ def measure(workload, make_model, pool, args):
     torch.cuda.synchronize()
     # Step time as minibatch.py measures it: events around one step on an idle device.
     for i in range(args.steps):
-        order = ("gsparse", "pyg") if i % 2 == 0 else ("pyg", "gsparse")
+        order = list(steps) if i % 2 == 0 else list(steps)[::-1]
         for lib in order:
             a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             torch.cuda.synchronize()
@@ -118,7 +125,7 @@ def main():
     pool = mb.molecule_pool(gen, device, args.pool)
     for kind in ("gin", "gcn"):
         r = measure("molecules", lambda lib, kind=kind: mb.GraphNet(kind, lib, 32, 128, 10, 3, True).to(device),
-                    pool, args)
+                    pool, args, variants=("gsparse-csr-now",))
         results.append({"workload": "molecules", "model": kind, **r})
     for spec in args.graph:
         name, path = spec.split("=", 1)
@@ -136,11 +143,11 @@ def main():
             r = measure("blocks", lambda lib, kind=kind: mb.BlockNet(kind, lib, feat, args.hidden, classes, 2).to(device),
                         bpool, args)
             results.append({"workload": "blocks", "model": kind, "graph": name, **r})
-    print(f"{'case':<22} {'lib':<8} " + " ".join(f"{p:>9}" for p in PHASES + ("total", "event_step")))
+    print(f"{'case':<22} {'lib':<16} " + " ".join(f"{p:>9}" for p in PHASES + ("total", "event_step")))
     for r in results:
         label = f"{r['workload']}/{r['model']}"
-        for lib in ("gsparse", "pyg"):
-            print(f"{label:<22} {lib:<8} " + " ".join(f"{r[lib][p]:9.3f}" for p in PHASES + ("total", "event_step")))
+        for lib in [k for k in r if k not in ("workload", "model", "graph")]:
+            print(f"{label:<22} {lib:<16} " + " ".join(f"{r[lib][p]:9.3f}" for p in PHASES + ("total", "event_step")))
     if args.out:
         with open(args.out, "w") as f:
             json.dump({"device": torch.cuda.get_device_name(), "date": time.strftime("%Y-%m-%d"),
