@@ -3,7 +3,9 @@
 #   1. builds the gsparse Python module and gsparse-data in $BUILD_DIR (configuring it when it has no cache),
 #   2. writes the reddit and ogbn-products twins as .gcsr files with gsparse-data (once),
 #   3. runs minibatch.py, which writes summary.json, minibatch.md and minibatch.png to
-#      ${OUT:-benchmarks/results}/<date>-<device>-minibatch/.
+#      ${OUT:-benchmarks/results}/<date>-<device>-minibatch/,
+#   4. runs minibatch_capture.py (the same models with their steps captured as CUDA graphs) into
+#      <date>-<device>-minibatch-capture/ (CAPTURE=0 leaves it out).
 # Settings: BUILD_DIR [build-gpu], OUT [benchmarks/results], SCALE [1.0], PYTHON [python3],
 # GRAPH_DIR [$BUILD_DIR/bench-graphs], JOBS [nproc], GRAPHS [reddit ogbn-products], ARGS (extra minibatch.py arguments).
 set -euo pipefail
@@ -18,3 +20,7 @@ for g in $GRAPHS; do
 done
 # shellcheck disable=SC2086
 run_python benchmarks/minibatch.py "${graphs[@]}" --out-root "$OUT" ${ARGS:-}
+if [ "${CAPTURE:-1}" != 0 ]; then
+  # shellcheck disable=SC2086
+  run_python benchmarks/minibatch_capture.py "${graphs[@]}" --out-root "$OUT"
+fi
