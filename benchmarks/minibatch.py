@@ -482,30 +482,39 @@ def write_report(out_dir, meta, cases):
         log(f"no plot: {e}")
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def add_workload_arguments(ap, warmup=5):
+    """The arguments the mini-batch scripts share: graphs, batch, model width, pool, timing, seed."""
     ap.add_argument("--graph", action="append", default=[], help="NAME=PATH of a twin (reddit, ogbn-products)")
     ap.add_argument("--batch", type=int, default=1024)
     ap.add_argument("--hidden", type=int, default=256)
     ap.add_argument("--pool", type=int, default=8, help="distinct batches cycled through")
-    ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--runs", type=int, default=40)
+    ap.add_argument("--warmup", type=int, default=warmup)
     ap.add_argument("--seed", type=int, default=0)
+
+
+def run_meta(script, args):
+    """(device, metadata, result folder slug) of a GPU run; exits without CUDA or torch_geometric."""
+    if not torch.cuda.is_available():
+        sys.exit(f"{script} needs a CUDA device")
+    try:
+        import torch_geometric
+    except ImportError:
+        sys.exit(f"{script} needs torch_geometric")
+    name = torch.cuda.get_device_name()
+    date = dt.date.today().isoformat()
+    meta = {"device": name, "date": date, "torch": torch.__version__, "torch_geometric": torch_geometric.__version__,
+            "args": vars(args)}
+    return torch.device("cuda"), meta, f"{date}-{re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-')}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_workload_arguments(ap)
+    ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--no-molecules", action="store_true")
     ap.add_argument("--out-root", default="benchmarks/results")
     args = ap.parse_args()
-    if not torch.cuda.is_available():
-        sys.exit("minibatch.py needs a CUDA device")
-    device = torch.device("cuda")
-    name = torch.cuda.get_device_name()
-    date = dt.date.today().isoformat()
-    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-    meta = {"device": name, "date": date, "torch": torch.__version__, "args": vars(args)}
-    try:
-        import torch_geometric
-        meta["torch_geometric"] = torch_geometric.__version__
-    except ImportError:
-        sys.exit("minibatch.py needs torch_geometric")
+    device, meta, slug = run_meta("minibatch.py", args)
     cases = []
     for spec in args.graph:
         gname, path = spec.split("=", 1)
@@ -513,7 +522,7 @@ def main():
         cases += block_cases(gname, path, sets, args, device)
     if not args.no_molecules:
         cases += molecule_cases(args, device)
-    out_dir = os.path.join(args.out_root, f"{date}-{slug}-minibatch")
+    out_dir = os.path.join(args.out_root, f"{slug}-minibatch")
     write_report(out_dir, meta, cases)
     log(f"wrote {out_dir}")
 

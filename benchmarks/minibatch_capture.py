@@ -18,10 +18,8 @@ forward pass on the unpadded batch with the same weights.
 
 import argparse
 import copy
-import datetime as dt
 import json
 import os
-import re
 import statistics
 import sys
 
@@ -35,10 +33,7 @@ from gsparse.capture import BatchBuffers, BlockBuffers, CapturedStep  # noqa: E4
 from gsparse.sampling import NeighborSampler  # noqa: E402
 
 LIBS = ("gsparse", "pyg")
-
-
-def log(*a):
-    print(*a, flush=True)
+log = mb.log
 
 
 def eager_block_step(lib, model, opt):
@@ -194,7 +189,7 @@ def block_cases(name, path, args, device):
                        lambda lib, m, o: captured_block_step(lib, m, o, buffers), eager_block_step, args)
         cases.append({"workload": "blocks", "model": kind, "graph": name, "fanouts": fanouts,
                       "capacity": buffers.sizes, **flatten(res)})
-    del g, row_ptr, col_idx, x_all, pool, buffers
+    del g, row_ptr, col_idx, x_all, pool
     torch.cuda.empty_cache()
     return cases
 
@@ -278,13 +273,8 @@ def write_report(out_dir, meta, cases):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--graph", action="append", default=[], help="NAME=PATH of a twin (reddit, ogbn-products)")
-    ap.add_argument("--batch", type=int, default=1024)
-    ap.add_argument("--hidden", type=int, default=256)
-    ap.add_argument("--pool", type=int, default=8)
-    ap.add_argument("--warmup", type=int, default=3)
+    mb.add_workload_arguments(ap, warmup=3)
     ap.add_argument("--runs", type=int, default=40)
-    ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-molecules", action="store_true")
     ap.add_argument("--models", default="sage,gat", help="block models (sage, gat)")
     ap.add_argument("--trace", action="store_true", help="log every timed step before it runs")
@@ -294,22 +284,14 @@ def main():
     ap.add_argument("--no-loss-check", action="store_true")
     ap.add_argument("--out-root", default="benchmarks/results")
     args = ap.parse_args()
-    if not torch.cuda.is_available():
-        sys.exit("minibatch_capture.py needs a CUDA device")
-    device = torch.device("cuda")
-    name = torch.cuda.get_device_name()
-    date = dt.date.today().isoformat()
-    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-    import torch_geometric
-    meta = {"device": name, "date": date, "torch": torch.__version__, "torch_geometric": torch_geometric.__version__,
-            "args": vars(args)}
+    device, meta, slug = mb.run_meta("minibatch_capture.py", args)
     cases = []
     for spec in args.graph:
         gname, path = spec.split("=", 1)
         cases += block_cases(gname, path, args, device)
     if not args.no_molecules:
         cases += molecule_cases(args, device)
-    out_dir = os.path.join(args.out_root, f"{date}-{slug}-minibatch-capture")
+    out_dir = os.path.join(args.out_root, f"{slug}-minibatch-capture")
     write_report(out_dir, meta, cases)
     log(f"wrote {out_dir}")
 

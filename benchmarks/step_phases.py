@@ -108,13 +108,8 @@ def measure(workload, make_model, pool, args, variants=()):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--graph", action="append", default=[], help="NAME=PATH of a twin (reddit, ogbn-products)")
-    ap.add_argument("--batch", type=int, default=1024)
-    ap.add_argument("--hidden", type=int, default=256)
-    ap.add_argument("--pool", type=int, default=8)
-    ap.add_argument("--warmup", type=int, default=5)
+    mb.add_workload_arguments(ap)
     ap.add_argument("--steps", type=int, default=60)
-    ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out")
     args = ap.parse_args()
     if not torch.cuda.is_available():

@@ -18,14 +18,20 @@ namespace {
 
 const index_t *as_index_ptr(uintptr_t p) { return reinterpret_cast<const index_t *>(p); }
 
-GraphView make_view(const std::string &device, int64_t num_src, int64_t num_dst, int64_t num_edges, uintptr_t row_ptr,
-                    int64_t row_ptr_len, uintptr_t col_idx, uintptr_t edge_ids, int64_t max_degree) {
+/// A view of no arrays yet: its device and sizes.
+GraphView view_of_sizes(const std::string &device, int64_t num_src, int64_t num_dst, int64_t num_edges) {
     GraphView g;
     if (device == "cuda") g.device = Device::CUDA;
     else if (device != "cpu") fail<GraphError>("graph view: unknown device kind '", device, "'");
     g.num_src = num_src;
     g.num_dst = num_dst;
     g.num_edges = num_edges;
+    return g;
+}
+
+GraphView make_view(const std::string &device, int64_t num_src, int64_t num_dst, int64_t num_edges, uintptr_t row_ptr,
+                    int64_t row_ptr_len, uintptr_t col_idx, uintptr_t edge_ids, int64_t max_degree) {
+    GraphView g = view_of_sizes(device, num_src, num_dst, num_edges);
     g.row_ptr = as_index_ptr(row_ptr);
     g.row_ptr_len = row_ptr_len;
     g.col_idx = as_index_ptr(col_idx);
@@ -39,12 +45,7 @@ GraphView make_view(const std::string &device, int64_t num_src, int64_t num_dst,
 /// nonzeros and g-SDDMM; the others refuse it.
 GraphView make_coo_view(const std::string &device, int64_t num_src, int64_t num_dst, int64_t num_edges, uintptr_t src,
                         uintptr_t dst, int64_t len) {
-    GraphView g;
-    if (device == "cuda") g.device = Device::CUDA;
-    else if (device != "cpu") fail<GraphError>("graph view: unknown device kind '", device, "'");
-    g.num_src = num_src;
-    g.num_dst = num_dst;
-    g.num_edges = num_edges;
+    GraphView g = view_of_sizes(device, num_src, num_dst, num_edges);
     g.coo_src = as_index_ptr(src);
     g.coo_dst = as_index_ptr(dst);
     g.coo_len = len;

@@ -127,10 +127,16 @@ class BlockBuffers:
         if edge_index:
             self._load_edge_index(batch)
         if x is not None:
+            if x.dim() != 2 or x.shape[0] != batch.blocks[0].num_src:
+                raise ShapeError(f"x must hold the {batch.blocks[0].num_src} input nodes' rows, got {list(x.shape)}")
             if self.x is None:
                 self.x = torch.zeros(self._caps[0][0], x.shape[1], dtype=x.dtype, device=self.device)
+            if x.shape[1] != self.x.shape[1]:
+                raise ShapeError(f"x has {x.shape[1]} features but the buffers {self.x.shape[1]}")
             self.x[: x.shape[0]].copy_(x)
         if y is not None:
+            if tuple(y.shape) != (self.batch_size,):
+                raise ShapeError(f"y must hold the {self.batch_size} seeds' labels, got {list(y.shape)}")
             self.y.copy_(y)
 
     def _load_edge_index(self, batch):
@@ -207,8 +213,12 @@ class BatchBuffers:
         self.batch[:n].copy_(batch)
         self.batch[n:].fill_(self.max_graphs)
         if x is not None:
+            if x.dim() != 2 or x.shape[0] != n:
+                raise ShapeError(f"x must hold the {n} nodes' rows, got {list(x.shape)}")
             if self.x is None:
                 self.x = torch.zeros(self.num_nodes, x.shape[1], dtype=x.dtype, device=self.device)
+            if x.shape[1] != self.x.shape[1]:
+                raise ShapeError(f"x has {x.shape[1]} features but the buffers {self.x.shape[1]}")
             self.x[:n].copy_(x)
         if y is not None:
             if self.y is None:

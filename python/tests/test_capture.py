@@ -80,6 +80,14 @@ def test_block_buffers_refuse_other_batches():
         BlockBuffers(64, [5, 3], "cpu").edge_indices()
     with pytest.raises(gsparse.ShapeError, match="fan-outs"):
         BlockBuffers(64, [0], "cpu")
+    buffers = BlockBuffers(64, [5, 3], "cpu", num_features=4)
+    x = torch.zeros(batch.blocks[0].num_src, 4)
+    with pytest.raises(gsparse.ShapeError, match="input nodes' rows"):
+        buffers.load(batch, x[1:])
+    with pytest.raises(gsparse.ShapeError, match="features"):
+        buffers.load(batch, torch.zeros(batch.blocks[0].num_src, 5))
+    with pytest.raises(gsparse.ShapeError, match="labels"):
+        buffers.load(batch, x, torch.zeros(63, dtype=torch.long))
 
 
 def test_batch_buffers_give_the_real_graphs():
@@ -105,6 +113,9 @@ def test_batch_buffers_give_the_real_graphs():
         buffers.load(ei, batch, n)
     with pytest.raises(gsparse.ShapeError, match="entries for"):
         buffers.load(ei[:, :5], batch[:3], 10)
+    ei, batch, n = _molecules(gen)
+    with pytest.raises(gsparse.ShapeError, match="features"):
+        buffers.load(ei, batch, n, torch.zeros(n, 7))
 
 
 def test_captured_step_needs_cuda_or_runs():
