@@ -564,3 +564,28 @@ def check_coo_graphs(device):
     torch.testing.assert_close(out.cpu(), gsparse.gspmm(static, "copy_lhs", "sum", x), rtol=1e-5, atol=1e-5)
     with pytest.raises(gsparse.GraphError, match="csr must be"):
         gsparse.Graph(ei.to(device), num_src=120, num_dst=90, dynamic=True, csr="sometimes")
+
+
+def check_coo_graph_edge_cases(device):
+    """Graphs without their CSR: no edges (zeros, zero gradients), float64, a single node, edge
+    features with heads, and the readout after a COO g-SpMM."""
+    empty = gsparse.Graph(torch.zeros(2, 0, dtype=torch.int64, device=device), num_nodes=4, dynamic=True, csr="lazy")
+    x = torch.rand(4, 3, device=device, requires_grad=True)
+    out = gsparse.gspmm(empty, "copy_lhs", "sum", x)
+    assert torch.count_nonzero(out) == 0
+    out.sum().backward()
+    assert torch.count_nonzero(x.grad) == 0
+    ei = random_edges()
+    static = gsparse.Graph(ei, num_src=120, num_dst=90)
+    g = gsparse.Graph(ei.to(device), num_src=120, num_dst=90, dynamic=True, csr="lazy")
+    x64 = torch.rand(120, 5, dtype=torch.float64)
+    torch.testing.assert_close(gsparse.gspmm(g, "copy_lhs", "sum", x64.to(device)).cpu(),
+                               gsparse.gspmm(static, "copy_lhs", "sum", x64))
+    xh = torch.rand(120, 2, 4)
+    wh = torch.rand(ei.shape[1], 2, 1)
+    torch.testing.assert_close(gsparse.gspmm(g, "mul", "sum", xh.to(device), wh.to(device)).cpu(),
+                               gsparse.gspmm(static, "mul", "sum", xh, wh), rtol=1e-5, atol=1e-5)
+    assert not g._t.has_csr
+    one = gsparse.Graph(torch.zeros(2, 3, dtype=torch.int64, device=device), num_nodes=1, dynamic=True, csr="lazy")
+    torch.testing.assert_close(gsparse.gspmm(one, "copy_lhs", "sum", torch.ones(1, 2, device=device)).cpu(),
+                               torch.full((1, 2), 3.0))
