@@ -185,16 +185,28 @@ Expr SpmmProgram::operand(const std::string &name, At at, bool broadcast) {
 
 void SpmmProgram::message(Expr m) {
     if (!m.defined()) fail<ShapeError>("program ", name_, ": the message is undefined");
-    message_ = cast(type_, m);
+    message_ = {cast(type_, m)};
+}
+
+void SpmmProgram::message(const Tuple &m) {
+    message_.clear();
+    for (const Expr &e : m.as_vector()) {
+        if (!e.defined()) fail<ShapeError>("program ", name_, ": a value of the message is undefined");
+        message_.push_back(cast(type_, e));
+    }
 }
 
 void SpmmProgram::reduce(Monoid r) {
-    if (!r.identity || !r.combine)
-        fail<ShapeError>("program ", name_, ": monoid '", r.name, "' lacks an identity or combine");
+    const bool single = r.identity && r.combine, tuples = r.identity_values && r.combine_values;
+    if (single == tuples)
+        fail<ShapeError>("program ", name_, ": monoid '", r.name,
+                         "' needs an identity and combine, or identity_values and combine_values (not both)");
     monoid_ = std::make_unique<Monoid>(std::move(r));
 }
 
 void SpmmProgram::finalize(std::function<Expr(Expr, Expr)> f) { finalize_ = std::move(f); }
+
+void SpmmProgram::finalize_values(std::function<Expr(const Tuple &, Expr)> f) { finalize_values_ = std::move(f); }
 
 struct SpmmKernel::State {
     std::string name;
@@ -214,8 +226,14 @@ struct SpmmKernel::State {
 
 SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &schedule,
                                 const std::map<std::string, int64_t> &point) const {
-    if (!message_.defined()) fail<ShapeError>("program ", name_, " has no message (call message())");
+    if (message_.empty()) fail<ShapeError>("program ", name_, " has no message (call message())");
     if (!monoid_) fail<ShapeError>("program ", name_, " has no reduction (call reduce())");
+    if (monoid_->over_tuples() && !finalize_values_)
+        fail<ShapeError>("program ", name_, ": monoid '", monoid_->name,
+                         "' accumulates a tuple; give the output value with finalize_values()");
+    if (!monoid_->over_tuples() && message_.size() != 1)
+        fail<ShapeError>("program ", name_, ": a message of ", message_.size(), " values needs a monoid over tuples, not '",
+                         monoid_->name, "'");
     if (features < 1) fail<ShapeError>("program ", name_, ": features must be at least 1, got ", features);
     if (!schedule.apply) fail<ScheduleError>("schedule ", schedule.name, " has no directives (apply)");
     const std::map<std::string, int64_t> knobs = schedule.complete(point, features, device);
@@ -234,13 +252,27 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     s->operands = operands_;
 
     Func acc(name_ + "_acc"), out(name_ + "_out");
-    Expr msg = message_;
+    std::vector<Expr> msg = message_;
     // A message that reads no neighbour (a constant, or destination operands only) still runs once
     // per in-edge: the update must see the reduction domain.
-    if (!Internal::expr_uses_var(msg, k_.x.name())) msg = msg + cast(type_, 0 * k_.x);
-    acc(f_, v_) = monoid_->identity(type_);
-    acc(f_, v_) = monoid_->combine(acc(f_, v_), msg);
-    Expr value = finalize_ ? cast(type_, finalize_(acc(f_, v_), degree_)) : acc(f_, v_);
+    bool reads_edges = false;
+    for (const Expr &m : msg) reads_edges |= Internal::expr_uses_var(m, k_.x.name());
+    if (!reads_edges) msg[0] = msg[0] + cast(type_, 0 * k_.x);
+    Expr value;
+    if (monoid_->over_tuples()) {
+        const Tuple init = monoid_->identity_values(type_);
+        acc(f_, v_) = init;
+        const Tuple next = monoid_->combine_values(Tuple(acc(f_, v_)), Tuple(msg));
+        if (next.size() != init.size())
+            fail<ShapeError>("program ", name_, ": monoid '", monoid_->name, "' combines into ", next.size(),
+                             " values but its identity has ", init.size());
+        acc(f_, v_) = next;
+        value = cast(type_, finalize_values_(Tuple(acc(f_, v_)), degree_));
+    } else {
+        acc(f_, v_) = monoid_->identity(type_);
+        acc(f_, v_) = monoid_->combine(acc(f_, v_), msg[0]);
+        value = finalize_ ? cast(type_, finalize_(acc(f_, v_), degree_)) : Expr(acc(f_, v_));
+    }
     out(f_, v_) = select(degree_ > 0, value, Internal::make_zero(type_));
 
     ext::SparseLayout sparse;

@@ -48,10 +48,19 @@
 namespace gsparse::dsl {
 
 /// An associative reduction with its identity: acc = combine(acc, message), starting at identity.
+///
+/// A reduction over several accumulated values (a tuple: e.g. the running maximum, normaliser and
+/// weighted sum of a one-pass softmax) sets identity_values and combine_values instead; its program's
+/// message may be a Tuple (SpmmProgram::message(Tuple)), and finalize_values turns the accumulated
+/// tuple into the output value.
 struct Monoid {
     std::string name;
     std::function<Halide::Expr(Halide::Type)> identity;
     std::function<Halide::Expr(Halide::Expr acc, Halide::Expr x)> combine;
+    std::function<Halide::Tuple(Halide::Type)> identity_values = nullptr;
+    std::function<Halide::Tuple(const Halide::Tuple &acc, const Halide::Tuple &message)> combine_values = nullptr;
+
+    bool over_tuples() const { return identity_values != nullptr; }
 
     static Monoid sum();
     static Monoid product();
@@ -124,10 +133,14 @@ public:
     Halide::Expr degree() const { return degree_; }
 
     void message(Halide::Expr m);
+    /// A message of several values, for a monoid over tuples.
+    void message(const Halide::Tuple &m);
     void reduce(Monoid r);
     /// out = finalize(acc, degree) for nodes with in-edges (default: acc itself). Mean is
     /// finalize = acc / degree.
     void finalize(std::function<Halide::Expr(Halide::Expr acc, Halide::Expr degree)> f);
+    /// out = f(accumulated tuple, degree) for a monoid over tuples (required by such a monoid).
+    void finalize_values(std::function<Halide::Expr(const Halide::Tuple &acc, Halide::Expr degree)> f);
 
     /// The program compiled for `features` output features on `device` under `schedule` at
     /// `point` (knobs left out take their defaults). Throws ShapeError for an incomplete program
@@ -159,9 +172,10 @@ private:
     Halide::RDom k_;
     Halide::Expr u_, e_, degree_;
     std::vector<Operand> operands_;
-    Halide::Expr message_;
+    std::vector<Halide::Expr> message_;  ///< one value, or a tuple's values
     std::unique_ptr<Monoid> monoid_;
     std::function<Halide::Expr(Halide::Expr, Halide::Expr)> finalize_;
+    std::function<Halide::Expr(const Halide::Tuple &, Halide::Expr)> finalize_values_;
 };
 
 /// A compiled user program (see SpmmProgram::compile). Copies share the compiled pipeline.

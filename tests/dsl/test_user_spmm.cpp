@@ -199,6 +199,95 @@ TEST(UserSpmm, GraphWithoutEdgesGivesZeros) {
     for (int64_t i = 0; i < out.numel(); ++i) EXPECT_EQ(out.data_as<float>()[i], 0.f);
 }
 
+/// GAT's attention aggregation in one pass: messages (score, x[u]) into (max score, normaliser,
+/// weighted sum), rescaled as the maximum grows; finalize divides.
+SpmmProgram one_pass_attention(const std::string &name) {
+    SpmmProgram p(name);
+    Halide::Expr s = p.operand("a_src", At::Src, true) + p.operand("a_dst", At::Dst, true);
+    p.message(Halide::Tuple(Halide::select(s > 0, s, 0.2f * s), p.operand("x", At::Src)));
+    Monoid online;
+    online.name = "online_softmax";
+    online.identity_values = [](Halide::Type t) {
+        return Halide::Tuple(t.min(), Halide::cast(t, 0), Halide::cast(t, 0));
+    };
+    online.combine_values = [](const Halide::Tuple &acc, const Halide::Tuple &msg) {
+        Halide::Expr m = Halide::max(acc[0], msg[0]);
+        Halide::Expr keep = Halide::exp(acc[0] - m), take = Halide::exp(msg[0] - m);
+        return Halide::Tuple(m, acc[1] * keep + take, acc[2] * keep + take * msg[1]);
+    };
+    p.reduce(online);
+    p.finalize_values([](const Halide::Tuple &acc, Halide::Expr) { return acc[2] / acc[1]; });
+    return p;
+}
+
+TEST(UserSpmm, MonoidOverTuplesFusesSoftmaxAndAggregation) {
+    // Large scores: a softmax without the running maximum would overflow exp.
+    const int F = 5;
+    dsl::SpmmKernel k = one_pass_attention("one_pass_attention").compile(F);
+    for (const Case &c : graphs()) {
+        Graph g = test::random_graph(41, c.opt);
+        Tensor x = test::random_tensor({g.num_src(), F}, 7), as = test::random_tensor({g.num_src(), 1}, 8, DType::F32, 0., 60.),
+               ad = test::random_tensor({g.num_dst(), 1}, 9, DType::F32, 0., 60.);
+        Tensor out = Tensor::empty({g.num_dst(), F}, DType::F32);
+        k.run(g, {{"x", x}, {"a_src", as}, {"a_dst", ad}}, out);
+        const CSR &csr = g.csr();
+        auto score = [&](int64_t u, int64_t v) {
+            const double s = double(as.data_as<float>()[u]) + ad.data_as<float>()[v];
+            return s > 0 ? s : 0.2 * s;
+        };
+        Tensor want = Tensor::zeros({g.num_dst(), F}, DType::F32);
+        for (int64_t v = 0; v < csr.num_rows; ++v) {
+            if (csr.row_length(v) == 0) continue;
+            double m = -std::numeric_limits<double>::infinity();
+            for (int64_t q = csr.row_ptr[v]; q < csr.row_ptr[v + 1]; ++q) m = std::max(m, score(csr.col_idx[q], v));
+            for (int f = 0; f < F; ++f) {
+                double den = 0, num = 0;
+                for (int64_t q = csr.row_ptr[v]; q < csr.row_ptr[v + 1]; ++q) {
+                    const double w = std::exp(score(csr.col_idx[q], v) - m);
+                    den += w;
+                    num += w * x.data_as<float>()[csr.col_idx[q] * F + f];
+                }
+                want.data_as<float>()[v * F + f] = static_cast<float>(num / den);
+            }
+        }
+        expect_close(out, want, 1e-5, c.name);
+    }
+    // CUDA: one kernel, its PTX emitted (no GPU needed).
+    dsl::SpmmKernel cuda = one_pass_attention("one_pass_attention_cuda").compile(64, Device::CUDA);
+    EXPECT_NE(cuda.lowered_stmt().find("halide_cuda_run"), std::string::npos);
+    const std::string ptx = cuda.assembly();
+    size_t kernels = 0;
+    for (size_t at = ptx.find(".entry"); at != std::string::npos; at = ptx.find(".entry", at + 1)) kernels++;
+    EXPECT_EQ(kernels, 1u) << "scores, softmax and aggregation in one kernel\n" << ptx;
+}
+
+TEST(UserSpmm, MonoidOverTuplesErrorsNameTheProblem) {
+    Monoid both = Monoid::sum();
+    both.identity_values = [](Halide::Type t) { return Halide::Tuple(Halide::cast(t, 0)); };
+    both.combine_values = [](const Halide::Tuple &a, const Halide::Tuple &) { return a; };
+    EXPECT_TRUE(test::throws_with<Error>([&] { SpmmProgram("both").reduce(both); }, {"not both"}));
+    EXPECT_TRUE(test::throws_with<Error>([] {
+        SpmmProgram q = one_pass_attention("no_finalize");
+        q.finalize_values(nullptr);
+        q.compile(4);
+    }, {"finalize_values"}));
+    EXPECT_TRUE(test::throws_with<Error>([] {
+        SpmmProgram p("tuple_message_sum");
+        p.message(Halide::Tuple(p.operand("x", At::Src), p.operand("y", At::Src)));
+        p.reduce(Monoid::sum());
+        p.compile(4);
+    }, {"2 values needs a monoid over tuples"}));
+    EXPECT_TRUE(test::throws_with<Error>([] {
+        SpmmProgram p = one_pass_attention("arity");
+        Monoid short_combine;
+        short_combine.name = "short";
+        short_combine.identity_values = [](Halide::Type t) { return Halide::Tuple(t.min(), Halide::cast(t, 0)); };
+        short_combine.combine_values = [](const Halide::Tuple &a, const Halide::Tuple &) { return Halide::Tuple(a[0]); };
+        p.reduce(short_combine);
+        p.compile(4);
+    }, {"combines into 1 values but its identity has 2"}));
+}
+
 TEST(UserSpmm, ErrorsNameTheProblem) {
     EXPECT_TRUE(test::throws_with<Error>([] { SpmmProgram p("9lives"); }, {"not a C identifier"}));
     EXPECT_TRUE(test::throws_with<Error>([] { SpmmProgram p("ints", Halide::Int(32)); }, {"float32 or float64"}));
