@@ -36,32 +36,26 @@ LIBS = ("gsparse", "pyg")
 log = mb.log
 
 
-def eager_block_step(lib, model, opt):
-    return mb.block_step(lib, model, opt)
+def captured_step(opt, loss_of):
+    """A training step over fixed buffers: loss_of() is the forward pass and loss on the real rows."""
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = loss_of()
+        loss.backward()
+        opt.step()
+        return loss
+    return step
 
 
 def captured_block_step(lib, model, opt, buffers):
-    def step():
-        adjs = buffers.adjs() if lib == "gsparse" else buffers.edge_indices()
-        opt.zero_grad(set_to_none=True)
-        out = model(buffers.x, adjs)
-        loss = F.cross_entropy(out[: buffers.batch_size], buffers.y)
-        loss.backward()
-        opt.step()
-        return loss
-    return step
+    adjs = buffers.adjs if lib == "gsparse" else buffers.edge_indices
+    return captured_step(opt, lambda: F.cross_entropy(model(buffers.x, adjs())[: buffers.batch_size], buffers.y))
 
 
 def captured_molecule_step(lib, model, opt, buffers):
-    def step():
-        adj = buffers.graph() if lib == "gsparse" else buffers.edge_index
-        opt.zero_grad(set_to_none=True)
-        out = model(buffers.x, adj, buffers.batch, buffers.num_graphs)
-        loss = F.cross_entropy(out[: buffers.max_graphs], buffers.y)
-        loss.backward()
-        opt.step()
-        return loss
-    return step
+    adj = buffers.graph if lib == "gsparse" else (lambda: buffers.edge_index)
+    return captured_step(opt, lambda: F.cross_entropy(
+        model(buffers.x, adj(), buffers.batch, buffers.num_graphs)[: buffers.max_graphs], buffers.y))
 
 
 def eager_loss(workload, lib, model, item):
@@ -186,7 +180,7 @@ def block_cases(name, path, args, device):
             return mb.BlockNet(kind, lib, feat, args.hidden, classes, len(fanouts)).to(device)
 
         res = run_case("blocks", make_model, pool, load,
-                       lambda lib, m, o: captured_block_step(lib, m, o, buffers), eager_block_step, args)
+                       lambda lib, m, o: captured_block_step(lib, m, o, buffers), mb.block_step, args)
         cases.append({"workload": "blocks", "model": kind, "graph": name, "fanouts": fanouts,
                       "capacity": buffers.sizes, **flatten(res)})
     del g, row_ptr, col_idx, x_all, pool

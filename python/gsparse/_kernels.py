@@ -110,6 +110,12 @@ def _check_graph_device(g, device):
 SEGMENTS = "spmm_segments"
 
 
+def _sum_on_coo(view, op, reduce, lhs, rhs, out, device):
+    """g-SpMM sum into out by nonzeros on a COO view (TensorGraph.coo_view)."""
+    _C.gspmm_view(view, op, reduce, tensor_arg(lhs, "lhs"), tensor_arg(rhs, "rhs"), tensor_arg(out, "out"), None,
+                  None, launch_arg(device), COO_SEGMENTS)
+
+
 def spmm(g, op, reduce, lhs, rhs, schedule=None):
     """g-SpMM: (out, arg_u, arg_e); the arg tensors (int32) only for max / min, else None.
     schedule: a schedule point as text ("spmm_segments{run=32}": by nonzeros, sum and mean), or
@@ -133,8 +139,7 @@ def spmm(g, op, reduce, lhs, rhs, schedule=None):
         t = g._t
         if schedule is None and t.runs_on_coo(reduce):
             # A graph without its CSR: sum by nonzeros over the COO (the CSR stays unmade).
-            _C.gspmm_view(t.coo_view(), op, reduce, tensor_arg(lhs, "lhs"), tensor_arg(rhs, "rhs"),
-                          tensor_arg(out, "out"), None, None, launch_arg(device), COO_SEGMENTS)
+            _sum_on_coo(t.coo_view(), op, reduce, lhs, rhs, out, device)
             return out, arg_u, arg_e
         # By nonzeros, the kernel reads the COO (made on first use).
         view = t.sddmm_view() if schedule is not None and schedule.startswith(SEGMENTS) else t.view
@@ -167,8 +172,7 @@ def spmm_transposed(g, op, reduce, lhs, rhs):
         return out.zero_()
     if g._t.runs_on_coo(reduce):
         # A graph without its CSR: g-SpMM sum by nonzeros over the reversed COO.
-        _C.gspmm_view(g._t.coo_view(reverse=True), op, reduce, tensor_arg(lhs, "lhs"), tensor_arg(rhs, "rhs"),
-                      tensor_arg(out, "out"), None, None, launch_arg(device), COO_SEGMENTS)
+        _sum_on_coo(g._t.coo_view(reverse=True), op, reduce, lhs, rhs, out, device)
         return out
     _C.gspmm_transposed_view(g._t.view, op, reduce, tensor_arg(lhs, "lhs"), tensor_arg(rhs, "rhs"),
                              tensor_arg(out, "out"), launch_arg(device))

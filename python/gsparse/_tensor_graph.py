@@ -156,12 +156,9 @@ class TensorGraph:
             with self._lock:
                 v = self._coo_views.get(reverse)
                 if v is None:
-                    if reverse:
-                        v = _C.GraphView.coo(self.device.type, self.num_dst, self.num_src, self.num_edges,
-                                             dst.data_ptr(), src.data_ptr(), src.numel())
-                    else:
-                        v = _C.GraphView.coo(self.device.type, self.num_src, self.num_dst, self.num_edges,
-                                             src.data_ptr(), dst.data_ptr(), src.numel())
+                    (ns, s), (nd, d) = ((self.num_dst, dst), (self.num_src, src)) if reverse else \
+                        ((self.num_src, src), (self.num_dst, dst))
+                    v = _C.GraphView.coo(self.device.type, ns, nd, self.num_edges, s.data_ptr(), d.data_ptr(), s.numel())
                     self._coo_views[reverse] = v
         return v
 
@@ -328,11 +325,16 @@ class TensorGraph:
         return TensorGraph(self.num_dst, self.num_src, E, row_ptr, rev_cols, eid, None)
 
 
+def _is_edge_index(t):
+    """Whether t is a [2, E] tensor (the rows src and dst come from), so one kernel covers both."""
+    return t is not None and t.dim() == 2 and t.shape[0] == 2
+
+
 def _coo_stats(src, dst, edge_index, order=True):
     """[min src, min dst, max src, max dst, min step of dst] read back in one copy: the range and
     order checks of from_coo (a handful of kernels and one synchronisation). The step is 0 for a
     single edge, and without order."""
-    if edge_index is not None and edge_index.dim() == 2 and edge_index.shape[0] == 2:
+    if _is_edge_index(edge_index):
         lo, hi = torch.aminmax(edge_index, dim=1)
     else:
         (lo_s, hi_s), (lo_d, hi_d) = torch.aminmax(src), torch.aminmax(dst)
@@ -381,7 +383,7 @@ def from_coo(src, dst, num_src, num_dst, validate=True, max_degree=None, edge_in
         in_order = step >= 0 and not lazy
     if lazy:
         coo = torch.zeros((2, _round_up(E, EDGE_PAD)), dtype=torch.int32, device=src.device)
-        if edge_index is not None and edge_index.dim() == 2 and edge_index.shape[0] == 2:
+        if _is_edge_index(edge_index):
             coo[:, :E].copy_(edge_index)
         else:
             coo[0, :E].copy_(src)

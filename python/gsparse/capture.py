@@ -175,8 +175,7 @@ class BatchBuffers:
     one node at least past the real ones, every padding node in the extra graph max_graphs, padding
     edges as self-loops of padding nodes."""
 
-    def __init__(self, max_graphs, max_nodes, max_edges, device, num_features=None, feature_dtype=torch.float32,
-                 label_dtype=torch.int64):
+    def __init__(self, max_graphs, max_nodes, max_edges, device, num_features=None, feature_dtype=torch.float32):
         if max_graphs < 1 or max_nodes < 1 or max_edges < 0:
             raise ShapeError(f"BatchBuffers needs max_graphs, max_nodes >= 1, got {max_graphs}, {max_nodes}")
         self.device = torch.device(device)
@@ -190,8 +189,7 @@ class BatchBuffers:
         self.x = None
         if num_features is not None:
             self.x = torch.zeros(self.num_nodes, int(num_features), dtype=feature_dtype, device=dev)
-        self.y = None
-        self._label_dtype = label_dtype
+        self.y = None  # made by the first load with labels, in their shape and dtype
 
     @property
     def num_graphs(self):

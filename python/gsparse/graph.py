@@ -134,8 +134,8 @@ class Graph:
     csr (dynamic graphs from an edge_index not sorted by destination): when the CSR is made (one
     stable sort on the device). "auto" (the default): on first use for graphs of at most 65,536
     edges (batches of small graphs), whose g-SpMM sum, its backward and g-SDDMM then run on the
-    COO by nonzeros without it; at once for larger graphs. "lazy" / "now" force either. Edges
-    sorted by destination make their CSR at once at no cost. See docs/minibatch.md.
+    COO by nonzeros without it; at once for larger graphs (without a sort when their edges are
+    sorted by destination). "lazy" / "now" force either. See docs/minibatch.md.
     """
 
     def __init__(self, edge_index=None, num_nodes=None, *, num_src=None, num_dst=None, dynamic=None, validate=True,
