@@ -11,6 +11,7 @@
 #include "api/gsparse.h"
 #include "dsl/user_spmm.h"
 #include "support/compare.h"
+#include "support/one_pass_attention.h"
 #include "support/random_graph.h"
 #include "support/throws_with.h"
 
@@ -199,31 +200,10 @@ TEST(UserSpmm, GraphWithoutEdgesGivesZeros) {
     for (int64_t i = 0; i < out.numel(); ++i) EXPECT_EQ(out.data_as<float>()[i], 0.f);
 }
 
-/// GAT's attention aggregation in one pass: messages (score, x[u]) into (max score, normaliser,
-/// weighted sum), rescaled as the maximum grows; finalize divides.
-SpmmProgram one_pass_attention(const std::string &name) {
-    SpmmProgram p(name);
-    Halide::Expr s = p.operand("a_src", At::Src, true) + p.operand("a_dst", At::Dst, true);
-    p.message(Halide::Tuple(Halide::select(s > 0, s, 0.2f * s), p.operand("x", At::Src)));
-    Monoid online;
-    online.name = "online_softmax";
-    online.identity_values = [](Halide::Type t) {
-        return Halide::Tuple(t.min(), Halide::cast(t, 0), Halide::cast(t, 0));
-    };
-    online.combine_values = [](const Halide::Tuple &acc, const Halide::Tuple &msg) {
-        Halide::Expr m = Halide::max(acc[0], msg[0]);
-        Halide::Expr keep = Halide::exp(acc[0] - m), take = Halide::exp(msg[0] - m);
-        return Halide::Tuple(m, acc[1] * keep + take, acc[2] * keep + take * msg[1]);
-    };
-    p.reduce(online);
-    p.finalize_values([](const Halide::Tuple &acc, Halide::Expr) { return acc[2] / acc[1]; });
-    return p;
-}
-
 TEST(UserSpmm, MonoidOverTuplesFusesSoftmaxAndAggregation) {
     // Large scores: a softmax without the running maximum would overflow exp.
     const int F = 5;
-    dsl::SpmmKernel k = one_pass_attention("one_pass_attention").compile(F);
+    dsl::SpmmKernel k = test::one_pass_attention("one_pass_attention").compile(F);
     for (const Case &c : graphs()) {
         Graph g = test::random_graph(41, c.opt);
         Tensor x = test::random_tensor({g.num_src(), F}, 7), as = test::random_tensor({g.num_src(), 1}, 8, DType::F32, 0., 60.),
@@ -253,7 +233,7 @@ TEST(UserSpmm, MonoidOverTuplesFusesSoftmaxAndAggregation) {
         expect_close(out, want, 1e-5, c.name);
     }
     // CUDA: one kernel, its PTX emitted (no GPU needed).
-    dsl::SpmmKernel cuda = one_pass_attention("one_pass_attention_cuda").compile(64, Device::CUDA);
+    dsl::SpmmKernel cuda = test::one_pass_attention("one_pass_attention_cuda").compile(64, Device::CUDA);
     EXPECT_NE(cuda.lowered_stmt().find("halide_cuda_run"), std::string::npos);
     const std::string ptx = cuda.assembly();
     size_t kernels = 0;
@@ -267,7 +247,7 @@ TEST(UserSpmm, MonoidOverTuplesErrorsNameTheProblem) {
     both.combine_values = [](const Halide::Tuple &a, const Halide::Tuple &) { return a; };
     EXPECT_TRUE(test::throws_with<Error>([&] { SpmmProgram("both").reduce(both); }, {"not both"}));
     EXPECT_TRUE(test::throws_with<Error>([] {
-        SpmmProgram q = one_pass_attention("no_finalize");
+        SpmmProgram q = test::one_pass_attention("no_finalize");
         q.finalize_values(nullptr);
         q.compile(4);
     }, {"finalize_values"}));
@@ -278,7 +258,7 @@ TEST(UserSpmm, MonoidOverTuplesErrorsNameTheProblem) {
         p.compile(4);
     }, {"2 values needs a monoid over tuples"}));
     EXPECT_TRUE(test::throws_with<Error>([] {
-        SpmmProgram p = one_pass_attention("arity");
+        SpmmProgram p = test::one_pass_attention("arity");
         Monoid short_combine;
         short_combine.name = "short";
         short_combine.identity_values = [](Halide::Type t) { return Halide::Tuple(t.min(), Halide::cast(t, 0)); };
