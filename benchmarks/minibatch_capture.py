@@ -73,9 +73,8 @@ def eager_loss(workload, lib, model, item):
 
 def run_case(workload, make_model, pool, load, make_captured, make_eager, args):
     """Per library: eager and captured step times (interleaved), the loss check, errors. Every
-    library's step is captured before any captured step replays (see gsparse.capture: a capture
-    after a gsparse step's replay broke that step's next replay); the case's graphs are released
-    at its end."""
+    library's step is captured before any captured step replays; the case's graphs are released at
+    its end."""
     torch.manual_seed(args.seed)
     base = make_model("pyg")
     res = {}
@@ -188,13 +187,22 @@ def block_cases(name, path, args, device):
     return cases
 
 
+def molecule_buffers(device):
+    """Buffers for minibatch.py's molecule batches: 128 graphs of at most 50 nodes, 55 edge pairs."""
+    return BatchBuffers(128, 128 * 50, 2 * 55 * 128, device, num_features=32)
+
+
+def load_molecules(buffers, item):
+    buffers.load(item["ei"], item["batch"], item["n"], item["x"], item["y"])
+
+
 def molecule_cases(args, device):
     gen = torch.Generator(device="cpu").manual_seed(args.seed)
     pool = mb.molecule_pool(gen, device, args.pool)
-    buffers = BatchBuffers(128, 128 * 50, 2 * 55 * 128, device, num_features=32)
+    buffers = molecule_buffers(device)
 
     def load(item):
-        buffers.load(item["ei"], item["batch"], item["n"], item["x"], item["y"])
+        load_molecules(buffers, item)
 
     cases = []
     for kind in ("gin", "gcn"):
@@ -273,7 +281,7 @@ def main():
     ap.add_argument("--models", default="sage,gat", help="block models (sage, gat)")
     ap.add_argument("--trace", action="store_true", help="log every timed step before it runs")
     ap.add_argument("--libs", default="pyg,gsparse",
-                    help="libraries in capture order (a capture after a gsparse capture broke its replays: gsparse last)")
+                    help="libraries in capture order")
     ap.add_argument("--modes", default="eager,captured")
     ap.add_argument("--no-loss-check", action="store_true")
     ap.add_argument("--out-root", default="benchmarks/results")

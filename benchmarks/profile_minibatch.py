@@ -3,11 +3,14 @@
 benchmarks/minibatch.py (the same models, inputs and step functions), for gsparse and PyG.
 
     python3 benchmarks/profile_minibatch.py --graph reddit=PATH [--models sage,gat,gcn] [--out DIR]
-    python3 benchmarks/profile_minibatch.py --graph molecules=- --models gin,gcn
+    python3 benchmarks/profile_minibatch.py --graph molecules=- --models gin,gcn [--captured]
 
 Per model and library it writes <out>/<graph>-<model>-<lib>.txt: the operators by GPU time and
 by host (self CPU) time over --steps profiled steps after --warmup steps, and the step's wall
-time with and without a synchronisation per step. Diagnostics only; the benchmark of record is
+time with and without a synchronisation per step. With --captured (molecule batches), the steps of
+benchmarks/minibatch_capture.py instead: each library's step captured as a CUDA graph over fixed
+buffers, profiled over replays (the batch loaded into the buffers before each): the kernels inside
+the graphs, their count and GPU time. Diagnostics only; the benchmark of record is
 minibatch.py.
 """
 
@@ -22,8 +25,10 @@ from torch.profiler import ProfilerActivity, profile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import minibatch as mb  # noqa: E402
+import minibatch_capture as mc  # noqa: E402
 
 import gsparse  # noqa: E402
+from gsparse.capture import CapturedStep  # noqa: E402
 from gsparse.sampling import NeighborSampler  # noqa: E402
 
 
@@ -55,6 +60,7 @@ def main():
     ap.add_argument("--steps", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="profile")
+    ap.add_argument("--captured", action="store_true", help="molecules: profile captured steps (CUDA graphs)")
     ap.add_argument("--stack", action="store_true",
                     help="also the operators by host time grouped by their Python call sites (slower profile)")
     args = ap.parse_args()
@@ -102,8 +108,11 @@ def profile_step(step, pool, args, label):
             step(pool[i % len(pool)])
         torch.cuda.synchronize()
     ka = prof.key_averages()
+    kernels = [e for e in ka if str(getattr(e, "device_type", "")).endswith("CUDA")]
+    gpu_us = sum(getattr(e, "self_device_time_total", getattr(e, "self_cuda_time_total", 0)) for e in kernels)
     report = [f"{label}: wall {sync_ms:.3f} ms/step synchronised, {piped_ms:.3f} ms/step pipelined; "
-              f"{args.steps} profiled steps", "",
+              f"{args.steps} profiled steps; per step {sum(e.count for e in kernels) / args.steps:.1f} "
+              f"GPU operations (kernels, copies, fills), {gpu_us / 1e3 / args.steps:.3f} ms of GPU time", "",
               ka.table(sort_by="cuda_time_total", row_limit=30, max_name_column_width=60), "",
               ka.table(sort_by="self_cpu_time_total", row_limit=40, max_name_column_width=60)]
     if args.stack:
@@ -119,15 +128,26 @@ def profile_step(step, pool, args, label):
 
 
 def profile_molecules(args, device):
-    """GIN and GCN with readout on batches of small graphs (--graph molecules=-)."""
+    """GIN and GCN with readout on batches of small graphs (--graph molecules=-), eager or captured."""
     pool = mb.molecule_pool(torch.Generator(device="cpu").manual_seed(args.seed), device, args.pool)
+    buffers = mc.molecule_buffers(device)
     for kind in args.models.split(","):
         torch.manual_seed(args.seed)
         models = {lib: mb.GraphNet(kind, lib, 32, 128, 10, 3, True).to(device) for lib in ("pyg", "gsparse")}
         mb.copy_weights(models["pyg"], models["gsparse"])
         for lib in ("gsparse", "pyg"):
-            opt = torch.optim.Adam(models[lib].parameters(), lr=0.01)
-            profile_step(mb.molecule_step(lib, models[lib], opt), pool, args, f"molecules-{kind}-{lib}")
+            if not args.captured:
+                opt = torch.optim.Adam(models[lib].parameters(), lr=0.01)
+                profile_step(mb.molecule_step(lib, models[lib], opt), pool, args, f"molecules-{kind}-{lib}")
+                continue
+            opt = torch.optim.Adam(models[lib].parameters(), lr=0.01, capturable=True)
+            mc.load_molecules(buffers, pool[0])
+            captured = CapturedStep(mc.captured_molecule_step(lib, models[lib], opt, buffers), warmup=args.warmup)
+
+            def replay(item, captured=captured):
+                mc.load_molecules(buffers, item)
+                captured()
+            profile_step(replay, pool, args, f"molecules-{kind}-{lib}-captured")
 
 
 if __name__ == "__main__":

@@ -39,11 +39,13 @@ Batches: padding nodes form one extra graph (id max_graphs) with self-loops only
 first max_graphs rows are the real graphs'. Losses and metrics must read the real rows only
 (`out[:batch_size]`, `pooled[:num_graphs]`).
 
-Known issue: on an H100 with PyTorch 2.11, a captured gsparse step whose capture was followed by
-another capture (of a PyG step, in benchmarks/minibatch_capture.py) failed with an illegal memory
-access at its next replay; the same steps captured in the other order (the gsparse step last)
-replayed correctly, and so did several gsparse captures in other orders in smaller runs. The cause
-is not yet found: capture a gsparse step last, and capture it again after any later capture.
+What the replay reads must stay alive: a CUDA graph holds the addresses of the tensors its kernels
+read, not the tensors. CapturedStep keeps the step function, and with it what the step refers to
+(model, optimizer and its state, buffers), for as long as it lives; tensors the step reaches
+otherwise (globals it reads and later replaces) are the caller's to keep. A tensor freed after the
+capture goes back to PyTorch's cache, and the next torch.cuda.empty_cache() (every
+torch.cuda.graph capture begins with one) unmaps it: the replay then fails with an illegal memory
+access.
 
 What can be captured: a step without host synchronisations. gsparse's layers on these buffers have
 none (GraphSAGE, GAT, GCN, GIN, pooling; dynamic graphs built with validate=False); an optimizer
@@ -232,7 +234,8 @@ class CapturedStep:
     """A training step (a function of no arguments that reads fixed buffers) captured as one CUDA
     graph: `warmup` eager steps on a side stream (PyTorch's requirement before capturing; they train
     like any step), then one capture. Calling it replays the step and returns what the step
-    returned at capture (tensors the replay refills)."""
+    returned at capture (tensors the replay refills). It keeps `step` (and so what the step refers
+    to) alive while it lives."""
 
     def __init__(self, step, warmup=3, pool=None):
         if not torch.cuda.is_available():
@@ -246,6 +249,8 @@ class CapturedStep:
         self.graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(self.graph, pool=pool):
             self.outputs = step()
+        # The replay reads the optimizer state, weights and buffers the step refers to: keep them.
+        self.step = step
 
     def __call__(self):
         self.graph.replay()

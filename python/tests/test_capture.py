@@ -1,9 +1,11 @@
 """gsparse.capture: fixed-capacity buffers for sampled blocks and batches of small graphs (their
 padded graphs give the real rows exactly, on gsparse graphs and as edge lists; batches too large
 for the buffers are refused), and on CUDA training steps captured as CUDA graphs (the replayed
-step's loss and updated weights against the eager step on the unpadded inputs)."""
+step's loss and updated weights against the eager step on the unpadded inputs; a step whose
+optimizer lives only in its closure still replays after the memory cache is emptied)."""
 
 import copy
+import gc
 
 import pytest
 import torch
@@ -177,6 +179,54 @@ def test_captured_block_step_matches_the_eager_step():
             buffers.load(b, feats[b.input_nodes], labels[b.seeds])
             got = captured()
             torch.testing.assert_close(got, want.detach(), rtol=1e-4, atol=1e-5)
+    for p, q in zip(model.parameters(), eager_model.parameters()):
+        torch.testing.assert_close(p, q, rtol=1e-3, atol=1e-4)
+
+
+@cuda
+@pytest.mark.cuda
+def test_captured_step_keeps_what_it_reads_alive():
+    # The optimizer (and its state, made in the warm-up) lives only in the step's closure; the
+    # caller keeps the CapturedStep alone. Emptying PyTorch's cache (as every later capture does)
+    # must not unmap anything the replay reads.
+    sampler, n = _sampler("cuda", seed=3)
+    feats = torch.randn(n, 16, device="cuda")
+    labels = torch.randint(0, 4, (n,), device="cuda")
+    buffers = BlockBuffers(32, [5, 3], "cuda", num_features=16)
+    torch.manual_seed(1)
+    model = _Sage(16, 32, 4).cuda()
+    eager_model = copy.deepcopy(model)
+    batches = [sampler.sample(torch.randperm(n, device="cuda")[:32]) for _ in range(4)]
+
+    def captured_training():
+        opt = torch.optim.Adam(model.parameters(), lr=0.01, capturable=True)
+
+        def step():
+            opt.zero_grad(set_to_none=True)
+            loss = F.cross_entropy(model(buffers.x, buffers.adjs())[: buffers.batch_size], buffers.y)
+            loss.backward()
+            opt.step()
+            return loss
+        return CapturedStep(step, warmup=1)
+
+    buffers.load(batches[0], feats[batches[0].input_nodes], labels[batches[0].seeds])
+    captured = captured_training()
+    gc.collect()
+    torch.cuda.synchronize()
+    torch.cuda.empty_cache()
+    with torch.cuda.graph(torch.cuda.CUDAGraph()):  # a later capture
+        pass
+    eager_opt = torch.optim.Adam(eager_model.parameters(), lr=0.01, capturable=True)
+    for i, b in enumerate(batches):
+        adjs = [(blk, (blk.num_src, blk.num_dst)) for blk in b.blocks]
+        eager_opt.zero_grad(set_to_none=True)
+        want = F.cross_entropy(eager_model(feats[b.input_nodes], adjs), labels[b.seeds])
+        want.backward()
+        eager_opt.step()
+        if i >= 1:
+            buffers.load(b, feats[b.input_nodes], labels[b.seeds])
+            torch.testing.assert_close(captured(), want.detach(), rtol=1e-4, atol=1e-5)
+    torch.cuda.synchronize()
     for p, q in zip(model.parameters(), eager_model.parameters()):
         torch.testing.assert_close(p, q, rtol=1e-3, atol=1e-4)
 
