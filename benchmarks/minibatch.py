@@ -189,12 +189,13 @@ def molecule_batch(gen, device, graphs=128, feat=32, classes=10):
 
 def block_pool(sampler, seeds_all, x_all, y_all, fanouts, count, batch_size):
     """count sampled batches of batch_size seeds each from seeds_all, as the steps take them: input
-    features and seed labels gathered, the blocks as edge_index tensors (PyG) and CSR arrays."""
+    features and seed labels gathered, the blocks as edge_index tensors (PyG) and CSR arrays, and
+    the sampled batch itself."""
     pool = []
     for i in range(count):
         batch = sampler.sample(seeds_all[i * batch_size:(i + 1) * batch_size])
         pool.append({"x": x_all[batch.input_nodes], "y": y_all[batch.seeds], "blocks": block_inputs(batch),
-                     "csrs": block_csrs(batch, fanouts)})
+                     "csrs": block_csrs(batch, fanouts), "batch": batch})
     return pool
 
 

@@ -161,15 +161,11 @@ def block_cases(name, path, args, device):
     fanouts = [25, 10]
     sampler = NeighborSampler((row_ptr, col_idx), fanouts, seed=args.seed, device=device)
     seeds_all = torch.randperm(n, generator=gen)[: args.batch * args.pool].to(device)
-    pool = []
-    for i in range(args.pool):
-        batch = sampler.sample(seeds_all[i * args.batch:(i + 1) * args.batch])
-        pool.append({"x": x_all[batch.input_nodes], "y": y_all[batch.seeds], "blocks": mb.block_inputs(batch),
-                     "csrs": mb.block_csrs(batch, fanouts), "batch": batch})
-    buffers = BlockBuffers(args.batch, fanouts, device, num_features=feat)
+    pool = mb.block_pool(sampler, seeds_all, x_all, y_all, fanouts, args.pool, args.batch)
+    buffers = BlockBuffers(args.batch, fanouts, device, num_features=feat, num_nodes=n)
 
     def load(item):
-        buffers.load(item["batch"], item["x"], item["y"], edge_index=True)
+        load_blocks(buffers, item)
 
     cases = []
     for kind in args.models.split(","):
@@ -185,6 +181,10 @@ def block_cases(name, path, args, device):
     del g, row_ptr, col_idx, x_all, pool
     torch.cuda.empty_cache()
     return cases
+
+
+def load_blocks(buffers, item):
+    buffers.load(item["batch"], item["x"], item["y"], edge_index=True)
 
 
 def molecule_buffers(device):

@@ -35,9 +35,10 @@ id in range), so every operator runs on it. Blocks: the padding edges go from th
 (always padding) to the padding destination rows, spread evenly over them (one long row would
 serialise a row kernel); in PyG's edge-list form (BlockBuffers.edge_indices, for other libraries'
 layers) they all go to the last destination row, which is always padding.
-Batches: padding nodes form one extra graph (id max_graphs) with self-loops only, so pooling's
-first max_graphs rows are the real graphs'. Losses and metrics must read the real rows only
-(`out[:batch_size]`, `pooled[:num_graphs]`).
+Batches: padding nodes form extra graphs of at most 32 nodes (ids from max_graphs on) with
+self-loops only, so pooling's first max_graphs rows are the real graphs' (one padding graph of all
+padding nodes would again be one long row for the readout's kernels). Losses and metrics must read
+the real rows only (`out[:batch_size]`, `pooled[:max_graphs]`).
 
 What the replay reads must stay alive: a CUDA graph holds the addresses of the tensors its kernels
 read, not the tensors. CapturedStep keeps the step function, and with it what the step refers to
@@ -65,20 +66,27 @@ class BlockBuffers:
 
     Capacities (the most a sampled batch can hold, plus one padding row each): the last block has
     batch_size + 1 destinations; a block with D destinations and fan-out f has D * f edges and
-    D * (1 + f) + 1 sources, which are the destinations of the block before it.
+    min(D * (1 + f), num_nodes) + 1 sources (a block's sources are distinct nodes of the sampled
+    graph: give num_nodes, its node count, to bound them on graphs smaller than D * (1 + f)), which
+    are the destinations of the block before it. Padded rows cost work in every step (the first
+    layer's projection runs over all source rows), so the bound matters on small graphs.
     """
 
     def __init__(self, batch_size, fanouts, device, num_features=None, feature_dtype=torch.float32,
-                 label_dtype=torch.int64):
+                 label_dtype=torch.int64, num_nodes=None):
         if batch_size < 1 or not fanouts or any(int(f) < 1 for f in fanouts):
             raise ShapeError(f"BlockBuffers needs batch_size >= 1 and fan-outs >= 1, got {batch_size}, {fanouts}")
+        if num_nodes is not None and int(num_nodes) < batch_size:
+            raise ShapeError(f"num_nodes ({num_nodes}) is the sampled graph's node count: at least batch_size "
+                             f"({batch_size})")
         self.device = torch.device(device)
         self.batch_size = int(batch_size)
         self.fanouts = [int(f) for f in fanouts]
         sizes = []
         num_dst = self.batch_size + 1
         for f in reversed(self.fanouts):
-            sizes.append((num_dst * (1 + f) + 1, num_dst, num_dst * f))
+            sources = num_dst * (1 + f) if num_nodes is None else min(num_dst * (1 + f), int(num_nodes))
+            sizes.append((sources + 1, num_dst, num_dst * f))
             num_dst = sizes[-1][0]
         self._caps = sizes[::-1]  # (num_src, num_dst, num_edges), outermost first
         dev = self.device
@@ -174,8 +182,11 @@ class BlockBuffers:
 class BatchBuffers:
     """Fixed-capacity buffers for batches of up to max_graphs small graphs with at most max_nodes
     nodes and max_edges edges in all (a block-diagonal edge_index, PyG's Batch form). Padding:
-    one node at least past the real ones, every padding node in the extra graph max_graphs, padding
-    edges as self-loops of padding nodes."""
+    one node at least past the real ones, the padding nodes in extra graphs of PAD_GRAPH_NODES
+    nodes (ids max_graphs, max_graphs + 1, ...), padding edges as self-loops of padding nodes,
+    spread over them."""
+
+    PAD_GRAPH_NODES = 32
 
     def __init__(self, max_graphs, max_nodes, max_edges, device, num_features=None, feature_dtype=torch.float32):
         if max_graphs < 1 or max_nodes < 1 or max_edges < 0:
@@ -186,8 +197,8 @@ class BatchBuffers:
         self.num_edges = int(max_edges)
         dev = self.device
         self.edge_index = torch.zeros(2, self.num_edges, dtype=torch.int64, device=dev)
-        self.batch = torch.full((self.num_nodes,), self.max_graphs, dtype=torch.int64, device=dev)
-        self._steps = torch.arange(self.num_edges, dtype=torch.int64, device=dev)
+        self._steps = torch.arange(max(self.num_edges, self.num_nodes), dtype=torch.int64, device=dev)
+        self.batch = self._padding_graph_ids(0).clone()
         self.x = None
         if num_features is not None:
             self.x = torch.zeros(self.num_nodes, int(num_features), dtype=feature_dtype, device=dev)
@@ -195,8 +206,13 @@ class BatchBuffers:
 
     @property
     def num_graphs(self):
-        """Graphs of the padded batch: max_graphs real ones and the padding graph."""
-        return self.max_graphs + 1
+        """Graphs of the padded batch: max_graphs real ones and the padding graphs (enough for
+        every node to be padding)."""
+        return self.max_graphs + -(-self.num_nodes // self.PAD_GRAPH_NODES)
+
+    def _padding_graph_ids(self, n):
+        """The graph ids of padding nodes n .. num_nodes - 1 (sorted, PAD_GRAPH_NODES per graph)."""
+        return self._steps[: self.num_nodes - n].floor_divide(self.PAD_GRAPH_NODES).add_(self.max_graphs)
 
     def load(self, edge_index, batch, num_nodes, x=None, y=None):
         """Copies a batch (edge_index [2, E] of the block-diagonal graph, batch [num_nodes] graph ids
@@ -211,7 +227,7 @@ class BatchBuffers:
         pad = self._steps[: self.num_edges - e].remainder(self.num_nodes - n).add_(n)
         self.edge_index[:, e:].copy_(pad.expand(2, -1))
         self.batch[:n].copy_(batch)
-        self.batch[n:].fill_(self.max_graphs)
+        self.batch[n:].copy_(self._padding_graph_ids(n))
         if x is not None:
             if x.dim() != 2 or x.shape[0] != n:
                 raise ShapeError(f"x must hold the {n} nodes' rows, got {list(x.shape)}")

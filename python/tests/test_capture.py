@@ -37,11 +37,17 @@ def _molecules(gen, graphs=20, device="cpu"):
     return ei.to(device), batch.to(device), int(sizes.sum())
 
 
-@pytest.mark.parametrize("reduce", ["mean", "sum", "max"])
-def test_block_buffers_give_the_real_rows(reduce):
-    sampler, n = _sampler("cpu")
-    buffers = BlockBuffers(64, [5, 3], "cpu", num_features=7)
-    assert buffers.sizes == [(261 * 6 + 1, 261), (65 * 4 + 1, 65)]  # D (1 + f) + 1 sources
+@pytest.mark.parametrize("reduce,small", [("mean", False), ("sum", False), ("max", False), ("mean", True),
+                                          ("max", True)])
+def test_block_buffers_give_the_real_rows(reduce, small):
+    if small:  # a graph of fewer nodes than D (1 + f): the sources bounded by its node count
+        sampler, n = _sampler("cpu", n=700)
+        buffers = BlockBuffers(64, [5, 3], "cpu", num_features=7, num_nodes=n)
+        assert buffers.sizes == [(701, 261), (261, 65)]
+    else:
+        sampler, n = _sampler("cpu")
+        buffers = BlockBuffers(64, [5, 3], "cpu", num_features=7)
+        assert buffers.sizes == [(261 * 6 + 1, 261), (65 * 4 + 1, 65)]  # D (1 + f) + 1 sources
     feats = torch.randn(n, 7)
     for step in range(3):
         batch = sampler.sample(torch.randperm(n, generator=torch.Generator().manual_seed(step))[:64])
@@ -82,6 +88,8 @@ def test_block_buffers_refuse_other_batches():
         BlockBuffers(64, [5, 3], "cpu").edge_indices()
     with pytest.raises(gsparse.ShapeError, match="fan-outs"):
         BlockBuffers(64, [0], "cpu")
+    with pytest.raises(gsparse.ShapeError, match="num_nodes"):
+        BlockBuffers(64, [5, 3], "cpu", num_nodes=10)
     buffers = BlockBuffers(64, [5, 3], "cpu", num_features=4)
     x = torch.zeros(batch.blocks[0].num_src, 4)
     with pytest.raises(gsparse.ShapeError, match="input nodes' rows"):
@@ -107,6 +115,10 @@ def test_batch_buffers_give_the_real_graphs():
         want = gsparse.gspmm(gsparse.Graph(ei, num_nodes=n, dynamic=True), "copy_lhs", "sum", x)
         got = gsparse.gspmm(g, "copy_lhs", "sum", buffers.x)
         torch.testing.assert_close(got[:n], want, rtol=1e-5, atol=1e-5)
+        # Padding graphs of at most 32 nodes, sorted ids past the real graphs', none empty of ids.
+        counts = torch.bincount(buffers.batch, minlength=buffers.num_graphs)
+        assert counts.numel() == buffers.num_graphs and int(counts[20:].max()) <= 32
+        assert torch.equal(buffers.batch[:n], batch) and bool((buffers.batch.diff() >= 0).all())
         pooled = gsparse.nn.global_mean_pool(got, buffers.batch, buffers.num_graphs)
         torch.testing.assert_close(pooled[:20], gsparse.nn.global_mean_pool(want, batch, 20), rtol=1e-5, atol=1e-5)
         assert torch.equal(buffers.y, y)

@@ -12,9 +12,11 @@ Self-loops (PyG's remove_self_loops + add_self_loops) come from Graph.with_maske
 dynamic graph one loop per node is appended to the rows on the device and the graph's own loops
 get the score -inf, so they weigh nothing, without the read-back that removing them would need.
 Every row holding a masked loop also holds its appended loop, so no row is all -inf.
-On a block whose destination features are the first rows of its source features (x[:num_dst], as
-samplers lay blocks out), the destinations' projection is those rows of the sources' (one GEMM
-instead of two, forward and backward).
+The per-node scores <h[n], a_src> and <h[n], a_dst> are computed from x with the projection folded
+into the attention vectors, x (W^T a): a GEMM with 2H outputs instead of an [N, H, C] product and
+its reduction, forward and backward. On a block whose destination features are the first rows of
+its source features (x[:num_dst], as samplers lay blocks out), the destinations' scores are those
+rows of the sources' GEMM.
 """
 
 import torch
@@ -80,14 +82,18 @@ class GATConv(torch.nn.Module):
                 g, dropped = g.with_masked_self_loops()
         H, C = self.heads, self.out_channels
         h = self.lin(x_src).view(-1, H, C)
-        if x_dst is None:
-            h_dst = h
-        elif _leading_rows_of(x_dst, x_src):
-            h_dst = h[: x_dst.shape[0]]  # a block's x[:num_dst]: its rows of h, without a second GEMM
+        # The per-node scores <h[n], a> = x[n] (W^T a): through the weights folded with the
+        # attention vectors ([H, in] each), one narrow GEMM over x instead of an [N, H, C] product
+        # and its reduction (and their backward: no gradient into h from the scores).
+        w = self.lin.weight.view(H, C, -1)
+        w_src = (w * self.att_src.view(H, C, 1)).sum(1)
+        w_dst = (w * self.att_dst.view(H, C, 1)).sum(1)
+        if x_dst is None or _leading_rows_of(x_dst, x_src):
+            # A block's x[:num_dst] (or one node set): the destinations' rows of the sources' GEMMs.
+            a = F.linear(x_src, torch.cat([w_src, w_dst]))
+            a_src, a_dst = a[:, :H], a[: (x_dst if x_dst is not None else x_src).shape[0], H:]
         else:
-            h_dst = self.lin(x_dst).view(-1, H, C)
-        a_src = (h * self.att_src).sum(-1)  # [N_src, H]
-        a_dst = (h_dst * self.att_dst).sum(-1)  # [N_dst, H]
+            a_src, a_dst = F.linear(x_src, w_src), F.linear(x_dst, w_dst)
         # The graph's own loops (dropped), replaced by the appended ones, weigh nothing.
         alpha = softmax.edge_attention(g, a_src, a_dst, self.negative_slope, dropped)  # [E, H]
         if self.dropout > 0:
