@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Mini-batch training steps captured as CUDA graphs (gsparse.capture), gsparse against PyG.
 
-The models, inputs and protocol of benchmarks/minibatch.py (same weights, same sampled blocks and
-molecule batches, interleaved timed steps, CUDA events, median), each library's step run two ways:
+The models, inputs and protocol of benchmarks/minibatch.py (same weights, same sampled blocks with
+fan-outs 25/10, and 15/10/5 on ogbn-products, and molecule batches, interleaved timed steps, CUDA events, median), each library's step run two ways:
   eager     as in minibatch.py: the step's graphs as the sampler produced them;
   captured  the step's graphs padded into fixed-capacity buffers (gsparse.capture.BlockBuffers,
             BatchBuffers: identical padded inputs for both libraries), the step (forward, loss on the
@@ -149,7 +149,7 @@ def run_case(workload, make_model, pool, load, make_captured, make_eager, args):
     return res
 
 
-def block_cases(name, path, args, device):
+def block_cases(name, path, fanout_sets, args, device):
     feat, classes = mb.TWINS[name]
     log(f"loading {name} from {path}")
     g = gsparse.Graph.load(path)
@@ -158,27 +158,29 @@ def block_cases(name, path, args, device):
     gen = torch.Generator(device="cpu").manual_seed(args.seed)
     x_all = torch.randn(n, feat, generator=gen).to(device)
     y_all = torch.randint(0, classes, (n,), generator=gen).to(device)
-    fanouts = [25, 10]
-    sampler = NeighborSampler((row_ptr, col_idx), fanouts, seed=args.seed, device=device)
-    seeds_all = torch.randperm(n, generator=gen)[: args.batch * args.pool].to(device)
-    pool = mb.block_pool(sampler, seeds_all, x_all, y_all, fanouts, args.pool, args.batch)
-    buffers = BlockBuffers(args.batch, fanouts, device, num_features=feat, num_nodes=n)
-
-    def load(item):
-        load_blocks(buffers, item)
-
     cases = []
-    for kind in args.models.split(","):
-        log(f"  {kind}")
+    for fanouts in fanout_sets:
+        sampler = NeighborSampler((row_ptr, col_idx), fanouts, seed=args.seed, device=device)
+        seeds_all = torch.randperm(n, generator=gen)[: args.batch * args.pool].to(device)
+        pool = mb.block_pool(sampler, seeds_all, x_all, y_all, fanouts, args.pool, args.batch)
+        buffers = BlockBuffers(args.batch, fanouts, device, num_features=feat, num_nodes=n)
 
-        def make_model(lib, kind=kind):
-            return mb.BlockNet(kind, lib, feat, args.hidden, classes, len(fanouts)).to(device)
+        def load(item, buffers=buffers):
+            load_blocks(buffers, item)
 
-        res = run_case("blocks", make_model, pool, load,
-                       lambda lib, m, o: captured_block_step(lib, m, o, buffers), mb.block_step, args)
-        cases.append({"workload": "blocks", "model": kind, "graph": name, "fanouts": fanouts,
-                      "capacity": buffers.sizes, **flatten(res)})
-    del g, row_ptr, col_idx, x_all, pool
+        for kind in args.models.split(","):
+            log(f"  {kind} {'/'.join(map(str, fanouts))}")
+
+            def make_model(lib, kind=kind, layers=len(fanouts)):
+                return mb.BlockNet(kind, lib, feat, args.hidden, classes, layers).to(device)
+
+            res = run_case("blocks", make_model, pool, load,
+                           lambda lib, m, o, buffers=buffers: captured_block_step(lib, m, o, buffers), mb.block_step,
+                           args)
+            cases.append({"workload": "blocks", "model": kind, "graph": name, "fanouts": fanouts,
+                          "capacity": buffers.sizes, **flatten(res)})
+        del pool, buffers
+    del g, row_ptr, col_idx, x_all
     torch.cuda.empty_cache()
     return cases
 
@@ -232,9 +234,9 @@ def write_report(out_dir, meta, cases):
     lines = [f"# Mini-batch steps captured as CUDA graphs, gsparse vs PyG ({meta['device']}, {meta['date']})", "",
              "Median step, ms (CUDA events; captured = load the batch into fixed buffers + replay); "
              "see benchmarks/minibatch_capture.py.", "",
-             "| workload | model | graph | gsparse eager | gsparse captured | PyG eager | PyG captured | "
+             "| workload | model | graph | fan-outs | gsparse eager | gsparse captured | PyG eager | PyG captured | "
              "gsparse captured vs PyG's best | loss check (gsparse / PyG) |",
-             "|---|---|---|---:|---:|---:|---:|---:|---|"]
+             "|---|---|---|---|---:|---:|---:|---:|---:|---|"]
     for c in cases:
         def ms(key):
             return f"{c[key]:.3f}" if key in c else "not capturable"
@@ -243,7 +245,8 @@ def write_report(out_dir, meta, cases):
         ratio = f"{min(pyg) / ours:.2f}x" if ours and pyg else "-"
         checks = " / ".join("ok" if c.get(f"loss_ok_{lib}") else ("-" if f"loss_ok_{lib}" not in c else "MISMATCH")
                             for lib in LIBS)
-        lines.append(f"| {c['workload']} | {c['model']} | {c['graph']} | {ms('eager_ms_gsparse')} | "
+        fo = "/".join(map(str, c["fanouts"])) if "fanouts" in c else "-"
+        lines.append(f"| {c['workload']} | {c['model']} | {c['graph']} | {fo} | {ms('eager_ms_gsparse')} | "
                      f"{ms('captured_ms_gsparse')} | {ms('eager_ms_pyg')} | {ms('captured_ms_pyg')} | {ratio} | {checks} |")
     errors = [(c["model"], c["graph"], lib, c[f"capture_error_{lib}"]) for c in cases for lib in LIBS
               if f"capture_error_{lib}" in c]
@@ -263,7 +266,8 @@ def write_report(out_dir, meta, cases):
         for j, (key, label) in enumerate(series):
             ax.bar([i + (j - 1.5) * w for i in range(len(cases))], [c.get(key, 0) for c in cases], w, label=label)
         ax.set_xticks(range(len(cases)))
-        ax.set_xticklabels([f"{c['model']}\n{c['graph']}" for c in cases], fontsize=7)
+        ax.set_xticklabels([f"{c['model']}\n{c['graph']}" + ("\n" + "/".join(map(str, c["fanouts"])) if "fanouts" in c
+                                                                else "") for c in cases], fontsize=7)
         ax.set_ylabel("ms per step (median)")
         ax.set_title(f"Captured mini-batch steps, {meta['device']}")
         ax.legend(fontsize=7)
@@ -290,7 +294,8 @@ def main():
     cases = []
     for spec in args.graph:
         gname, path = spec.split("=", 1)
-        cases += block_cases(gname, path, args, device)
+        sets = [[25, 10]] + ([[15, 10, 5]] if gname == "ogbn-products" else [])
+        cases += block_cases(gname, path, sets, args, device)
     if not args.no_molecules:
         cases += molecule_cases(args, device)
     out_dir = os.path.join(args.out_root, f"{slug}-minibatch-capture")
