@@ -223,17 +223,6 @@ int main(int argc, char **argv) {
     try {
         if (!a.plugin.empty()) return tune_plugin_program(a, app);
         if (!a.program.empty() || !a.schedule_def.empty()) fail<Error>("--program and --schedule-def need --plugin");
-        // The measurer's timing of segment points on CUDA reported less time than the graph's
-        // compulsory memory traffic takes (cl-h-6m-sparse, F = 4, H100: 0.013 ms where
-        // gsparse-bench-spmm measures 0.157 ms): refused until it waits for what it times.
-        // A likely cause, not yet checked on a GPU: the measurer runs segment points through the
-        // operator API with no CUDA context given, so a kernel loaded from the kernel cache runs in
-        // the context its own Halide runtime creates (kernel_library.cpp, hook_acquire), while the
-        // problem's buffers and its sync belong to the JIT runtime's context.
-        if (a.segments && a.target == "cuda")
-            fail<Error>("--segments with --target cuda is not available yet: the tuner's CUDA timing of g-SpMM by "
-                        "nonzeros is not right; time spmm_segments points with gsparse-bench-spmm --schedules or "
-                        "benchmarks/segments.py");
         std::ofstream json_file;
         if (!a.json_out.empty()) {
             json_file.open(a.json_out);  // fail before spending time on tuning

@@ -100,8 +100,8 @@ void TuningProblem::move_to_device() {
     auto ctx = std::make_shared<CudaJITContext>(CudaLaunch{});
     auto upload = [&](Tensor &t) {
         if (!t.defined() || t.dim() == 0) return;
-        // A device copy owned by a Halide buffer in the Halide runtime's CUDA context (the kernels
-        // run there too: launch.context is null).
+        // A device copy owned by a Halide buffer in device 0's primary context, where every kernel
+        // of a call without a CUDA context runs (JIT pipelines and cached libraries alike).
         auto buf = std::make_shared<Halide::Runtime::Buffer<>>(halide_type_of_dtype(t.dtype()), t.data(),
                                                                std::vector<int>{static_cast<int>(t.numel())});
         buf->set_host_dirty();

@@ -2,7 +2,7 @@
 #include "tensor_args.h"
 
 #include "core/error.h"
-#include "cuda_context.h"
+#include "runtime/primary_context.h"
 
 namespace gsparse::python {
 

@@ -5,16 +5,28 @@
 #include <vector>
 
 #include "core/error.h"
+#include "runtime/primary_context.h"
 #include "runtime/target.h"
 
 namespace gsparse {
 
 namespace {
 
-int32_t acquire_context(Halide::JITUserContext *user_context, void **cuda_context, bool create) {
+// Without a context in the launch: device 0's primary context (the CUDA runtime API's), the one
+// cached kernel libraries use too (kernel_library.cpp), rather than one the JIT runtime would create
+// for itself: buffers, kernels and synchronisation of calls without a context all meet there.
+int32_t acquire_context(Halide::JITUserContext *user_context, void **cuda_context, bool) {
     auto *ctx = static_cast<CudaJITContext *>(user_context);
-    *cuda_context = ctx->launch().context;
-    return 0;
+    if (ctx->launch().context) {
+        *cuda_context = ctx->launch().context;
+        return 0;
+    }
+    try {
+        *cuda_context = primary_cuda_context(0);
+        return 0;
+    } catch (const std::exception &) {
+        return -1;  // Halide reports that no context could be acquired
+    }
 }
 
 int32_t release_context(Halide::JITUserContext *) { return 0; }
@@ -27,10 +39,8 @@ int32_t get_stream(Halide::JITUserContext *user_context, void *, void **stream) 
 }  // namespace
 
 CudaJITContext::CudaJITContext(const CudaLaunch &launch) : launch_(launch) {
-    if (launch.context) {
-        handlers.custom_cuda_acquire_context = acquire_context;
-        handlers.custom_cuda_release_context = release_context;
-    }
+    handlers.custom_cuda_acquire_context = acquire_context;
+    handlers.custom_cuda_release_context = release_context;
     handlers.custom_cuda_get_stream = get_stream;
 }
 

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "runtime/primary_context.h"
 
 #ifndef GSPARSE_CXX_COMPILER
 #define GSPARSE_CXX_COMPILER ""
@@ -230,42 +231,36 @@ std::string link_shared(const std::string &linker, const std::vector<std::string
     return why;
 }
 
-// Hooks of cached runtimes: user_context is always a KernelCall. The runtime's own defaults are
-// kept for calls without a CUDA context.
 using AcquireFn = int (*)(void *, void **, bool);
 using ReleaseFn = int (*)(void *);
 using StreamFn = int (*)(void *, void *, void **);
 using ErrorFn = void (*)(void *, const char *);
 
-struct CudaDefaults {
-    AcquireFn acquire = nullptr;
-    ReleaseFn release = nullptr;
-    StreamFn stream = nullptr;
-};
-CudaDefaults cuda_defaults;  // of the first CUDA runtime loaded (there is one per target and process)
-
-int hook_acquire(void *uc, void **ctx, bool create) {
+// Hooks of cached runtimes: user_context is always a KernelCall. A call without a CUDA context runs
+// in device 0's primary context on its default stream, as JIT pipelines without one do
+// (cuda_launch.cpp): device memory, kernels and synchronisation of such calls all meet there,
+// whichever runtime (the JIT's or a cached library's) runs them.
+int hook_acquire(void *uc, void **ctx, bool) {
     auto *call = static_cast<KernelCall *>(uc);
     if (call && call->cuda_context) {
         *ctx = call->cuda_context;
         return 0;
     }
-    return cuda_defaults.acquire ? cuda_defaults.acquire(uc, ctx, create) : -1;
-}
-
-int hook_release(void *uc) {
-    auto *call = static_cast<KernelCall *>(uc);
-    if (call && call->cuda_context) return 0;
-    return cuda_defaults.release ? cuda_defaults.release(uc) : 0;
-}
-
-int hook_stream(void *uc, void *ctx, void **stream) {
-    auto *call = static_cast<KernelCall *>(uc);
-    if (call && call->cuda_context) {
-        *stream = call->cuda_stream;
+    try {
+        *ctx = primary_cuda_context(0);
         return 0;
+    } catch (const std::exception &e) {
+        if (call) call->error += e.what();
+        return -1;
     }
-    return cuda_defaults.stream ? cuda_defaults.stream(uc, ctx, stream) : 0;
+}
+
+int hook_release(void *) { return 0; }
+
+int hook_stream(void *uc, void *, void **stream) {
+    auto *call = static_cast<KernelCall *>(uc);
+    *stream = call && call->cuda_context ? call->cuda_stream : nullptr;
+    return 0;
 }
 
 void hook_error(void *uc, const char *message) {
@@ -340,11 +335,9 @@ std::shared_ptr<const KernelRuntime> runtime_for(const Halide::Target &target, c
             why = lib + " lacks the Halide CUDA runtime";
             return nullptr;
         }
-        CudaDefaults d;
-        d.acquire = set_acquire(hook_acquire);
-        d.release = set_release(hook_release);
-        d.stream = set_stream(hook_stream);
-        if (!cuda_defaults.acquire) cuda_defaults = d;
+        set_acquire(hook_acquire);
+        set_release(hook_release);
+        set_stream(hook_stream);
         iface = get_iface();
         // Device buffers of intermediate stages are kept between calls instead of reallocated.
         if (reuse) reuse(nullptr, true);

@@ -80,12 +80,14 @@ TEST_F(GpuSpmm, EveryLearnedDefaultPointMatchesTheReference) {
         for (const ScheduleParams &p : selector_points(F)) {
             try {
                 EXPECT_TRUE(check(g, SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Sum}, x, {}, &p)) << p.str() << " F=" << F;
-                if (n++ % 3 == 0)
+                if (n++ % 3 == 0) {
                     for (ReduceOp r : {ReduceOp::Mean, ReduceOp::Max}) {
                         const SpmmSpec spec{BinaryOp::Mul, r};
-                        if (!def.invalid_reason(p, spmm_problem(spec, plan_features(spec.op, {F}, {1}), g.stats())))
+                        if (!def.invalid_reason(p, spmm_problem(spec, plan_features(spec.op, {F}, {1}), g.stats()))) {
                             EXPECT_TRUE(check(g, spec, x, w, &p)) << p.str() << " F=" << F << " " << spec.name();
+                        }
                     }
+                }
             } catch (const std::exception &e) {
                 FAIL() << p.str() << " F=" << F << ": " << e.what();
             }
@@ -198,7 +200,6 @@ TEST_F(GpuSpmm, BalancedDefaultsOnUnsplitGraphsOfVaryingRowLength) {
     opt.empty_row_share = 0.6;
     opt.long_row = 30;  // under 8x the average row (4.8): COV 1.3, unsplit
     Graph g = test::random_graph(310, opt);
-    const auto &def = spmm_schedule("gpu_spmm");
     for (int64_t F : {8, 16, 32, 33, 64, 130}) {
         const ScheduleParams d = gpu_spmm_expert_default(spmm_problem(SpmmSpec{}, plan_features(BinaryOp::Mul, {F}, {F}), g.stats()));
         // Up to 63 features (F % 4 == 0 from 16) copy_lhs runs on the relabeled graph (rowBalance 3).

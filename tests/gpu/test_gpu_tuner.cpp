@@ -1,10 +1,13 @@
 // The tuner on the GPU: a random-mode CUDA tune with the tightest cutoff on a random graph. Every
 // candidate is first called on the load graph (which loads its module), candidates cut off have one
 // run, the others all of theirs, and the best schedule runs through the operator API and matches the
-// C++ reference. Skipped, and reported as skipped, without a CUDA device.
+// C++ reference; points of g-SpMM by nonzeros (run through the operator API, kernels from the kernel
+// cache) are timed as long as CUDA events on the test's own stream time them. Skipped, and reported
+// as skipped, without a CUDA device.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "autotune/measure.h"
 #include "autotune/tuner.h"
@@ -67,6 +70,58 @@ TEST_F(GpuTuner, RandomTuneLoadsEachKernelFirstAndItsBestMatchesTheReference) {
                                             args ? &hu : nullptr, args ? &he : nullptr))
             << reduce_op_name(reduce) << " " << r.best.schedule.str();
     }
+}
+
+TEST_F(GpuTuner, SegmentPointsAreTimedWhereTheyRun) {
+    // The measurer runs g-SpMM by nonzeros through the operator API without a CUDA context; its
+    // kernels and its synchronisation must meet in one context, or it times launches only (it once
+    // reported a tenth of the kernel's time). Inputs larger than L2, so neither timing hits in it.
+    test::RandomGraphOptions opt;
+    opt.num_nodes = 500000;
+    opt.avg_degree = 8;
+    opt.long_row = 20000;
+    autotune::TuningProblem p;
+    p.graph = test::random_graph(43, opt);
+    p.graph_name = "random";
+    p.spmm = {BinaryOp::CopyLhs, ReduceOp::Sum};
+    p.lhs_feat = {32};
+    p.rhs_feat = {32};
+    p.device = Device::CUDA;
+    p.prepare(5);
+    const ScheduleParams seg = ScheduleParams::parse("spmm_segments{run=32}");
+    autotune::Measurer measurer(p, 10, 2);
+    const autotune::Measurement m = measurer.measure(seg);
+    ASSERT_TRUE(m.ok) << m.error;
+
+    autotune::TuningProblem h = p;
+    h.device = Device::CPU;
+    h.device_buffers.clear();
+    h.prepare(5);
+    Tensor x = to_device(h.lhs);
+    Tensor out = device_empty(gspmm_output_shape(h.graph, h.spmm, h.lhs, h.rhs), DType::F32);
+    const OpOptions o = options(&seg);
+    cudaEvent_t a, b;
+    ASSERT_EQ(cudaEventCreate(&a), cudaSuccess);
+    ASSERT_EQ(cudaEventCreate(&b), cudaSuccess);
+    std::vector<double> times;
+    for (int i = 0; i < 13; i++) {
+        cudaEventRecord(a, stream_);
+        gspmm_into(h.graph, h.spmm, x, Tensor(), out, nullptr, nullptr, o);
+        cudaEventRecord(b, stream_);
+        ASSERT_EQ(cudaEventSynchronize(b), cudaSuccess);
+        float ms = 0;
+        cudaEventElapsedTime(&ms, a, b);
+        if (i >= 3) times.push_back(ms);
+    }
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    std::sort(times.begin(), times.end());
+    const double events_ms = 0.5 * (times[4] + times[5]);
+    EXPECT_GT(events_ms, 0.0);
+    EXPECT_GE(m.median_ms, 0.5 * events_ms) << "the measurer's " << m.median_ms << " ms against CUDA events' "
+                                            << events_ms << " ms";
+    EXPECT_LE(m.median_ms, 5 * events_ms + 0.2) << "the measurer's " << m.median_ms << " ms against CUDA events' "
+                                                << events_ms << " ms";
 }
 
 TEST_F(GpuTuner, CompileWorkersPrepareTheGraphAndOneDeviceCopyServesEveryRowTile) {

@@ -1,5 +1,5 @@
 // Primary CUDA contexts through the driver API, loaded with dlopen at first use.
-#include "cuda_context.h"
+#include "runtime/primary_context.h"
 
 #include <dlfcn.h>
 
@@ -8,7 +8,7 @@
 
 #include "core/error.h"
 
-namespace gsparse::python {
+namespace gsparse {
 
 namespace {
 
@@ -63,4 +63,4 @@ void *primary_cuda_context(int device) {
     return ctx;
 }
 
-}  // namespace gsparse::python
+}  // namespace gsparse
