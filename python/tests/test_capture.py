@@ -37,13 +37,17 @@ def _molecules(gen, graphs=20, device="cpu"):
     return ei.to(device), batch.to(device), int(sizes.sum())
 
 
-@pytest.mark.parametrize("reduce,small", [("mean", False), ("sum", False), ("max", False), ("mean", True),
-                                          ("max", True)])
-def test_block_buffers_give_the_real_rows(reduce, small):
-    if small:  # a graph of fewer nodes than D (1 + f): the sources bounded by its node count
+@pytest.mark.parametrize("reduce,shape", [("mean", "two"), ("sum", "two"), ("max", "two"), ("mean", "small"),
+                                          ("max", "small"), ("sum", "three")])
+def test_block_buffers_give_the_real_rows(reduce, shape):
+    if shape == "small":  # a graph of fewer nodes than D (1 + f): the sources bounded by its node count
         sampler, n = _sampler("cpu", n=700)
         buffers = BlockBuffers(64, [5, 3], "cpu", num_features=7, num_nodes=n)
         assert buffers.sizes == [(701, 261), (261, 65)]
+    elif shape == "three":  # three layers: every block's capacity from the one after it
+        sampler, n = _sampler("cpu", fanouts=(4, 3, 2))
+        buffers = BlockBuffers(64, [4, 3, 2], "cpu", num_features=7, num_nodes=n)
+        assert buffers.sizes == [(min(785 * 5, n) + 1, 785), (196 * 4 + 1, 196), (65 * 3 + 1, 65)]
     else:
         sampler, n = _sampler("cpu")
         buffers = BlockBuffers(64, [5, 3], "cpu", num_features=7)
