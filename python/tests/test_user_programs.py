@@ -1,8 +1,10 @@
 """User programs from Python (gsparse.load_plugin, gsparse.user_op) with the example plugin of
 docs/examples/user_plugin (built by CMake; its path comes in GSPARSE_EXAMPLE_PLUGIN, which the
 python.cpu test sets): results against PyTorch on a graph with empty rows, duplicate edges and
-self-loops, a user schedule, gradients through a user-given backward, and bad input."""
+self-loops, a user schedule, gradients through a user-given backward, GAT's attention fused into one
+user program (docs/examples/fused_gat.py) against GATConv, and bad input."""
 
+import importlib.util
 import os
 
 import pytest
@@ -110,6 +112,15 @@ def test_user_op_gradients_through_a_given_backward(plugin, device):
     out = f(g, x=x, w=w.detach())
     (dx,) = torch.autograd.grad(out.sum(), (x,))
     torch.testing.assert_close(dx, torch.autograd.grad(weighted(ei, x, w.detach(), "sum").sum(), (x,))[0])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_fused_gat_example_matches_gatconv(plugin, device):
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "examples", "fused_gat.py")
+    spec = importlib.util.spec_from_file_location("fused_gat", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    example.check(plugin, device)  # outputs and every gradient against gsparse.nn.GATConv(heads=1)
 
 
 def test_bad_input_is_named(plugin):
