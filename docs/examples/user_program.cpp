@@ -13,6 +13,7 @@
 
 #include "api/gsparse.h"
 #include "dsl/user_spmm.h"
+#include "user_plugin/gat_attention.h"
 
 using namespace gsparse;
 using dsl::At;
@@ -67,17 +68,7 @@ int main(int argc, char **argv) {
     //    weighted sum a); a new score t rescales s and a by exp(m - max(m, t)).
     dsl::SpmmProgram fused("attention_fused");
     fused.message(Halide::Tuple(score(fused), fused.operand("x", At::Src)));
-    dsl::Monoid online_softmax;
-    online_softmax.name = "online_softmax";
-    online_softmax.identity_values = [](Halide::Type t) {
-        return Halide::Tuple(t.min(), Halide::cast(t, 0), Halide::cast(t, 0));
-    };
-    online_softmax.combine_values = [](const Halide::Tuple &acc, const Halide::Tuple &msg) {
-        Halide::Expr m = Halide::max(acc[0], msg[0]);
-        Halide::Expr keep = Halide::exp(acc[0] - m), take = Halide::exp(msg[0] - m);
-        return Halide::Tuple(m, acc[1] * keep + take, acc[2] * keep + take * msg[1]);
-    };
-    fused.reduce(online_softmax);
+    fused.reduce(gsparse_examples::online_softmax());  // user_plugin/gat_attention.h
     fused.finalize_values([](const Halide::Tuple &acc, Halide::Expr) { return acc[2] / acc[1]; });
     Tensor out_fused = Tensor::empty({g.num_dst(), F}, DType::F32);
     fused.compile(F).run(g, {{"a_src", a_src}, {"a_dst", a_dst}, {"x", x}}, out_fused);

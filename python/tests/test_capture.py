@@ -159,6 +159,25 @@ class _Sage(torch.nn.Module):
         return x
 
 
+def _replays_match_eager_steps(captured, buffers, model, eager_model, feats, labels, sequence, warmup):
+    """An eager copy of the model trains on `sequence`; from step `warmup` on (the captured step's
+    warm-up trained the steps before), each replay on the same batch gives the eager step's loss,
+    and the weights end equal."""
+    eager_opt = torch.optim.Adam(eager_model.parameters(), lr=0.01, capturable=True)
+    for i, b in enumerate(sequence):
+        adjs = [(blk, (blk.num_src, blk.num_dst)) for blk in b.blocks]
+        eager_opt.zero_grad(set_to_none=True)
+        want = F.cross_entropy(eager_model(feats[b.input_nodes], adjs), labels[b.seeds])
+        want.backward()
+        eager_opt.step()
+        if i >= warmup:
+            buffers.load(b, feats[b.input_nodes], labels[b.seeds])
+            torch.testing.assert_close(captured(), want.detach(), rtol=1e-4, atol=1e-5)
+    torch.cuda.synchronize()
+    for p, q in zip(model.parameters(), eager_model.parameters()):
+        torch.testing.assert_close(p, q, rtol=1e-3, atol=1e-4)
+
+
 @cuda
 @pytest.mark.cuda
 def test_captured_block_step_matches_the_eager_step():
@@ -183,20 +202,8 @@ def test_captured_block_step_matches_the_eager_step():
     buffers.load(batches[0], feats[batches[0].input_nodes], labels[batches[0].seeds])
     captured = CapturedStep(step, warmup=2)
     # The eager model takes the same steps: two warm-up steps on batch 0, then batches 1..4.
-    eager_opt = torch.optim.Adam(eager_model.parameters(), lr=0.01, capturable=True)
-    sequence = [batches[0], batches[0]] + batches[1:]
-    for i, b in enumerate(sequence):
-        adjs = [(blk, (blk.num_src, blk.num_dst)) for blk in b.blocks]
-        eager_opt.zero_grad(set_to_none=True)
-        want = F.cross_entropy(eager_model(feats[b.input_nodes], adjs), labels[b.seeds])
-        want.backward()
-        eager_opt.step()
-        if i >= 2:
-            buffers.load(b, feats[b.input_nodes], labels[b.seeds])
-            got = captured()
-            torch.testing.assert_close(got, want.detach(), rtol=1e-4, atol=1e-5)
-    for p, q in zip(model.parameters(), eager_model.parameters()):
-        torch.testing.assert_close(p, q, rtol=1e-3, atol=1e-4)
+    _replays_match_eager_steps(captured, buffers, model, eager_model, feats, labels,
+                               [batches[0], batches[0]] + batches[1:], warmup=2)
 
 
 @cuda
@@ -232,19 +239,7 @@ def test_captured_step_keeps_what_it_reads_alive():
     torch.cuda.empty_cache()
     with torch.cuda.graph(torch.cuda.CUDAGraph()):  # a later capture
         pass
-    eager_opt = torch.optim.Adam(eager_model.parameters(), lr=0.01, capturable=True)
-    for i, b in enumerate(batches):
-        adjs = [(blk, (blk.num_src, blk.num_dst)) for blk in b.blocks]
-        eager_opt.zero_grad(set_to_none=True)
-        want = F.cross_entropy(eager_model(feats[b.input_nodes], adjs), labels[b.seeds])
-        want.backward()
-        eager_opt.step()
-        if i >= 1:
-            buffers.load(b, feats[b.input_nodes], labels[b.seeds])
-            torch.testing.assert_close(captured(), want.detach(), rtol=1e-4, atol=1e-5)
-    torch.cuda.synchronize()
-    for p, q in zip(model.parameters(), eager_model.parameters()):
-        torch.testing.assert_close(p, q, rtol=1e-3, atol=1e-4)
+    _replays_match_eager_steps(captured, buffers, model, eager_model, feats, labels, batches, warmup=1)
 
 
 @cuda

@@ -11,7 +11,7 @@
 #include "api/gsparse.h"
 #include "dsl/user_spmm.h"
 #include "support/compare.h"
-#include "support/one_pass_attention.h"
+#include "user_plugin/gat_attention.h"
 #include "support/random_graph.h"
 #include "support/throws_with.h"
 
@@ -203,7 +203,7 @@ TEST(UserSpmm, GraphWithoutEdgesGivesZeros) {
 TEST(UserSpmm, MonoidOverTuplesFusesSoftmaxAndAggregation) {
     // Large scores: a softmax without the running maximum would overflow exp.
     const int F = 5;
-    dsl::SpmmKernel k = test::one_pass_attention("one_pass_attention").compile(F);
+    dsl::SpmmKernel k = gsparse_examples::gat_attention("one_pass_attention").compile(F);
     for (const Case &c : graphs()) {
         Graph g = test::random_graph(41, c.opt);
         Tensor x = test::random_tensor({g.num_src(), F}, 7), as = test::random_tensor({g.num_src(), 1}, 8, DType::F32, 0., 60.),
@@ -233,7 +233,7 @@ TEST(UserSpmm, MonoidOverTuplesFusesSoftmaxAndAggregation) {
         expect_close(out, want, 1e-5, c.name);
     }
     // CUDA: one kernel, its PTX emitted (no GPU needed).
-    dsl::SpmmKernel cuda = test::one_pass_attention("one_pass_attention_cuda").compile(64, Device::CUDA);
+    dsl::SpmmKernel cuda = gsparse_examples::gat_attention("one_pass_attention_cuda").compile(64, Device::CUDA);
     EXPECT_NE(cuda.lowered_stmt().find("halide_cuda_run"), std::string::npos);
     const std::string ptx = cuda.assembly();
     size_t kernels = 0;
@@ -247,7 +247,7 @@ TEST(UserSpmm, MonoidOverTuplesErrorsNameTheProblem) {
     both.combine_values = [](const Halide::Tuple &a, const Halide::Tuple &) { return a; };
     EXPECT_TRUE(test::throws_with<Error>([&] { SpmmProgram("both").reduce(both); }, {"not both"}));
     EXPECT_TRUE(test::throws_with<Error>([] {
-        SpmmProgram q = test::one_pass_attention("no_finalize");
+        SpmmProgram q = gsparse_examples::gat_attention("no_finalize");
         q.finalize_values(nullptr);
         q.compile(4);
     }, {"finalize_values"}));
@@ -258,7 +258,7 @@ TEST(UserSpmm, MonoidOverTuplesErrorsNameTheProblem) {
         p.compile(4);
     }, {"2 values needs a monoid over tuples"}));
     EXPECT_TRUE(test::throws_with<Error>([] {
-        SpmmProgram p = test::one_pass_attention("arity");
+        SpmmProgram p = gsparse_examples::gat_attention("arity");
         Monoid short_combine;
         short_combine.name = "short";
         short_combine.identity_values = [](Halide::Type t) { return Halide::Tuple(t.min(), Halide::cast(t, 0)); };
@@ -403,7 +403,9 @@ TEST(UserSpmm, UserScheduleWithItsOwnKnobsIsSearched) {
     ASSERT_EQ(measured.size(), 4u);
     for (size_t i = 0; i < measured.size(); ++i) {
         EXPECT_GT(measured[i].median_ms, 0.0);
-        if (i) EXPECT_LE(measured[i - 1].median_ms, measured[i].median_ms);
+        if (i) {
+            EXPECT_LE(measured[i - 1].median_ms, measured[i].median_ms);
+        }
     }
     dsl::SpmmKernel best = p.compile(F, Device::CPU, mine, measured[0].point);
     best.run(g, {{"x", x}, {"w", w}}, out);

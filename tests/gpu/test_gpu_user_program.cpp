@@ -9,7 +9,7 @@
 #include "dsl/user_spmm.h"
 #include "gpu/gpu_fixture.h"
 #include "support/compare.h"
-#include "support/one_pass_attention.h"
+#include "user_plugin/gat_attention.h"
 #include "support/random_graph.h"
 
 namespace gsparse {
@@ -64,7 +64,7 @@ TEST_F(GpuUserProgram, AttentionAndMaxMatchTheCpu) {
 
 TEST_F(GpuUserProgram, OnePassAttentionOverTuplesMatchesTheCpu) {
     // Scores up to 120: without the running maximum exp would overflow.
-    dsl::SpmmProgram cpu_p = test::one_pass_attention("one_pass_cpu"), gpu_p = test::one_pass_attention("one_pass_gpu");
+    dsl::SpmmProgram cpu_p = gsparse_examples::gat_attention("one_pass_cpu"), gpu_p = gsparse_examples::gat_attention("one_pass_gpu");
     std::vector<test::RandomGraphOptions> shapes(3);
     shapes[0].long_row = 700;
     shapes[1].num_src = 90;

@@ -55,9 +55,12 @@ TEST(Segments, SourceTileRunsCoverEachRowOnceInTileOrder) {
                     EXPECT_EQ(t.row[i], t.row[b]);
                     EXPECT_EQ(t.col[i] / tile, t.col[b] / tile);
                 }
-                if (len > 0) EXPECT_LE(e - b, len);
-                if (seg > 0 && t.row[b] == t.row[b - 1] && t.col[b] / tile == t.col[b - 1] / tile)
+                if (len > 0) {
+                    EXPECT_LE(e - b, len);
+                }
+                if (seg > 0 && t.row[b] == t.row[b - 1] && t.col[b] / tile == t.col[b - 1] / tile) {
                     EXPECT_EQ(s.seg_ptr[seg] - s.seg_ptr[seg - 1], len) << "segment " << seg << " cut early";
+                }
                 longest = std::max<int32_t>(longest, static_cast<int32_t>(e - b));
             }
             EXPECT_EQ(s.max_segment_len, longest);
@@ -70,7 +73,9 @@ TEST(Segments, SourceTileRunsCoverEachRowOnceInTileOrder) {
                     const index_t seg = s.seg_ids[j];
                     listed[seg]++;
                     EXPECT_EQ(t.row[s.seg_ptr[seg]], v);
-                    if (j > s.row_segs[v]) EXPECT_LT(s.seg_ids[j - 1], seg);
+                    if (j > s.row_segs[v]) {
+                        EXPECT_LT(s.seg_ids[j - 1], seg);
+                    }
                     nnz += s.seg_ptr[seg + 1] - s.seg_ptr[seg];
                 }
                 EXPECT_EQ(nnz, g.csr().row_length(v)) << "row " << v;

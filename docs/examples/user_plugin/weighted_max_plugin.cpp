@@ -1,9 +1,10 @@
 // A plugin of user programs (docs/dsl.md, "Plugins"): the weighted max of
-// docs/examples/user_program_aot, a weighted sum, GAT's attention aggregation in one pass (the
-// fused layer of docs/examples/fused_gat.py) and a user schedule, loaded by
+// docs/examples/user_program_aot, a weighted sum, GAT's attention aggregation in one pass
+// (gat_attention.h; the fused layer of docs/examples/fused_gat.py) and a user schedule, loaded by
 //   gsparse-compile --plugin libgsparse_example_plugin.so --program weighted_max --feat 8 --out DIR --name weighted_max
 // Built as a shared module (CMake: add_library(NAME MODULE ...)); it does not link gsparse.
 #include "dsl/plugin.h"
+#include "gat_attention.h"
 
 namespace {
 
@@ -27,33 +28,6 @@ gsparse::dsl::SpmmProgram weighted_sum() {
     Halide::Expr w = p.operand("w", At::Edge, true);
     p.message(x * w);
     p.reduce(gsparse::dsl::Monoid::sum());
-    return p;
-}
-
-/// GAT's attention aggregation, fused: out[v] = sum over in-edges of softmax_v(s) x[u] with the score
-/// s = leaky_relu(a_src[u] + a_dst[v], 0.2), in one pass over each row. The messages (s, x[u]) are
-/// reduced by an online softmax, a monoid over tuples: (running maximum m, normaliser d, weighted
-/// sum y), rescaled by exp(m_old - m_new) as the maximum grows, so exp never overflows; finalize
-/// divides (rows without in-edges give 0).
-gsparse::dsl::SpmmProgram gat_attention() {
-    gsparse::dsl::SpmmProgram p("gat_attention");
-    Halide::Expr x = p.operand("x", At::Src);
-    Halide::Expr a_src = p.operand("a_src", At::Src, true);
-    Halide::Expr a_dst = p.operand("a_dst", At::Dst, true);
-    Halide::Expr s = a_src + a_dst;
-    p.message(Halide::Tuple(Halide::select(s > 0, s, 0.2f * s), x));
-    gsparse::dsl::Monoid online;
-    online.name = "online_softmax";
-    online.identity_values = [](Halide::Type t) {
-        return Halide::Tuple(t.min(), Halide::cast(t, 0), Halide::cast(t, 0));
-    };
-    online.combine_values = [](const Halide::Tuple &acc, const Halide::Tuple &msg) {
-        Halide::Expr m = Halide::max(acc[0], msg[0]);
-        Halide::Expr keep = Halide::exp(acc[0] - m), take = Halide::exp(msg[0] - m);
-        return Halide::Tuple(m, acc[1] * keep + take, acc[2] * keep + take * msg[1]);
-    };
-    p.reduce(online);
-    p.finalize_values([](const Halide::Tuple &acc, Halide::Expr) { return acc[2] / acc[1]; });
     return p;
 }
 
@@ -83,6 +57,6 @@ gsparse::dsl::ScheduleDef row_tasks() {
 GSPARSE_PLUGIN(registry) {
     registry.program("weighted_max", weighted_max);
     registry.program("weighted_sum", weighted_sum);
-    registry.program("gat_attention", gat_attention);
+    registry.program("gat_attention", [] { return gsparse_examples::gat_attention(); });
     registry.schedule("row_tasks", row_tasks);
 }
