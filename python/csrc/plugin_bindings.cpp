@@ -45,12 +45,15 @@ UserKernel compile(const dsl::Plugin &plugin, const std::string &program, int fe
 
 /// Runs k on a Graph or a GraphView (a dynamic graph's arrays) with tensors passed by address.
 template <typename G>
-void run(const UserKernel &k, const G &g, const std::map<std::string, TensorArg> &operands, const TensorArg &out,
-         const std::optional<LaunchArg> &launch) {
+void run(const UserKernel &k, const G &g, const std::map<std::string, TensorArg> &operands,
+         const std::vector<TensorArg> &outs, const std::optional<LaunchArg> &launch) {
     std::map<std::string, Tensor> views;
     for (const auto &[name, arg] : operands) views.emplace(name, view_tensor(arg, name.c_str()));
-    Tensor o = view_tensor(out, "out");
-    k.kernel.run(g, views, o, cuda_launch(launch));
+    std::vector<Tensor> o;
+    for (const TensorArg &arg : outs) o.push_back(view_tensor(arg, "out"));
+    std::vector<Tensor *> ptrs;
+    for (Tensor &t : o) ptrs.push_back(&t);
+    k.kernel.run(g, views, ptrs, cuda_launch(launch));
 }
 
 }  // namespace
@@ -70,10 +73,12 @@ void bind_plugins(py::module_ &m) {
         .def_readonly("features", &UserKernel::features)
         .def_readonly("dtype", &UserKernel::dtype)
         .def_readonly("device", &UserKernel::device)
+        .def_property_readonly("num_outputs", [](const UserKernel &k) { return k.kernel.num_outputs(); })
         .def_property_readonly("schedule", [](const UserKernel &k) { return k.kernel.schedule(); })
-        .def("run", &run<Graph>, py::arg("graph"), py::arg("operands"), py::arg("out"), py::arg("launch"),
-             py::call_guard<py::gil_scoped_release>(), "out [num_dst, features] = the program on the graph.")
-        .def("run", &run<GraphView>, py::arg("graph"), py::arg("operands"), py::arg("out"), py::arg("launch"),
+        .def("run", &run<Graph>, py::arg("graph"), py::arg("operands"), py::arg("outs"), py::arg("launch"),
+             py::call_guard<py::gil_scoped_release>(),
+             "outs (one [num_dst, features] tensor per output) = the program on the graph.")
+        .def("run", &run<GraphView>, py::arg("graph"), py::arg("operands"), py::arg("outs"), py::arg("launch"),
              py::call_guard<py::gil_scoped_release>(),
              "The same on a graph view (a dynamic graph's index arrays, by address).");
     m.def("load_plugin", &dsl::load_plugin, py::arg("path"), py::call_guard<py::gil_scoped_release>(),

@@ -84,6 +84,7 @@ class UserProgram:
         self.operands = [(n, at, b) for n, at, b in kernel.operands]  # (name, source|destination|edge, broadcast)
         self.dtype = _DTYPES.get(kernel.dtype)
         self.device = kernel.device  # "cpu" or "cuda"
+        self.num_outputs = kernel.num_outputs  # several with finalize_outputs: calls return a tuple
 
     @property
     def operand_names(self):
@@ -128,14 +129,16 @@ class UserProgram:
             t = t.detach().contiguous()
             dense.append(t)
             args[name] = tensor_arg(t, name)
-        out = torch.empty((g.num_dst, self.features), dtype=self.dtype, device=device)
+        outs = [torch.empty((g.num_dst, self.features), dtype=self.dtype, device=device)
+                for _ in range(self.num_outputs)]
+        out_args = [tensor_arg(o, "out") for o in outs]
         if g._t is not None:  # a dynamic graph: its arrays on their device, by address
             if g._t.device.type != device.type:
                 raise ShapeError(f"the graph's arrays are on {g._t.device} but the operands on {device}")
-            self._kernel.run(g._t.user_view(), args, tensor_arg(out, "out"), launch_arg(device))
+            self._kernel.run(g._t.user_view(), args, out_args, launch_arg(device))
         else:
-            self._kernel.run(g._g, args, tensor_arg(out, "out"), launch_arg(device))
-        return out
+            self._kernel.run(g._g, args, out_args, launch_arg(device))
+        return outs[0] if self.num_outputs == 1 else tuple(outs)
 
     def __repr__(self):
         return f"UserProgram({self.name}, features={self.features}, schedule={self.schedule})"
@@ -144,7 +147,8 @@ class UserProgram:
 def user_op(program, backward):
     """A differentiable operator from a user program: forward runs `program(g, **operands)`;
     backward(g, grad_out, **operands) returns {operand name: its gradient (or None)}, written with
-    other user programs, gsparse's operators or PyTorch. Returns f(g, **operands)."""
+    other user programs, gsparse's operators or PyTorch (grad_out: a tuple of the outputs' gradients
+    for a program of several outputs). Returns f(g, **operands)."""
     if not isinstance(program, UserProgram):
         raise ShapeError(f"program must be a UserProgram (Plugin.program), got {type(program).__name__}")
     if not callable(backward):
@@ -160,9 +164,10 @@ def user_op(program, backward):
 
         @staticmethod
         @torch.autograd.function.once_differentiable
-        def backward(ctx, grad):
+        def backward(ctx, *grad):
             ops = dict(zip(names, ctx.saved_tensors))
-            grads = backward(ctx.g, grad.contiguous(), **ops)
+            grad = tuple(d.contiguous() for d in grad)
+            grads = backward(ctx.g, grad[0] if len(grad) == 1 else grad, **ops)
             if not isinstance(grads, dict) or set(grads) - set(names):
                 raise ShapeError(f"the backward of {program.name} must return {{name: gradient}} for the operands "
                                  f"{', '.join(names)}, got {grads if not isinstance(grads, dict) else sorted(grads)}")

@@ -115,6 +115,37 @@ def test_user_op_gradients_through_a_given_backward(plugin, device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_programs_of_several_outputs(plugin, device):
+    # weighted_sum_and_mean: two outputs of one pass; a tuple from Python, and gradients from a
+    # backward given both outputs' gradients.
+    g, ei = graph()
+    ei = ei.to(device)
+    prog = plugin.program("weighted_sum_and_mean", features=8, device=device)
+    assert prog.num_outputs == 2 and plugin.program("weighted_sum", 8, device=device).num_outputs == 1
+    x = torch.randn(g.num_src, 8, device=device, requires_grad=True)
+    w = (torch.rand(g.num_edges, 1, device=device) + 0.5).requires_grad_()
+    deg = torch.zeros(g.num_dst, 1, device=device).index_add_(0, ei[1], torch.ones(g.num_edges, 1, device=device))
+    want_sum = torch.zeros(g.num_dst, 8, device=device).index_add(0, ei[1], x[ei[0]] * w)
+    want_mean = want_sum / deg.clamp(min=1)
+    got_sum, got_mean = prog(g, x=x, w=w)
+    torch.testing.assert_close(got_sum, want_sum.detach())
+    torch.testing.assert_close(got_mean, want_mean.detach())
+
+    def backward(gr, grads, x, w):
+        g_sum, g_mean = grads
+        both = g_sum + g_mean / deg.clamp(min=1)
+        return {"x": gsparse.gspmm(gr.reverse(), "mul", "sum", both, w),
+                "w": gsparse.gsddmm(gr, "dot", x, both, "u", "v")}
+    op = gsparse.user_op(prog, backward)
+    a, b = op(g, x=x, w=w)
+    gs, gm = torch.randn_like(a), torch.randn_like(b)
+    got = torch.autograd.grad((a * gs).sum() + (b * gm).sum(), [x, w])
+    want = torch.autograd.grad((want_sum * gs).sum() + (want_mean * gm).sum(), [x, w])
+    for u, v in zip(got, want):
+        torch.testing.assert_close(u, v, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_fused_gat_example_matches_gatconv(plugin, device):
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "examples", "fused_gat.py")
     spec = importlib.util.spec_from_file_location("fused_gat", path)

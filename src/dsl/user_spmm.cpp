@@ -208,6 +208,8 @@ void SpmmProgram::finalize(std::function<Expr(Expr, Expr)> f) { finalize_ = std:
 
 void SpmmProgram::finalize_values(std::function<Expr(const Tuple &, Expr)> f) { finalize_values_ = std::move(f); }
 
+void SpmmProgram::finalize_outputs(std::function<Tuple(const Tuple &, Expr)> f) { finalize_outputs_ = std::move(f); }
+
 struct SpmmKernel::State {
     std::string name;
     Type type;
@@ -222,15 +224,24 @@ struct SpmmKernel::State {
     std::vector<Argument> arguments;
     std::once_flag compiled;  // CUDA pipelines are JIT-compiled on their first run
     std::string schedule;
+    int num_outputs = 1;
 };
 
 SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &schedule,
                                 const std::map<std::string, int64_t> &point) const {
     if (message_.empty()) fail<ShapeError>("program ", name_, " has no message (call message())");
     if (!monoid_) fail<ShapeError>("program ", name_, " has no reduction (call reduce())");
-    if (monoid_->over_tuples() && !finalize_values_)
+    if (int(bool(finalize_)) + int(bool(finalize_values_)) + int(bool(finalize_outputs_)) > 1)
+        fail<ShapeError>("program ", name_, ": set one of finalize, finalize_values and finalize_outputs");
+    if (finalize_ && monoid_->over_tuples())
         fail<ShapeError>("program ", name_, ": monoid '", monoid_->name,
-                         "' accumulates a tuple; give the output value with finalize_values()");
+                         "' accumulates a tuple; finalize takes one value (use finalize_values or finalize_outputs)");
+    if (finalize_values_ && !monoid_->over_tuples())
+        fail<ShapeError>("program ", name_, ": finalize_values needs a monoid over tuples, not '", monoid_->name, "'");
+    if (monoid_->over_tuples() && !finalize_values_ && !finalize_outputs_)
+        fail<ShapeError>("program ", name_, ": monoid '", monoid_->name,
+                         "' accumulates a tuple; give the output value with finalize_values() (or several with "
+                         "finalize_outputs())");
     if (!monoid_->over_tuples() && message_.size() != 1)
         fail<ShapeError>("program ", name_, ": a message of ", message_.size(), " values needs a monoid over tuples, not '",
                          monoid_->name, "'");
@@ -258,7 +269,7 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     bool reads_edges = false;
     for (const Expr &m : msg) reads_edges |= Internal::expr_uses_var(m, k_.x.name());
     if (!reads_edges) msg[0] = msg[0] + cast(type_, 0 * k_.x);
-    Expr value;
+    std::vector<Expr> values;  // the outputs' values on rows with in-edges
     if (monoid_->over_tuples()) {
         const Tuple init = monoid_->identity_values(type_);
         acc(f_, v_) = init;
@@ -267,13 +278,19 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
             fail<ShapeError>("program ", name_, ": monoid '", monoid_->name, "' combines into ", next.size(),
                              " values but its identity has ", init.size());
         acc(f_, v_) = next;
-        value = cast(type_, finalize_values_(Tuple(acc(f_, v_)), degree_));
+        if (finalize_values_) values.push_back(finalize_values_(Tuple(acc(f_, v_)), degree_));
+        else values = finalize_outputs_(Tuple(acc(f_, v_)), degree_).as_vector();
     } else {
         acc(f_, v_) = monoid_->identity(type_);
         acc(f_, v_) = monoid_->combine(acc(f_, v_), msg[0]);
-        value = finalize_ ? cast(type_, finalize_(acc(f_, v_), degree_)) : Expr(acc(f_, v_));
+        if (finalize_outputs_) values = finalize_outputs_(Tuple(Expr(acc(f_, v_))), degree_).as_vector();
+        else values.push_back(finalize_ ? finalize_(acc(f_, v_), degree_) : Expr(acc(f_, v_)));
     }
-    out(f_, v_) = select(degree_ > 0, value, Internal::make_zero(type_));
+    if (values.empty()) fail<ShapeError>("program ", name_, ": finalize_outputs gave no outputs");
+    std::vector<Expr> outputs;
+    for (const Expr &value : values)
+        outputs.push_back(select(degree_ > 0, cast(type_, value), Internal::make_zero(type_)));
+    out(f_, v_) = Tuple(outputs);
 
     ext::SparseLayout sparse;
     sparse.csr(row_ptr_, num_edges_).nnz_index_array(col_idx_, num_src_).nnz_index_array(edge_ids_, num_edges_);
@@ -288,6 +305,7 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     out.bound(f_, 0, features);
 
     s->out = out;
+    s->num_outputs = static_cast<int>(outputs.size());
     s->schedule = point_str(schedule, knobs);
     s->pipeline = Pipeline(out);
     s->target = jit_target(device);
@@ -323,6 +341,18 @@ Buffer<> positions(int n) {
 
 void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operands, Tensor &out,
                      const CudaLaunch &launch) const {
+    run(g, operands, std::vector<Tensor *>{&out}, launch);
+}
+
+void SpmmKernel::run(const GraphView &g, const std::map<std::string, Tensor> &operands, Tensor &out,
+                     const CudaLaunch &launch) const {
+    run(g, operands, std::vector<Tensor *>{&out}, launch);
+}
+
+int SpmmKernel::num_outputs() const { return state_->num_outputs; }
+
+void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operands, const std::vector<Tensor *> &outs,
+                     const CudaLaunch &launch) const {
     const CSR &csr = g.csr();
     Indices ix;
     ix.num_src = csr.num_cols, ix.num_dst = csr.num_rows, ix.num_edges = csr.nnz(), ix.max_degree = g.max_row_length();
@@ -337,10 +367,10 @@ void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operan
                 csr.identity_edge_ids() ? positions(static_cast<int>(std::max<int64_t>(csr.nnz(), 1)))
                                         : index_buffer(csr.edge_ids, "edge_ids")};
     };
-    run_on(ix, operands, out, launch);
+    run_on(ix, operands, outs, launch);
 }
 
-void SpmmKernel::run(const GraphView &g, const std::map<std::string, Tensor> &operands, Tensor &out,
+void SpmmKernel::run(const GraphView &g, const std::map<std::string, Tensor> &operands, const std::vector<Tensor *> &outs,
                      const CudaLaunch &launch) const {
     const State &st = *state_;
     g.check();
@@ -366,17 +396,25 @@ void SpmmKernel::run(const GraphView &g, const std::map<std::string, Tensor> &op
                 Buffer<>(Int(32), const_cast<index_t *>(g.col_idx), {ne}, "col_idx"),
                 g.edge_ids ? Buffer<>(Int(32), const_cast<index_t *>(g.edge_ids), {ne}, "edge_ids") : positions(ne)};
     };
-    run_on(ix, operands, out, launch);
+    run_on(ix, operands, outs, launch);
 }
 
-void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &operands, Tensor &out,
-                        const CudaLaunch &launch) const {
+void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &operands,
+                        const std::vector<Tensor *> &outs, const CudaLaunch &launch) const {
     State &s = *state_;
     const bool cuda = s.device == Device::CUDA;
     if (cuda && !launch.context)
         fail<ShapeError>("user program ", s.name, " runs on CUDA and needs a CudaLaunch with a context");
     const DType dtype = s.type.bits() == 64 ? DType::F64 : DType::F32;
-    check_tensor(s.name, "out", out, s.device, dtype, g.num_dst, s.features);
+    if (static_cast<int>(outs.size()) != s.num_outputs)
+        fail<ShapeError>("user program ", s.name, " has ", s.num_outputs, s.num_outputs == 1 ? " output" : " outputs",
+                         " but ", outs.size(), outs.size() == 1 ? " tensor was" : " tensors were", " given for them");
+    auto out_name = [&](size_t i) { return s.num_outputs == 1 ? std::string("out") : "out " + std::to_string(i); };
+    for (size_t i = 0; i < outs.size(); ++i) {
+        if (!outs[i]) fail<ShapeError>("user program ", s.name, ": ", out_name(i), " is null");
+        check_tensor(s.name, out_name(i), *outs[i], s.device, dtype, g.num_dst, s.features);
+    }
+    Tensor &out = *outs[0];
     const int64_t rows_of[3] = {g.num_src, g.num_dst, g.num_edges};  // by At
     const std::vector<const Tensor *> given = match_operands(s.name, s.operands, operands, s.device, dtype,
                                                              s.features, rows_of);
@@ -409,7 +447,7 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
         return;
     }
     if (!cuda && g.num_edges == 0) {
-        std::memset(out.data(), 0, out.nbytes());
+        for (Tensor *o : outs) std::memset(o->data(), 0, o->nbytes());
         return;
     }
     auto bind_indices = [&] {
@@ -429,9 +467,14 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
         CudaJITContext ctx(launch);
         try {
             bind_indices();
-            borrowed.push_back(
-                wrap_device_buffer(s.type, out.data(), halide_sizes({s.features}, g.num_dst), s.target, "out"));
-            s.pipeline.realize(&ctx, borrowed.back(), s.target, params);
+            std::vector<Buffer<>> out_bufs;
+            for (size_t i = 0; i < outs.size(); ++i) {
+                borrowed.push_back(wrap_device_buffer(s.type, outs[i]->data(), halide_sizes({s.features}, g.num_dst),
+                                                      s.target, out_name(i).c_str()));
+                out_bufs.push_back(borrowed.back());
+            }
+            if (out_bufs.size() == 1) s.pipeline.realize(&ctx, out_bufs[0], s.target, params);
+            else s.pipeline.realize(&ctx, Realization(out_bufs), s.target, params);
         } catch (const Halide::Error &e) {
             release(&ctx);
             fail<KernelError>("running user program ", s.name, " on the GPU failed: ", e.what());
@@ -443,9 +486,11 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
         return;
     }
     bind_indices();
-    Buffer<> out_buf = feature_buffer(out, {s.features}, "out");
+    std::vector<Buffer<>> out_bufs;
+    for (size_t i = 0; i < outs.size(); ++i) out_bufs.push_back(feature_buffer(*outs[i], {s.features}, out_name(i).c_str()));
     try {
-        s.pipeline.realize(out_buf, s.target, params);
+        if (out_bufs.size() == 1) s.pipeline.realize(out_bufs[0], s.target, params);
+        else s.pipeline.realize(Realization(out_bufs), s.target, params);
     } catch (const Halide::Error &e) {
         fail<KernelError>("running user program ", s.name, " failed: ", e.what());
     }
@@ -455,6 +500,9 @@ std::string SpmmKernel::schedule() const { return state_->schedule; }
 
 void SpmmKernel::compile_to_static_library(const std::string &dir, const std::string &name) const {
     check_identifier(name, "library name");
+    if (state_->num_outputs != 1)
+        fail<KernelError>("user program ", state_->name, " has ", state_->num_outputs,
+                          " outputs: static libraries take programs of one output for now");
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec)
@@ -492,6 +540,9 @@ std::vector<MeasuredPoint> search_schedule(const SpmmProgram &program, const Sch
     std::vector<MeasuredPoint> measured;
     for (const auto &point : schedule.space(features, device)) {
         SpmmKernel k = program.compile(features, device, schedule, point);
+        if (k.num_outputs() != 1)
+            fail<ShapeError>("user program ", program.name(), " has ", k.num_outputs(),
+                             " outputs: schedules are searched for programs of one output for now");
         k.run(g, operands, out, launch);  // warm-up (compiles CUDA kernels)
         wait();
         std::vector<double> ms;

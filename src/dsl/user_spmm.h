@@ -141,6 +141,11 @@ public:
     void finalize(std::function<Halide::Expr(Halide::Expr acc, Halide::Expr degree)> f);
     /// out = f(accumulated tuple, degree) for a monoid over tuples (required by such a monoid).
     void finalize_values(std::function<Halide::Expr(const Halide::Tuple &acc, Halide::Expr degree)> f);
+    /// Several outputs from one pass: output i = f(acc, degree)[i], each [num_dst, features] of the
+    /// program's type (0 on rows without in-edges). acc is the accumulated tuple (of one value for
+    /// a single-value monoid). Takes the place of finalize / finalize_values (one of the three).
+    /// SpmmKernel::run then takes one tensor per output, in order.
+    void finalize_outputs(std::function<Halide::Tuple(const Halide::Tuple &acc, Halide::Expr degree)> f);
 
     /// The program compiled for `features` output features on `device` under `schedule` at
     /// `point` (knobs left out take their defaults). Throws ShapeError for an incomplete program
@@ -176,6 +181,7 @@ private:
     std::unique_ptr<Monoid> monoid_;
     std::function<Halide::Expr(Halide::Expr, Halide::Expr)> finalize_;
     std::function<Halide::Expr(const Halide::Tuple &, Halide::Expr)> finalize_values_;
+    std::function<Halide::Tuple(const Halide::Tuple &, Halide::Expr)> finalize_outputs_;
 };
 
 /// A compiled user program (see SpmmProgram::compile). Copies share the compiled pipeline.
@@ -194,6 +200,14 @@ public:
     /// for a view that breaks its layout or lives on another device.
     void run(const GraphView &g, const std::map<std::string, Tensor> &operands, Tensor &out,
              const CudaLaunch &launch = {}) const;
+    /// A program of several outputs (SpmmProgram::finalize_outputs): one tensor per output, in
+    /// order, each [num_dst, features]; ShapeError when the count differs.
+    void run(const Graph &g, const std::map<std::string, Tensor> &operands, const std::vector<Tensor *> &outs,
+             const CudaLaunch &launch = {}) const;
+    void run(const GraphView &g, const std::map<std::string, Tensor> &operands, const std::vector<Tensor *> &outs,
+             const CudaLaunch &launch = {}) const;
+    /// The number of outputs (1 unless the program has finalize_outputs).
+    int num_outputs() const;
 
     /// The lowered Halide statement (for tests and for users reading what was generated).
     std::string lowered_stmt() const;
@@ -212,6 +226,7 @@ public:
     /// order in which C++ evaluates the sides of `a * b` is unspecified); the CSR arrays of
     /// graph/formats.h with edge_ids holding the edge id of every position; feature buffers
     /// [features or 1, rows] (the feature dimension first, dense). It returns 0 or a Halide error code. name must be a C identifier.
+    /// Programs of one output only (KernelError for several, for now).
     void compile_to_static_library(const std::string &dir, const std::string &name) const;
     /// The argument names of that function, in order (the output last).
     std::vector<std::string> argument_names() const;
@@ -220,7 +235,7 @@ private:
     friend class SpmmProgram;
     struct State;
     struct Indices;
-    void run_on(const Indices &g, const std::map<std::string, Tensor> &operands, Tensor &out,
+    void run_on(const Indices &g, const std::map<std::string, Tensor> &operands, const std::vector<Tensor *> &outs,
                 const CudaLaunch &launch) const;
     std::shared_ptr<State> state_;
 };

@@ -11,9 +11,9 @@
 #include "api/gsparse.h"
 #include "dsl/user_spmm.h"
 #include "support/compare.h"
-#include "user_plugin/gat_attention.h"
 #include "support/random_graph.h"
 #include "support/throws_with.h"
+#include "user_plugin/gat_attention.h"
 
 namespace gsparse {
 namespace {
@@ -239,6 +239,99 @@ TEST(UserSpmm, MonoidOverTuplesFusesSoftmaxAndAggregation) {
     size_t kernels = 0;
     for (size_t at = ptx.find(".entry"); at != std::string::npos; at = ptx.find(".entry", at + 1)) kernels++;
     EXPECT_EQ(kernels, 1u) << "scores, softmax and aggregation in one kernel\n" << ptx;
+}
+
+/// The weighted sum and the weighted mean of the in-edges from one pass: two outputs.
+SpmmProgram sum_and_mean(const std::string &name) {
+    SpmmProgram p(name);
+    Halide::Expr x = p.operand("x", At::Src);
+    Halide::Expr w = p.operand("w", At::Edge, true);
+    p.message(x * w);
+    p.reduce(Monoid::sum());
+    p.finalize_outputs([](const Halide::Tuple &acc, Halide::Expr degree) {
+        return Halide::Tuple(acc[0], acc[0] / Halide::cast<float>(degree));
+    });
+    return p;
+}
+
+TEST(UserSpmm, SeveralOutputsFromOnePass) {
+    const int F = 5;
+    dsl::SpmmKernel k = sum_and_mean("sum_and_mean").compile(F);
+    ASSERT_EQ(k.num_outputs(), 2);
+    // A monoid over tuples with several outputs: the attention-weighted sum, the rows' largest score
+    // and the softmax's normaliser.
+    SpmmProgram stats = gsparse_examples::gat_attention("attention_stats");
+    stats.finalize_values(nullptr);
+    stats.finalize_outputs([](const Halide::Tuple &acc, Halide::Expr) { return Halide::Tuple(acc[2] / acc[1], acc[0], acc[1]); });
+    dsl::SpmmKernel ks = stats.compile(F), k1 = gsparse_examples::gat_attention("attention_one").compile(F);
+    ASSERT_EQ(ks.num_outputs(), 3);
+    for (const Case &c : graphs()) {
+        Graph g = test::random_graph(43, c.opt);
+        Tensor x = test::random_tensor({g.num_src(), F}, 1), w = test::random_tensor({g.num_edges(), 1}, 2);
+        Tensor sum = test::random_tensor({g.num_dst(), F}, 3), mean = test::random_tensor({g.num_dst(), F}, 4);
+        k.run(g, {{"x", x}, {"w", w}}, {&sum, &mean});
+        expect_close(sum, gspmm(g, "mul", "sum", x, w).out, 1e-5, c.name);
+        expect_close(mean, gspmm(g, "mul", "mean", x, w).out, 1e-5, c.name);
+
+        Tensor as = test::random_tensor({g.num_src(), 1}, 5, DType::F32, 0., 30.),
+               ad = test::random_tensor({g.num_dst(), 1}, 6, DType::F32, 0., 30.);
+        Tensor one = Tensor::empty({g.num_dst(), F}, DType::F32), out = Tensor::empty({g.num_dst(), F}, DType::F32),
+               m = Tensor::empty({g.num_dst(), F}, DType::F32), d = Tensor::empty({g.num_dst(), F}, DType::F32);
+        const std::map<std::string, Tensor> ops = {{"x", x}, {"a_src", as}, {"a_dst", ad}};
+        k1.run(g, ops, one);
+        ks.run(g, ops, {&out, &m, &d});
+        expect_close(out, one, 1e-6, c.name);
+        const CSR &csr = g.csr();
+        for (int64_t v = 0; v < csr.num_rows; ++v) {
+            double best = -std::numeric_limits<double>::infinity();
+            for (int64_t q = csr.row_ptr[v]; q < csr.row_ptr[v + 1]; ++q) {
+                const double sc = double(as.data_as<float>()[csr.col_idx[q]]) + ad.data_as<float>()[v];
+                best = std::max(best, sc > 0 ? sc : 0.2 * sc);
+            }
+            for (int f = 0; f < F; ++f) {
+                const float mv = m.data_as<float>()[v * F + f], dv = d.data_as<float>()[v * F + f];
+                if (csr.row_length(v) == 0) {
+                    EXPECT_EQ(mv, 0.f) << c.name << " row " << v;
+                    EXPECT_EQ(dv, 0.f) << c.name << " row " << v;
+                } else {
+                    EXPECT_NEAR(mv, best, 1e-4 * (1 + std::abs(best))) << c.name << " row " << v;
+                    EXPECT_GE(dv, 1.f - 1e-5f) << c.name << " row " << v;  // the largest score's term is 1
+                    EXPECT_LE(dv, static_cast<float>(csr.row_length(v)) + 1e-3f) << c.name << " row " << v;
+                }
+            }
+        }
+    }
+    // CUDA: the outputs come from one kernel (PTX emitted without a GPU).
+    dsl::SpmmKernel cuda = sum_and_mean("sum_and_mean_cuda").compile(32, Device::CUDA);
+    const std::string ptx = cuda.assembly();
+    size_t kernels = 0;
+    for (size_t at = ptx.find(".entry"); at != std::string::npos; at = ptx.find(".entry", at + 1)) kernels++;
+    EXPECT_EQ(kernels, 1u) << ptx;
+}
+
+TEST(UserSpmm, SeveralOutputsErrorsNameTheProblem) {
+    dsl::SpmmKernel k = sum_and_mean("sum_and_mean_errors").compile(3);
+    Graph g = test::random_graph(44);
+    Tensor x = test::random_tensor({g.num_src(), 3}, 1), w = test::random_tensor({g.num_edges(), 1}, 2);
+    Tensor a = Tensor::empty({g.num_dst(), 3}, DType::F32), b = Tensor::empty({g.num_dst(), 4}, DType::F32);
+    EXPECT_TRUE(test::throws_with<Error>([&] { k.run(g, {{"x", x}, {"w", w}}, a); },
+                                         {"has 2 outputs but 1 tensor was given"}));
+    EXPECT_TRUE(test::throws_with<Error>([&] { k.run(g, {{"x", x}, {"w", w}}, {&a, &b}); }, {"out 1", "must be ["}));
+    EXPECT_TRUE(test::throws_with<Error>([&] { k.run(g, {{"x", x}, {"w", w}}, {&a, nullptr}); }, {"out 1 is null"}));
+    EXPECT_TRUE(test::throws_with<Error>([&] { k.compile_to_static_library("/tmp/gsparse-two-outputs", "two"); },
+                                         {"2 outputs", "one output"}));
+    EXPECT_TRUE(test::throws_with<Error>([] {
+        SpmmProgram p = sum_and_mean("two_finalizers");
+        p.finalize([](Halide::Expr acc, Halide::Expr) { return acc; });
+        p.compile(3);
+    }, {"one of finalize, finalize_values and finalize_outputs"}));
+    EXPECT_TRUE(test::throws_with<Error>([] {
+        SpmmProgram p("values_without_tuples");
+        p.message(p.operand("x", At::Src));
+        p.reduce(Monoid::sum());
+        p.finalize_values([](const Halide::Tuple &acc, Halide::Expr) { return acc[0]; });
+        p.compile(3);
+    }, {"finalize_values needs a monoid over tuples"}));
 }
 
 TEST(UserSpmm, MonoidOverTuplesErrorsNameTheProblem) {

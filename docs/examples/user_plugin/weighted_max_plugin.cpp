@@ -1,6 +1,7 @@
 // A plugin of user programs (docs/dsl.md, "Plugins"): the weighted max of
 // docs/examples/user_program_aot, a weighted sum, GAT's attention aggregation in one pass
-// (gat_attention.h; the fused layer of docs/examples/fused_gat.py) and a user schedule, loaded by
+// (gat_attention.h; the fused layer of docs/examples/fused_gat.py), a weighted sum and mean as two
+// outputs of one pass, and a user schedule, loaded by
 //   gsparse-compile --plugin libgsparse_example_plugin.so --program weighted_max --feat 8 --out DIR --name weighted_max
 // Built as a shared module (CMake: add_library(NAME MODULE ...)); it does not link gsparse.
 #include "dsl/plugin.h"
@@ -31,6 +32,19 @@ gsparse::dsl::SpmmProgram weighted_sum() {
     return p;
 }
 
+/// Two outputs from one pass over each row: the weighted sum and the weighted mean of the in-edges.
+gsparse::dsl::SpmmProgram weighted_sum_and_mean() {
+    gsparse::dsl::SpmmProgram p("weighted_sum_and_mean");
+    Halide::Expr x = p.operand("x", At::Src);
+    Halide::Expr w = p.operand("w", At::Edge, true);
+    p.message(x * w);
+    p.reduce(gsparse::dsl::Monoid::sum());
+    p.finalize_outputs([](const Halide::Tuple &acc, Halide::Expr degree) {
+        return Halide::Tuple(acc[0], acc[0] / Halide::cast<float>(degree));
+    });
+    return p;
+}
+
 /// Rows in parallel tasks of `rows` rows, features vectorized by `lanes` (CPU only).
 gsparse::dsl::ScheduleDef row_tasks() {
     gsparse::dsl::ScheduleDef d;
@@ -58,5 +72,6 @@ GSPARSE_PLUGIN(registry) {
     registry.program("weighted_max", weighted_max);
     registry.program("weighted_sum", weighted_sum);
     registry.program("gat_attention", [] { return gsparse_examples::gat_attention(); });
+    registry.program("weighted_sum_and_mean", weighted_sum_and_mean);
     registry.schedule("row_tasks", row_tasks);
 }
