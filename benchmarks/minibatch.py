@@ -483,6 +483,11 @@ def write_report(out_dir, meta, cases):
         log(f"no plot: {e}")
 
 
+def fanout_sets(graph):
+    """The fan-outs a twin's blocks are sampled with: 25/10, and 15/10/5 on ogbn-products."""
+    return [[25, 10]] + ([[15, 10, 5]] if graph == "ogbn-products" else [])
+
+
 def add_workload_arguments(ap, warmup=5):
     """The arguments the mini-batch scripts share: graphs, batch, model width, pool, timing, seed."""
     ap.add_argument("--graph", action="append", default=[], help="NAME=PATH of a twin (reddit, ogbn-products)")
@@ -519,8 +524,7 @@ def main():
     cases = []
     for spec in args.graph:
         gname, path = spec.split("=", 1)
-        sets = [[25, 10]] + ([[15, 10, 5]] if gname == "ogbn-products" else [])
-        cases += block_cases(gname, path, sets, args, device)
+        cases += block_cases(gname, path, fanout_sets(gname), args, device)
     if not args.no_molecules:
         cases += molecule_cases(args, device)
     out_dir = os.path.join(args.out_root, f"{slug}-minibatch")

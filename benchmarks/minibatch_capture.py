@@ -2,7 +2,8 @@
 """Mini-batch training steps captured as CUDA graphs (gsparse.capture), gsparse against PyG.
 
 The models, inputs and protocol of benchmarks/minibatch.py (same weights, same sampled blocks with
-fan-outs 25/10, and 15/10/5 on ogbn-products, and molecule batches, interleaved timed steps, CUDA events, median), each library's step run two ways:
+fan-outs 25/10, and 15/10/5 on ogbn-products, and molecule batches, interleaved timed steps, CUDA
+events, median), each library's step run two ways:
   eager     as in minibatch.py: the step's graphs as the sampler produced them;
   captured  the step's graphs padded into fixed-capacity buffers (gsparse.capture.BlockBuffers,
             BatchBuffers: identical padded inputs for both libraries), the step (forward, loss on the
@@ -294,8 +295,7 @@ def main():
     cases = []
     for spec in args.graph:
         gname, path = spec.split("=", 1)
-        sets = [[25, 10]] + ([[15, 10, 5]] if gname == "ogbn-products" else [])
-        cases += block_cases(gname, path, sets, args, device)
+        cases += block_cases(gname, path, mb.fanout_sets(gname), args, device)
     if not args.no_molecules:
         cases += molecule_cases(args, device)
     out_dir = os.path.join(args.out_root, f"{slug}-minibatch-capture")

@@ -8,10 +8,10 @@ benchmarks/minibatch.py (the same models, inputs and step functions), for gspars
 Per model and library it writes <out>/<graph>-<model>-<lib>.txt: the operators by GPU time and
 by host (self CPU) time over --steps profiled steps after --warmup steps, and the step's wall
 time with and without a synchronisation per step. With --captured (blocks of sage / gat, molecule
-batches), the steps of benchmarks/minibatch_capture.py instead: each library's step captured as a CUDA graph over fixed
-buffers, profiled over replays (the batch loaded into the buffers before each): the kernels inside
-the graphs, their count and GPU time. Diagnostics only; the benchmark of record is
-minibatch.py.
+batches), the steps of benchmarks/minibatch_capture.py instead: each library's step captured as a
+CUDA graph over fixed buffers, profiled over replays (the batch loaded into the buffers before
+each): the kernels inside the graphs, their count and GPU time. Diagnostics only; the benchmark of
+record is minibatch.py.
 """
 
 import argparse
@@ -60,7 +60,8 @@ def main():
     ap.add_argument("--steps", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="profile")
-    ap.add_argument("--captured", action="store_true", help="profile captured steps (CUDA graphs; block models and molecules)")
+    ap.add_argument("--captured", action="store_true",
+                    help="profile captured steps (CUDA graphs; block models and molecules)")
     ap.add_argument("--stack", action="store_true",
                     help="also the operators by host time grouped by their Python call sites (slower profile)")
     args = ap.parse_args()
@@ -95,30 +96,32 @@ def main():
             if args.captured and kind != "gcn":
                 opt = torch.optim.Adam(model.parameters(), lr=0.01, capturable=True)
                 buffers = BlockBuffers(args.batch, fanouts, device, num_features=feat, num_nodes=g.num_dst)
-                mc.load_blocks(buffers, pool[0])
-                captured = capture_or_none(mc.captured_block_step(lib, model, opt, buffers), args,
-                                           f"{name}-{kind}-{lib}")
-                if captured is None:
-                    continue
-
-                def replay(item, captured=captured, buffers=buffers):
-                    mc.load_blocks(buffers, item)
-                    captured()
-                profile_step(replay, pool, args, f"{name}-{kind}-{lib}-captured")
+                replay = captured_replay(mc.captured_block_step(lib, model, opt, buffers),
+                                         lambda item, buffers=buffers: mc.load_blocks(buffers, item), pool, args,
+                                         f"{name}-{kind}-{lib}")
+                if replay is not None:
+                    profile_step(replay, pool, args, f"{name}-{kind}-{lib}-captured")
                 continue
             opt = torch.optim.Adam(model.parameters(), lr=0.01)
             step = (mb.subgraph_step if kind == "gcn" else mb.block_step)(lib, model, opt)
             profile_step(step, pool, args, f"{name}-{kind}-{lib}")
 
 
-def capture_or_none(step, args, label):
-    """The step captured, or None (reported) when it cannot be (a host synchronisation inside)."""
+def captured_replay(step, load, pool, args, label):
+    """A step over fixed buffers captured on the pool's first batch, as replay(item): load(item) and
+    replay; None (reported) when it cannot be captured (a host synchronisation inside)."""
+    load(pool[0])
     try:
-        return CapturedStep(step, warmup=args.warmup)
+        captured = CapturedStep(step, warmup=args.warmup)
     except Exception as e:  # noqa: BLE001 - reported: PyG's GAT and GCN layers cannot be captured
         print(f"{label}: not captured: {type(e).__name__}: {str(e).splitlines()[0][:120]}", flush=True)
         torch.cuda.synchronize()
         return None
+
+    def replay(item):
+        load(item)
+        captured()
+    return replay
 
 
 def profile_step(step, pool, args, label):
@@ -165,16 +168,10 @@ def profile_molecules(args, device):
                 profile_step(mb.molecule_step(lib, models[lib], opt), pool, args, f"molecules-{kind}-{lib}")
                 continue
             opt = torch.optim.Adam(models[lib].parameters(), lr=0.01, capturable=True)
-            mc.load_molecules(buffers, pool[0])
-            captured = capture_or_none(mc.captured_molecule_step(lib, models[lib], opt, buffers), args,
-                                       f"molecules-{kind}-{lib}")
-            if captured is None:
-                continue
-
-            def replay(item, captured=captured):
-                mc.load_molecules(buffers, item)
-                captured()
-            profile_step(replay, pool, args, f"molecules-{kind}-{lib}-captured")
+            replay = captured_replay(mc.captured_molecule_step(lib, models[lib], opt, buffers),
+                                     lambda item: mc.load_molecules(buffers, item), pool, args, f"molecules-{kind}-{lib}")
+            if replay is not None:
+                profile_step(replay, pool, args, f"molecules-{kind}-{lib}-captured")
 
 
 if __name__ == "__main__":

@@ -269,7 +269,6 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     bool reads_edges = false;
     for (const Expr &m : msg) reads_edges |= Internal::expr_uses_var(m, k_.x.name());
     if (!reads_edges) msg[0] = msg[0] + cast(type_, 0 * k_.x);
-    std::vector<Expr> values;  // the outputs' values on rows with in-edges
     if (monoid_->over_tuples()) {
         const Tuple init = monoid_->identity_values(type_);
         acc(f_, v_) = init;
@@ -278,14 +277,16 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
             fail<ShapeError>("program ", name_, ": monoid '", monoid_->name, "' combines into ", next.size(),
                              " values but its identity has ", init.size());
         acc(f_, v_) = next;
-        if (finalize_values_) values.push_back(finalize_values_(Tuple(acc(f_, v_)), degree_));
-        else values = finalize_outputs_(Tuple(acc(f_, v_)), degree_).as_vector();
     } else {
         acc(f_, v_) = monoid_->identity(type_);
         acc(f_, v_) = monoid_->combine(acc(f_, v_), msg[0]);
-        if (finalize_outputs_) values = finalize_outputs_(Tuple(Expr(acc(f_, v_))), degree_).as_vector();
-        else values.push_back(finalize_ ? finalize_(acc(f_, v_), degree_) : Expr(acc(f_, v_)));
     }
+    // The outputs' values on rows with in-edges, from the accumulated value(s).
+    const Tuple accumulated = monoid_->over_tuples() ? Tuple(acc(f_, v_)) : Tuple(Expr(acc(f_, v_)));
+    std::vector<Expr> values;
+    if (finalize_outputs_) values = finalize_outputs_(accumulated, degree_).as_vector();
+    else if (finalize_values_) values = {finalize_values_(accumulated, degree_)};
+    else values = {finalize_ ? finalize_(accumulated[0], degree_) : accumulated[0]};
     if (values.empty()) fail<ShapeError>("program ", name_, ": finalize_outputs gave no outputs");
     std::vector<Expr> outputs;
     for (const Expr &value : values)
@@ -473,8 +474,7 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
                                                       s.target, out_name(i).c_str()));
                 out_bufs.push_back(borrowed.back());
             }
-            if (out_bufs.size() == 1) s.pipeline.realize(&ctx, out_bufs[0], s.target, params);
-            else s.pipeline.realize(&ctx, Realization(out_bufs), s.target, params);
+            s.pipeline.realize(&ctx, Realization(out_bufs), s.target, params);
         } catch (const Halide::Error &e) {
             release(&ctx);
             fail<KernelError>("running user program ", s.name, " on the GPU failed: ", e.what());
@@ -487,10 +487,10 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
     }
     bind_indices();
     std::vector<Buffer<>> out_bufs;
-    for (size_t i = 0; i < outs.size(); ++i) out_bufs.push_back(feature_buffer(*outs[i], {s.features}, out_name(i).c_str()));
+    for (size_t i = 0; i < outs.size(); ++i)
+        out_bufs.push_back(feature_buffer(*outs[i], {s.features}, out_name(i).c_str()));
     try {
-        if (out_bufs.size() == 1) s.pipeline.realize(out_bufs[0], s.target, params);
-        else s.pipeline.realize(Realization(out_bufs), s.target, params);
+        s.pipeline.realize(Realization(out_bufs), s.target, params);
     } catch (const Halide::Error &e) {
         fail<KernelError>("running user program ", s.name, " failed: ", e.what());
     }

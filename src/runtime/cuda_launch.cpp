@@ -14,19 +14,10 @@ namespace {
 
 // Without a context in the launch: device 0's primary context (the CUDA runtime API's), the one
 // cached kernel libraries use too (kernel_library.cpp), rather than one the JIT runtime would create
-// for itself: buffers, kernels and synchronisation of calls without a context all meet there.
+// for itself. A null context makes Halide report that none could be acquired.
 int32_t acquire_context(Halide::JITUserContext *user_context, void **cuda_context, bool) {
-    auto *ctx = static_cast<CudaJITContext *>(user_context);
-    if (ctx->launch().context) {
-        *cuda_context = ctx->launch().context;
-        return 0;
-    }
-    try {
-        *cuda_context = primary_cuda_context(0);
-        return 0;
-    } catch (const std::exception &) {
-        return -1;  // Halide reports that no context could be acquired
-    }
+    *cuda_context = context_or_primary(static_cast<CudaJITContext *>(user_context)->launch().context);
+    return *cuda_context ? 0 : -1;
 }
 
 int32_t release_context(Halide::JITUserContext *) { return 0; }

@@ -242,17 +242,8 @@ using ErrorFn = void (*)(void *, const char *);
 // whichever runtime (the JIT's or a cached library's) runs them.
 int hook_acquire(void *uc, void **ctx, bool) {
     auto *call = static_cast<KernelCall *>(uc);
-    if (call && call->cuda_context) {
-        *ctx = call->cuda_context;
-        return 0;
-    }
-    try {
-        *ctx = primary_cuda_context(0);
-        return 0;
-    } catch (const std::exception &e) {
-        if (call) call->error += e.what();
-        return -1;
-    }
+    *ctx = context_or_primary(call ? call->cuda_context : nullptr, call ? &call->error : nullptr);
+    return *ctx ? 0 : -1;
 }
 
 int hook_release(void *) { return 0; }

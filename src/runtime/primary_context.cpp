@@ -63,4 +63,14 @@ void *primary_cuda_context(int device) {
     return ctx;
 }
 
+void *context_or_primary(void *context, std::string *why) noexcept {
+    if (context) return context;
+    try {
+        return primary_cuda_context(0);
+    } catch (const std::exception &e) {
+        if (why) *why += e.what();
+        return nullptr;
+    }
+}
+
 }  // namespace gsparse

@@ -3,11 +3,18 @@
 // here links CUDA, so the library loads on machines without a GPU.
 #pragma once
 
+#include <string>
+
 namespace gsparse {
 
 /// The primary context of CUDA device `device`, retained once per device and kept for the life of
 /// the process. Throws gsparse::KernelError naming the failing driver call when the driver or the
 /// device is missing.
 void *primary_cuda_context(int device);
+
+/// Where a call runs: `context` when given, else device 0's primary context, so that calls without
+/// a CUDA context (JIT pipelines and cached kernel libraries alike) all meet in one context. Never
+/// throws: nullptr when the driver or the device is missing, the reason appended to *why if given.
+void *context_or_primary(void *context, std::string *why = nullptr) noexcept;
 
 }  // namespace gsparse

@@ -262,7 +262,8 @@ TEST(UserSpmm, SeveralOutputsFromOnePass) {
     // and the softmax's normaliser.
     SpmmProgram stats = gsparse_examples::gat_attention("attention_stats");
     stats.finalize_values(nullptr);
-    stats.finalize_outputs([](const Halide::Tuple &acc, Halide::Expr) { return Halide::Tuple(acc[2] / acc[1], acc[0], acc[1]); });
+    stats.finalize_outputs(
+        [](const Halide::Tuple &acc, Halide::Expr) { return Halide::Tuple(acc[2] / acc[1], acc[0], acc[1]); });
     dsl::SpmmKernel ks = stats.compile(F), k1 = gsparse_examples::gat_attention("attention_one").compile(F);
     ASSERT_EQ(ks.num_outputs(), 3);
     for (const Case &c : graphs()) {

@@ -64,7 +64,8 @@ TEST_F(GpuUserProgram, AttentionAndMaxMatchTheCpu) {
 
 TEST_F(GpuUserProgram, OnePassAttentionOverTuplesMatchesTheCpu) {
     // Scores up to 120: without the running maximum exp would overflow.
-    dsl::SpmmProgram cpu_p = gsparse_examples::gat_attention("one_pass_cpu"), gpu_p = gsparse_examples::gat_attention("one_pass_gpu");
+    dsl::SpmmProgram cpu_p = gsparse_examples::gat_attention("one_pass_cpu");
+    dsl::SpmmProgram gpu_p = gsparse_examples::gat_attention("one_pass_gpu");
     std::vector<test::RandomGraphOptions> shapes(3);
     shapes[0].long_row = 700;
     shapes[1].num_src = 90;

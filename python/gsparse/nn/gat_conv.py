@@ -85,15 +85,14 @@ class GATConv(torch.nn.Module):
         # The per-node scores <h[n], a> = x[n] (W^T a): through the weights folded with the
         # attention vectors ([H, in] each), one narrow GEMM over x instead of an [N, H, C] product
         # and its reduction (and their backward: no gradient into h from the scores).
-        w = self.lin.weight.view(H, C, -1)
-        w_src = (w * self.att_src.view(H, C, 1)).sum(1)
-        w_dst = (w * self.att_dst.view(H, C, 1)).sum(1)
+        att = torch.cat([self.att_src, self.att_dst]).view(2, H, C, 1)  # [src | dst]
+        w_att = (self.lin.weight.view(1, H, C, -1) * att).sum(2).view(2 * H, -1)  # [2H, in]
         if x_dst is None or _leading_rows_of(x_dst, x_src):
             # A block's x[:num_dst] (or one node set): the destinations' rows of the sources' GEMMs.
-            a = F.linear(x_src, torch.cat([w_src, w_dst]))
+            a = F.linear(x_src, w_att)
             a_src, a_dst = a[:, :H], a[: (x_dst if x_dst is not None else x_src).shape[0], H:]
         else:
-            a_src, a_dst = F.linear(x_src, w_src), F.linear(x_dst, w_dst)
+            a_src, a_dst = F.linear(x_src, w_att[:H]), F.linear(x_dst, w_att[H:])
         # The graph's own loops (dropped), replaced by the appended ones, weigh nothing.
         alpha = softmax.edge_attention(g, a_src, a_dst, self.negative_slope, dropped)  # [E, H]
         if self.dropout > 0:
