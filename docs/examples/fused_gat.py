@@ -4,18 +4,20 @@
 its backward is written with gsparse's operators (gsparse.user_op).
 
     python3 docs/examples/fused_gat.py PLUGIN                  # checks against gsparse.nn.GATConv
-    python3 docs/examples/fused_gat.py PLUGIN --bench GRAPH --device cuda [--out FILE.json]
+    python3 docs/examples/fused_gat.py PLUGIN --bench GRAPH --device cuda [--lanes default,1,32] [--out FILE.json]
 
 The check compares outputs and gradients (x and every parameter) with gsparse.nn.GATConv of one
 head without self-loops, on a graph with empty rows, duplicate edges, self-loops and a long row, on
 the CPU and, when there is one, on the GPU. --bench times forward + backward of one layer on a
 graph file (CUDA events, median) for the fused layer, GATConv and PyG's GATConv when installed.
 
-Backward of out[v] = sum_u alpha[e] h[u], alpha = softmax over v's in-edges of
-s[e] = leaky_relu(a_src[u] + a_dst[v]) (the forward keeps no [E] tensor; alpha is recomputed):
+The layer runs the plugin's gat_attention_lse: besides out, each row's log-sum-exp of its scores
+lse[v] = log(sum over v's in-edges of exp(s)), so the backward recomputes every weight
+alpha[e] = exp(s[e] - lse[v]) without a softmax pass (the forward keeps no [E] tensor). Backward of
+out[v] = sum_u alpha[e] h[u], s[e] = leaky_relu(a_src[u] + a_dst[v]):
     dh[u]      = sum over out-edges e = (u -> v) of alpha[e] dout[v]        (g-SpMM on the reverse)
     dalpha[e]  = <h[u], dout[v]>                                            (g-SDDMM dot)
-    ds[e]      = alpha[e] (dalpha[e] - sum over v's in-edges of alpha dalpha)
+    ds[e]      = alpha[e] (dalpha[e] - c[v]),  c[v] = sum over v's in-edges of alpha dalpha
     dpre[e]    = ds[e] (1 where a_src[u] + a_dst[v] > 0, else 0.2)
     da_src[u]  = sum over out-edges of dpre,  da_dst[v] = sum over in-edges of dpre
 """
@@ -34,15 +36,18 @@ import gsparse
 NEGATIVE_SLOPE = 0.2  # the plugin's program has it built in
 
 
-def attention_backward(g, grad, x, a_src, a_dst):
-    """Gradients of gat_attention(g, x, a_src, a_dst) from gsparse's operators."""
+def attention_backward(g, grads, outs, x, a_src, a_dst):
+    """Gradients of gat_attention_lse(g, x, a_src, a_dst) -> (out, lse) from gsparse's operators
+    and the saved outputs (lse is not differentiated: the layer uses it only here)."""
+    grad = grads[0]
+    lse = outs[1][:, :1].contiguous()  # the same in every column
     pre = gsparse.gsddmm(g, "add", a_src, a_dst, "u", "v")  # [E, 1]
-    alpha = gsparse.edge_softmax(g, F.leaky_relu(pre, NEGATIVE_SLOPE))
+    # The weights from the forward's log-sum-exp: exp(s - lse[v]), no softmax pass.
+    alpha = torch.exp(gsparse.gsddmm(g, "sub", F.leaky_relu(pre, NEGATIVE_SLOPE), lse, "e", "v"))
     dx = gsparse.gspmm(g.reverse(), "mul", "sum", grad, alpha)
     dalpha = gsparse.gsddmm(g, "dot", x, grad, "u", "v")
-    p = alpha * dalpha
-    row = gsparse.gspmm(g, "copy_rhs", "sum", None, p)  # [num_dst, 1]
-    ds = p - alpha * gsparse.gsddmm(g, "copy_rhs", None, row, "e", "v")
+    row = gsparse.gspmm(g, "copy_rhs", "sum", None, alpha * dalpha)  # c[v], [num_dst, 1]
+    ds = alpha * gsparse.gsddmm(g, "sub", dalpha, row, "e", "v")
     dpre = torch.where(pre > 0, ds, ds * NEGATIVE_SLOPE)
     return {"x": dx,
             "a_src": gsparse.gspmm(g.reverse(), "copy_rhs", "sum", None, dpre),
@@ -53,9 +58,9 @@ class FusedGATConv(torch.nn.Module):
     """One-head GAT without self-loops (add them to the graph) whose aggregation is the plugin's
     gat_attention; the parameters are named and shaped as gsparse.nn.GATConv's (heads=1)."""
 
-    def __init__(self, plugin, in_channels, out_channels, bias=True):
+    def __init__(self, plugin, in_channels, out_channels, bias=True, point=None):
         super().__init__()
-        self.plugin, self.out_channels = plugin, out_channels
+        self.plugin, self.out_channels, self.point = plugin, out_channels, dict(point or {})
         self.lin = torch.nn.Linear(in_channels, out_channels, bias=False)
         self.att_src = torch.nn.Parameter(torch.empty(1, 1, out_channels))
         self.att_dst = torch.nn.Parameter(torch.empty(1, 1, out_channels))
@@ -67,8 +72,9 @@ class FusedGATConv(torch.nn.Module):
 
     def _op(self, device):
         if device.type not in self._ops:
-            program = self.plugin.program("gat_attention", self.out_channels, device=device.type)
-            self._ops[device.type] = gsparse.user_op(program, attention_backward)
+            program = self.plugin.program("gat_attention_lse", self.out_channels, device=device.type,
+                                          point=self.point if device.type == "cuda" else None)
+            self._ops[device.type] = gsparse.user_op(program, attention_backward, save_outputs=True)
         return self._ops[device.type]
 
     def forward(self, x, g):
@@ -76,7 +82,7 @@ class FusedGATConv(torch.nn.Module):
         # The per-node scores through the projection folded into the attention vectors (as GATConv).
         w = self.lin.weight
         a = F.linear(x, torch.cat([self.att_src.view(1, -1) @ w, self.att_dst.view(1, -1) @ w]))
-        out = self._op(x.device)(g, x=h, a_src=a[:, :1], a_dst=a[: g.num_dst, 1:])
+        out, _ = self._op(x.device)(g, x=h, a_src=a[:, :1], a_dst=a[: g.num_dst, 1:])
         return out + self.bias if self.bias is not None else out
 
 
@@ -110,15 +116,40 @@ def check(plugin, device):
     print(f"fused GAT on {device}: outputs and gradients match GATConv")
 
 
+def median_ms(fn, runs, device):
+    """Median time of fn() over `runs` runs after three warm-up runs (CUDA events on a GPU)."""
+    for _ in range(3):
+        fn()
+    times = []
+    for _ in range(runs):
+        if device.type == "cuda":
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            fn()
+            b.record()
+            b.synchronize()
+            times.append(a.elapsed_time(b))
+        else:
+            t = time.perf_counter()
+            fn()
+            times.append((time.perf_counter() - t) * 1e3)
+    return statistics.median(times)
+
+
 def bench(plugin, args):
-    """Forward + backward of one layer on a graph file: fused, GATConv, PyG's GATConv (if installed)."""
+    """Forward + backward of one layer on a graph file: fused (at each --lanes point), GATConv,
+    PyG's GATConv (if installed)."""
     device = torch.device(args.device)
     g = gsparse.Graph.load(args.bench)
     torch.manual_seed(0)
     x = torch.randn(g.num_src, args.in_channels, device=device)
-    layers = {"fused": (FusedGATConv(plugin, args.in_channels, args.out_channels).to(device), g),
-              "gsparse GATConv": (gsparse.nn.GATConv(args.in_channels, args.out_channels, heads=1,
-                                                     add_self_loops=False).to(device), g)}
+    layers = {}
+    for lanes in args.lanes:
+        name = "fused" if lanes is None else f"fused nnz_lanes={lanes}"
+        point = {} if lanes is None else {"nnz_lanes": lanes}
+        layers[name] = (FusedGATConv(plugin, args.in_channels, args.out_channels, point=point).to(device), g)
+    layers["gsparse GATConv"] = (gsparse.nn.GATConv(args.in_channels, args.out_channels, heads=1,
+                                                    add_self_loops=False).to(device), g)
     try:
         from torch_geometric.nn import GATConv as PyGGATConv
         layers["PyG GATConv"] = (PyGGATConv(args.in_channels, args.out_channels, heads=1,
@@ -130,33 +161,25 @@ def bench(plugin, args):
         def step():
             layer.zero_grad(set_to_none=True)
             layer(x, graph).square().mean().backward()
-        for _ in range(3):
-            step()
-        times = []
+
+        def forward():
+            with torch.no_grad():
+                layer(x, graph)
+        results[name] = {"forward_ms": median_ms(forward, args.runs, device)}
         if device.type == "cuda":
             torch.cuda.synchronize()
             torch.cuda.reset_peak_memory_stats()
             base = torch.cuda.memory_allocated()
-        for _ in range(args.runs):
-            if device.type == "cuda":
-                a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                a.record()
-                step()
-                b.record()
-                b.synchronize()
-                times.append(a.elapsed_time(b))
-            else:
-                t = time.perf_counter()
-                step()
-                times.append((time.perf_counter() - t) * 1e3)
-        results[name] = {"median_ms": statistics.median(times)}
+        results[name]["median_ms"] = median_ms(step, args.runs, device)
         if device.type == "cuda":
             results[name]["peak_extra_gb"] = (torch.cuda.max_memory_allocated() - base) / 2**30
         print(f"{name}: {results[name]}", flush=True)
     if args.out:
         meta = {"device": torch.cuda.get_device_name() if device.type == "cuda" else "cpu", "graph": args.bench,
                 "num_nodes": g.num_dst, "num_edges": g.num_edges, "in": args.in_channels, "out": args.out_channels,
-                "runs": args.runs}
+                "runs": args.runs, "date": time.strftime("%Y-%m-%d"),
+                "timing": "median of CUDA-event times after 3 warm-up runs; median_ms: forward + loss + "
+                          "backward; forward_ms: forward without autograd"}
         with open(args.out, "w") as f:
             json.dump({"meta": meta, "results": results}, f, indent=1)
 
@@ -170,7 +193,14 @@ def main():
     ap.add_argument("--out-channels", type=int, default=64)
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--out", help="--bench: write the results as JSON to this file")
+    ap.add_argument("--lanes", default="default",
+                    help="--bench: the fused layer at these nnz_lanes points of the default CUDA schedule "
+                         "(comma-separated; 'default' for the default point), e.g. default,1,8,32")
     args = ap.parse_args()
+    try:
+        args.lanes = [None if v == "default" else int(v) for v in args.lanes.split(",")]
+    except ValueError:
+        ap.error(f"--lanes takes 'default' or integers, got {args.lanes!r}")
     plugin = gsparse.load_plugin(args.plugin)
     if args.bench:
         bench(plugin, args)

@@ -144,11 +144,13 @@ class UserProgram:
         return f"UserProgram({self.name}, features={self.features}, schedule={self.schedule})"
 
 
-def user_op(program, backward):
+def user_op(program, backward, save_outputs=False):
     """A differentiable operator from a user program: forward runs `program(g, **operands)`;
     backward(g, grad_out, **operands) returns {operand name: its gradient (or None)}, written with
     other user programs, gsparse's operators or PyTorch (grad_out: a tuple of the outputs' gradients
-    for a program of several outputs). Returns f(g, **operands)."""
+    for a program of several outputs). With save_outputs, the forward's outputs are kept for the
+    backward, called as backward(g, grad_out, out, **operands) (out: the output, or the tuple of
+    them). Returns f(g, **operands)."""
     if not isinstance(program, UserProgram):
         raise ShapeError(f"program must be a UserProgram (Plugin.program), got {type(program).__name__}")
     if not callable(backward):
@@ -159,15 +161,23 @@ def user_op(program, backward):
         @staticmethod
         def forward(ctx, g, *tensors):
             ctx.g = g
-            ctx.save_for_backward(*tensors)
-            return program(g, **dict(zip(names, tensors)))
+            result = program(g, **dict(zip(names, tensors)))
+            outs = result if isinstance(result, tuple) else (result,)
+            ctx.save_for_backward(*tensors, *(outs if save_outputs else ()))
+            return result
 
         @staticmethod
         @torch.autograd.function.once_differentiable
         def backward(ctx, *grad):
-            ops = dict(zip(names, ctx.saved_tensors))
+            saved = ctx.saved_tensors
+            ops = dict(zip(names, saved[:len(names)]))
             grad = tuple(d.contiguous() for d in grad)
-            grads = backward(ctx.g, grad[0] if len(grad) == 1 else grad, **ops)
+            grad = grad[0] if len(grad) == 1 else grad
+            if save_outputs:
+                outs = saved[len(names):]
+                grads = backward(ctx.g, grad, outs[0] if len(outs) == 1 else outs, **ops)
+            else:
+                grads = backward(ctx.g, grad, **ops)
             if not isinstance(grads, dict) or set(grads) - set(names):
                 raise ShapeError(f"the backward of {program.name} must return {{name: gradient}} for the operands "
                                  f"{', '.join(names)}, got {grads if not isinstance(grads, dict) else sorted(grads)}")

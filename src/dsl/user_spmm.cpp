@@ -26,26 +26,47 @@ namespace gsparse::dsl {
 
 using namespace Halide;
 
+namespace {
+
+/// A single-value monoid whose merge is its combine (messages and accumulated values are alike).
+Monoid merging_by_combine(std::string name, std::function<Expr(Type)> identity, std::function<Expr(Expr, Expr)> combine) {
+    Monoid m;
+    m.name = std::move(name);
+    m.identity = std::move(identity);
+    m.combine = std::move(combine);
+    m.merge = m.combine;
+    return m;
+}
+
+}  // namespace
+
 Monoid Monoid::sum() {
-    return {"sum", [](Type t) { return Internal::make_zero(t); }, [](Expr a, Expr x) { return a + x; }};
+    return merging_by_combine("sum", [](Type t) { return Internal::make_zero(t); }, [](Expr a, Expr x) { return a + x; });
 }
 
 Monoid Monoid::product() {
-    return {"product", [](Type t) { return Internal::make_one(t); }, [](Expr a, Expr x) { return a * x; }};
+    return merging_by_combine("product", [](Type t) { return Internal::make_one(t); },
+                              [](Expr a, Expr x) { return a * x; });
 }
 
 Monoid Monoid::max() {
-    return {"max", [](Type t) { return t.min(); }, [](Expr a, Expr x) { return Halide::max(a, x); }};
+    return merging_by_combine("max", [](Type t) { return t.min(); }, [](Expr a, Expr x) { return Halide::max(a, x); });
 }
 
 Monoid Monoid::min() {
-    return {"min", [](Type t) { return t.max(); }, [](Expr a, Expr x) { return Halide::min(a, x); }};
+    return merging_by_combine("min", [](Type t) { return t.max(); }, [](Expr a, Expr x) { return Halide::min(a, x); });
 }
 
 int64_t ScheduleContext::knob(const std::string &name) const {
     auto it = knobs.find(name);
     if (it == knobs.end()) fail<ScheduleError>("schedule has no knob '", name, "'");
     return it->second;
+}
+
+NnzLanes ScheduleContext::split_nnz_lanes(int lanes) {
+    if (!split_lanes_impl) fail<ScheduleError>("split_nnz_lanes: this context has no program to split");
+    if (lanes < 2 || lanes > 32) fail<ScheduleError>("split_nnz_lanes: ", lanes, " lanes is not in 2..32");
+    return split_lanes_impl(*this, lanes);
 }
 
 std::map<std::string, int64_t> ScheduleDef::complete(const std::map<std::string, int64_t> &point, int features,
@@ -104,6 +125,8 @@ int64_t cuda_feature_tile(int64_t knob, int features) { return knob > 0 ? knob :
 int64_t cuda_rows_per_block(int64_t knob, int64_t feature_tile) {
     return knob > 0 ? knob : std::max<int64_t>(1, 128 / feature_tile);
 }
+/// nnz_lanes = 0: 8 lanes for monoids that merge (a row of d neighbours takes d / 8 steps), else 1.
+int64_t cuda_nnz_lanes(int64_t knob, bool merges) { return knob > 0 ? knob : merges ? 8 : 1; }
 
 }  // namespace
 
@@ -111,23 +134,32 @@ const ScheduleDef &default_schedule() {
     static const ScheduleDef def = [] {
         ScheduleDef d;
         d.name = "user_default";
-        // 0: chosen from the feature count (feature_tile = min(F, 32), rows_per_block = 128 / it).
+        // 0: chosen from the feature count (feature_tile = min(F, 32), rows_per_block = 128 / it) and
+        // the monoid (nnz_lanes: 8 where it merges, else 1).
         d.knobs = {{"rows_per_task", {1, 4, 16, 64}, 16},
                    {"vector_width", {1, 4, 8, 16}, 1},
                    {"feature_tile", {0, 1, 2, 4, 8, 16, 32}, 0},
-                   {"rows_per_block", {0, 1, 2, 4, 8, 16, 32, 64, 128}, 0}};
+                   {"rows_per_block", {0, 1, 2, 4, 8, 16, 32, 64, 128}, 0},
+                   {"nnz_lanes", {0, 1, 2, 4, 8, 16, 32}, 0}};
         d.why_invalid = [](const std::map<std::string, int64_t> &p, int features, Device device) -> std::string {
             if (device == Device::CUDA) {
                 if (p.at("rows_per_task") != 16 || p.at("vector_width") != 1)
                     return "rows_per_task and vector_width are CPU knobs";
                 const int64_t ft = cuda_feature_tile(p.at("feature_tile"), features);
+                if (p.at("nnz_lanes") > 1) {
+                    // One row a block: lanes x features threads, the lanes merged in shared memory.
+                    if (p.at("rows_per_block") > 1) return "nnz_lanes > 1 takes one row a block (rows_per_block 0 or 1)";
+                    if (ft > features) return "nnz_lanes > 1 needs feature_tile <= the feature count";
+                    if (ft * p.at("nnz_lanes") > 1024) return "feature_tile x nnz_lanes exceeds 1024 threads a block";
+                    return "";
+                }
                 if (ft > 1 && ft / 2 >= features) return "feature_tile is at least twice the feature count";
                 if (ft * cuda_rows_per_block(p.at("rows_per_block"), ft) > 1024)
                     return "feature_tile x rows_per_block exceeds 1024 threads a block";
                 return "";
             }
-            if (p.at("feature_tile") != 0 || p.at("rows_per_block") != 0)
-                return "feature_tile and rows_per_block are CUDA knobs";
+            if (p.at("feature_tile") != 0 || p.at("rows_per_block") != 0 || p.at("nnz_lanes") != 0)
+                return "feature_tile, rows_per_block and nnz_lanes are CUDA knobs";
             if (p.at("vector_width") > 1 && p.at("vector_width") / 2 >= features)
                 return "vector_width is at least twice the feature count";
             return "";
@@ -137,9 +169,29 @@ const ScheduleDef &default_schedule() {
             if (c.device == Device::CUDA) {
                 Var fo("fo"), fi("fi");
                 const int64_t ft = cuda_feature_tile(c.knob("feature_tile"), c.features);
+                const int64_t L = cuda_nnz_lanes(c.knob("nnz_lanes"), c.monoid_merges);
+                // Blocks: x over rows (up to 2^31 - 1 of them), y over feature tiles.
+                if (L > 1 && ft <= c.features && c.knob("rows_per_block") <= 1) {
+                    // A block per row and feature tile: its ft x L threads reduce every L-th
+                    // neighbour each into shared memory, then ft threads merge the L lanes.
+                    NnzLanes n = c.split_nnz_lanes(static_cast<int>(L));
+                    c.out.split(c.f, fo, fi, static_cast<int>(ft), TailStrategy::ShiftInwards)
+                        .reorder(fi, c.v, fo)
+                        .gpu_blocks(c.v, fo)
+                        .gpu_threads(fi);
+                    c.acc.compute_at(c.out, fi);
+                    // Each thread reduces its lane in registers and stores it once to shared memory.
+                    Func shared = n.lanes.in(c.acc);
+                    shared.compute_at(c.out, c.v).reorder(c.f, n.lane, c.v).gpu_threads(c.f, n.lane, c.v);
+                    n.lanes.compute_at(shared, c.f);
+                    return;
+                }
                 const int64_t rb = cuda_rows_per_block(c.knob("rows_per_block"), ft);
-                c.out.gpu_tile(c.f, c.v, fo, vo, fi, vi, static_cast<int>(ft), static_cast<int>(rb),
-                               TailStrategy::GuardWithIf);
+                c.out.split(c.f, fo, fi, static_cast<int>(ft), TailStrategy::GuardWithIf)
+                    .split(c.v, vo, vi, static_cast<int>(rb), TailStrategy::GuardWithIf)
+                    .reorder(fi, vi, vo, fo)
+                    .gpu_blocks(vo, fo)
+                    .gpu_threads(fi, vi);
                 c.acc.compute_at(c.out, fi);
                 return;
             }
@@ -262,51 +314,107 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     s->num_src = num_src_;
     s->operands = operands_;
 
-    Func acc(name_ + "_acc"), out(name_ + "_out");
+    // The row reduction: fn(at) starts at the monoid's identity and combines the message values.
+    const bool tuples = monoid_->over_tuples();
+    auto reduce_into = [&](Func &fn, const std::vector<Expr> &at, const std::vector<Expr> &m) {
+        if (tuples) {
+            const Tuple init = monoid_->identity_values(type_);
+            fn(at) = init;
+            const Tuple next = monoid_->combine_values(Tuple(fn(at)), Tuple(m));
+            if (next.size() != init.size())
+                fail<ShapeError>("program ", name_, ": monoid '", monoid_->name, "' combines into ", next.size(),
+                                 " values but its identity has ", init.size());
+            fn(at) = next;
+        } else {
+            fn(at) = monoid_->identity(type_);
+            fn(at) = monoid_->combine(fn(at), m[0]);
+        }
+    };
+    // The outputs on rows with in-edges, from the accumulated value(s) (0 on the others).
+    auto define_out = [&](Func &out, Func &acc) {
+        const Tuple accumulated = tuples ? Tuple(acc(f_, v_)) : Tuple(Expr(acc(f_, v_)));
+        std::vector<Expr> values;
+        if (finalize_outputs_) values = finalize_outputs_(accumulated, degree_).as_vector();
+        else if (finalize_values_) values = {finalize_values_(accumulated, degree_)};
+        else values = {finalize_ ? finalize_(accumulated[0], degree_) : accumulated[0]};
+        if (values.empty()) fail<ShapeError>("program ", name_, ": finalize_outputs gave no outputs");
+        std::vector<Expr> outputs;
+        for (const Expr &value : values)
+            outputs.push_back(select(degree_ > 0, cast(type_, value), Internal::make_zero(type_)));
+        out(f_, v_) = Tuple(outputs);
+        return outputs.size();
+    };
+
+    // The output keeps its exact name (the argument of static libraries), also where the lane form
+    // redefines it or the program is compiled again (Func(name) would make it unique).
+    auto output_func = [&] { return Func(Internal::Function(name_ + "_out")); };
+    Func acc(name_ + "_acc"), out = output_func();
     std::vector<Expr> msg = message_;
     // A message that reads no neighbour (a constant, or destination operands only) still runs once
     // per in-edge: the update must see the reduction domain.
     bool reads_edges = false;
     for (const Expr &m : msg) reads_edges |= Internal::expr_uses_var(m, k_.x.name());
     if (!reads_edges) msg[0] = msg[0] + cast(type_, 0 * k_.x);
-    if (monoid_->over_tuples()) {
-        const Tuple init = monoid_->identity_values(type_);
-        acc(f_, v_) = init;
-        const Tuple next = monoid_->combine_values(Tuple(acc(f_, v_)), Tuple(msg));
-        if (next.size() != init.size())
-            fail<ShapeError>("program ", name_, ": monoid '", monoid_->name, "' combines into ", next.size(),
-                             " values but its identity has ", init.size());
-        acc(f_, v_) = next;
-    } else {
-        acc(f_, v_) = monoid_->identity(type_);
-        acc(f_, v_) = monoid_->combine(acc(f_, v_), msg[0]);
-    }
-    // The outputs' values on rows with in-edges, from the accumulated value(s).
-    const Tuple accumulated = monoid_->over_tuples() ? Tuple(acc(f_, v_)) : Tuple(Expr(acc(f_, v_)));
-    std::vector<Expr> values;
-    if (finalize_outputs_) values = finalize_outputs_(accumulated, degree_).as_vector();
-    else if (finalize_values_) values = {finalize_values_(accumulated, degree_)};
-    else values = {finalize_ ? finalize_(accumulated[0], degree_) : accumulated[0]};
-    if (values.empty()) fail<ShapeError>("program ", name_, ": finalize_outputs gave no outputs");
-    std::vector<Expr> outputs;
-    for (const Expr &value : values)
-        outputs.push_back(select(degree_ > 0, cast(type_, value), Internal::make_zero(type_)));
-    out(f_, v_) = Tuple(outputs);
+    reduce_into(acc, {f_, v_}, msg);
+    const size_t num_outputs = define_out(out, acc);
 
     ext::SparseLayout sparse;
     sparse.csr(row_ptr_, num_edges_).nnz_index_array(col_idx_, num_src_).nnz_index_array(edge_ids_, num_edges_);
     ext::infer_ragged_bounds({out, acc}, sparse);
 
     ScheduleContext ctx{out, acc, f_, v_, k_.x, device, features, knobs};
+    ctx.monoid_merges = monoid_->merges();
+    bool split = false;
+    // The lane form (ScheduleContext::split_nnz_lanes): the messages at position k = ko * L + lane.
+    ctx.split_lanes_impl = [&](ScheduleContext &c, int L) {
+        if (!monoid_->merges())
+            fail<ScheduleError>("split_nnz_lanes: monoid '", monoid_->name, "' of program ", name_,
+                                " declares no merge (Monoid::merge or merge_values)");
+        if (split) fail<ScheduleError>("split_nnz_lanes: program ", name_, " is already split");
+        split = true;
+        NnzLanes r;
+        r.count = L;
+        r.lane = Var("lane");
+        RDom ko(0, (max_degree_ + (L - 1)) / L, name_ + "_ko");
+        const Expr k = ko.x * L + r.lane;
+        ko.where(k < degree_);
+        r.ko = ko.x;
+        std::vector<Expr> at_k;
+        for (const Expr &m : msg) at_k.push_back(Internal::substitute(k_.x.name(), k, m));
+        r.lanes = Func(name_ + "_lanes");
+        reduce_into(r.lanes, {f_, v_, r.lane}, at_k);
+        // The lanes merged in lane order.
+        Func merged(name_ + "_merged");
+        RDom l(0, L, name_ + "_lane");
+        r.merge = l.x;
+        if (tuples) {
+            merged(f_, v_) = monoid_->identity_values(type_);
+            const Tuple next = monoid_->merge_values(Tuple(merged(f_, v_)), Tuple(r.lanes(f_, v_, l.x)));
+            if (next.size() != monoid_->identity_values(type_).size())
+                fail<ShapeError>("program ", name_, ": monoid '", monoid_->name, "' merges into ", next.size(),
+                                 " values but its identity has ", monoid_->identity_values(type_).size());
+            merged(f_, v_) = next;
+        } else {
+            merged(f_, v_) = monoid_->identity(type_);
+            merged(f_, v_) = monoid_->merge(merged(f_, v_), r.lanes(f_, v_, l.x));
+        }
+        Func lane_out = output_func();
+        define_out(lane_out, merged);
+        ext::infer_ragged_bounds({lane_out, merged, r.lanes}, sparse);
+        c.acc = merged;
+        c.out = lane_out;
+        return r;
+    };
     try {
         schedule.apply(ctx);
     } catch (const Halide::Error &e) {
         fail<ScheduleError>("schedule ", point_str(schedule, knobs), " failed on program ", name_, ": ", e.what());
     }
+    out = ctx.out;
     out.bound(f_, 0, features);
 
     s->out = out;
-    s->num_outputs = static_cast<int>(outputs.size());
+    s->num_outputs = static_cast<int>(num_outputs);
     s->schedule = point_str(schedule, knobs);
     s->pipeline = Pipeline(out);
     s->target = jit_target(device);

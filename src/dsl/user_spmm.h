@@ -25,9 +25,11 @@
 // user's graph. The default schedule (default_schedule(), written with the same API) runs rows in
 // parallel with each row's reduction in order (CPU: tasks of rows_per_task rows, vector_width
 // features together; CUDA: blocks of feature_tile x rows_per_block threads, one per feature and
-// row, compiled on the first run); every schedule must keep each row's reduction in order unless
-// its monoid allows otherwise. The directives of built-in operators (schedules/) are not yet open
-// to user programs.
+// row, compiled on the first run; with a monoid that merges, each row's neighbours also split over
+// lanes of nonzeros, so that one long row no longer runs on one thread); every schedule must keep
+// each row's reduction in order unless its monoid allows otherwise (Monoid::merge,
+// ScheduleContext::split_nnz_lanes). Most directives of built-in operators (schedules/) are not
+// yet open to user programs.
 #pragma once
 
 #include <Halide.h>
@@ -59,8 +61,15 @@ struct Monoid {
     std::function<Halide::Expr(Halide::Expr acc, Halide::Expr x)> combine;
     std::function<Halide::Tuple(Halide::Type)> identity_values = nullptr;
     std::function<Halide::Tuple(const Halide::Tuple &acc, const Halide::Tuple &message)> combine_values = nullptr;
+    /// Optional: combines two accumulated values (merge for single values, merge_values for tuples).
+    /// Declaring one also declares the monoid commutative: a schedule may then split a row's
+    /// neighbours over lanes (ScheduleContext::split_nnz_lanes), each lane reducing its positions in
+    /// order, and merge the lanes' results in lane order. sum, product, max and min merge by combine.
+    std::function<Halide::Expr(Halide::Expr acc, Halide::Expr other)> merge = nullptr;
+    std::function<Halide::Tuple(const Halide::Tuple &acc, const Halide::Tuple &other)> merge_values = nullptr;
 
     bool over_tuples() const { return identity_values != nullptr; }
+    bool merges() const { return over_tuples() ? merge_values != nullptr : merge != nullptr; }
 
     static Monoid sum();
     static Monoid product();
@@ -69,6 +78,17 @@ struct Monoid {
 };
 
 class SpmmKernel;
+
+/// A row reduction split over lanes of nonzeros (ScheduleContext::split_nnz_lanes):
+///   lanes(f, v, lane) = reduce in order over positions k = ko * L + lane < degree(v) of message(k)
+///   acc(f, v)         = merge of lanes(f, v, 0 .. L - 1), in lane order
+struct NnzLanes {
+    Halide::Func lanes;      ///< the lanes' partial results: identity, then an update over ko
+    Halide::Var lane;        ///< lanes' lane variable (pure)
+    Halide::RVar ko;         ///< lanes' reduction variable (position k / L)
+    Halide::RVar merge;      ///< acc's reduction variable over the L lanes
+    int count = 0;           ///< L
+};
 
 /// What a schedule of a user program works on: the program's Funcs and loop variables after the
 /// algorithm is defined, the device, the feature count and the chosen knob values.
@@ -80,8 +100,19 @@ struct ScheduleContext {
     Device device = Device::CPU;
     int features = 0;
     std::map<std::string, int64_t> knobs;  ///< every knob of the schedule, chosen or default
+    bool monoid_merges = false;            ///< whether the program's monoid declares a merge
 
     int64_t knob(const std::string &name) const;
+
+    /// Splits each row's neighbours over `lanes` (2..32) partial reductions (NnzLanes) for rows of
+    /// many neighbours: acc becomes the merge of the lanes (its update's reduction variable is
+    /// NnzLanes::merge, no longer k) and out is redefined over it (same name and outputs); schedule
+    /// the returned lanes Func as well. Call it before scheduling acc or out. ScheduleError when the
+    /// program's monoid declares no merge, or on a second call.
+    NnzLanes split_nnz_lanes(int lanes);
+
+    /// Set by SpmmProgram::compile: builds the lane form.
+    std::function<NnzLanes(ScheduleContext &, int)> split_lanes_impl;
 };
 
 /// A schedule for user programs with declared knobs: each knob's choices and default, a validity
@@ -109,8 +140,9 @@ struct ScheduleDef {
 };
 
 /// The default schedule of user programs: CPU rows_per_task (rows of one parallel task) and
-/// vector_width (features computed together); CUDA feature_tile (threads over features) and
-/// rows_per_block (threads over rows).
+/// vector_width (features computed together); CUDA feature_tile (threads over features),
+/// rows_per_block (threads over rows) and nnz_lanes (threads over each row's neighbours, merged in
+/// shared memory: monoids that merge; 0 picks 8 for them and 1 otherwise).
 const ScheduleDef &default_schedule();
 
 /// A point as text: name{knob=value, ...}.

@@ -423,6 +423,120 @@ TEST(UserSpmm, CudaCompilationEmitsOneKernelWithBoundedGathers) {
     }
 }
 
+/// A CPU schedule that splits every row over `lanes` lanes of nonzeros (split_nnz_lanes).
+dsl::ScheduleDef lanes_schedule() {
+    dsl::ScheduleDef d;
+    d.name = "cpu_lanes";
+    d.knobs = {{"lanes", {2, 3, 8, 32}, 8}};
+    d.apply = [](dsl::ScheduleContext &c) {
+        dsl::NnzLanes n = c.split_nnz_lanes(static_cast<int>(c.knob("lanes")));
+        EXPECT_EQ(n.count, c.knob("lanes"));
+        c.out.parallel(c.v);
+        c.acc.compute_at(c.out, c.v);
+        n.lanes.compute_at(c.out, c.v);
+    };
+    return d;
+}
+
+TEST(UserSpmm, LanesOfNonzerosMergeToTheInOrderResult) {
+    // Each row's neighbours split over L lanes (lane l reduces positions l, l + L, ...), merged in
+    // lane order: sum, max and GAT's online softmax (a monoid over tuples with merge_values) against
+    // the in-order reduction of the default schedule, on rows longer and shorter than L.
+    std::vector<std::pair<const char *, std::function<SpmmProgram(const std::string &)>>> programs = {
+        {"sum", [](const std::string &name) {
+             SpmmProgram p(name);
+             Halide::Expr x = p.operand("x", At::Src);
+             p.message(x * p.operand("w", At::Edge, true));
+             p.reduce(Monoid::sum());
+             return p;
+         }},
+        {"max", [](const std::string &name) {
+             SpmmProgram p(name);
+             Halide::Expr x = p.operand("x", At::Src);
+             p.message(x * p.operand("w", At::Edge, true));
+             p.reduce(Monoid::max());
+             return p;
+         }},
+        {"attention", [](const std::string &name) {
+             SpmmProgram p(name);
+             Halide::Expr x = p.operand("x", At::Src);
+             Halide::Expr s = 40.f * p.operand("w", At::Edge, true);  // large scores: the maximum matters
+             p.message(Halide::Tuple(s, x));
+             p.reduce(gsparse_examples::online_softmax());
+             p.finalize_values([](const Halide::Tuple &acc, Halide::Expr) { return acc[2] / acc[1]; });
+             return p;
+         }}};
+    for (const auto &[what, make] : programs) {
+        SpmmProgram in_order = make(std::string("in_order_") + what), split = make(std::string("lanes_") + what);
+        for (int F : {1, 7}) {
+            dsl::SpmmKernel want_k = in_order.compile(F);
+            std::vector<std::pair<int64_t, dsl::SpmmKernel>> kernels;
+            for (int64_t L : {3, 8, 32}) kernels.emplace_back(L, split.compile(F, Device::CPU, lanes_schedule(), {{"lanes", L}}));
+            for (const Case &c : graphs()) {
+                Graph g = test::random_graph(80 + F, c.opt);
+                Tensor x = test::random_tensor({g.num_src(), F}, 1), w = test::random_tensor({g.num_edges(), 1}, 2);
+                Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
+                want_k.run(g, {{"x", x}, {"w", w}}, want);
+                for (const auto &[L, k] : kernels) {
+                    Tensor got = Tensor::empty({g.num_dst(), F}, DType::F32);
+                    k.run(g, {{"x", x}, {"w", w}}, got);
+                    expect_close(got, want, 1e-5, std::string(what) + " " + c.name + " F=" + std::to_string(F) +
+                                                      " L=" + std::to_string(L));
+                }
+            }
+        }
+    }
+}
+
+TEST(UserSpmm, LanesOfNonzerosErrorsNameTheProblem) {
+    auto splitting = [](int lanes, int times) {
+        dsl::ScheduleDef d;
+        d.name = "split";
+        d.apply = [lanes, times](dsl::ScheduleContext &c) {
+            for (int i = 0; i < times; ++i) c.split_nnz_lanes(lanes);
+        };
+        return d;
+    };
+    // A monoid without a merge is not assumed commutative: no lanes.
+    SpmmProgram ordered("ordered");
+    ordered.message(ordered.operand("x", At::Src));
+    Monoid first{"first_nonzero", [](Halide::Type t) { return Halide::Internal::make_zero(t); },
+                 [](Halide::Expr a, Halide::Expr x) { return Halide::select(a == 0, x, a); }};
+    ordered.reduce(first);
+    EXPECT_TRUE(test::throws_with<ScheduleError>([&] { ordered.compile(4, Device::CPU, splitting(4, 1), {}); },
+                                                 {"first_nonzero", "declares no merge"}));
+    SpmmProgram summed("summed");
+    summed.message(summed.operand("x", At::Src));
+    summed.reduce(Monoid::sum());
+    EXPECT_TRUE(test::throws_with<ScheduleError>([&] { summed.compile(4, Device::CPU, splitting(1, 1), {}); },
+                                                 {"1 lanes is not in 2..32"}));
+    EXPECT_TRUE(test::throws_with<ScheduleError>([&] { summed.compile(4, Device::CPU, splitting(4, 2), {}); },
+                                                 {"already split"}));
+    // The default CUDA schedule: lanes only for monoids that merge, one row a block.
+    EXPECT_NE(summed.compile(4, Device::CUDA).lowered_stmt().find("summed_lanes"), std::string::npos);
+    EXPECT_EQ(ordered.compile(4, Device::CUDA).lowered_stmt().find("ordered_lanes"), std::string::npos);
+    EXPECT_TRUE(test::throws_with<ScheduleError>(
+        [&] { summed.compile(4, Device::CUDA, dsl::default_schedule(), {{"nnz_lanes", 8}, {"rows_per_block", 4}}); },
+        {"one row a block"}));
+    EXPECT_TRUE(test::throws_with<ScheduleError>(
+        [&] { summed.compile(4, Device::CPU, dsl::default_schedule(), {{"nnz_lanes", 8}}); }, {"CUDA knobs"}));
+}
+
+TEST(UserSpmm, CudaLanesOfNonzerosMergeInSharedMemory) {
+    // GAT's attention on CUDA by default: a block of feature_tile x 8 lanes per row, each lane
+    // reducing in registers and storing once to shared memory; after a barrier feature_tile
+    // threads merge the lanes.
+    dsl::SpmmKernel k = gsparse_examples::gat_attention("gat_lanes_cuda").compile(64, Device::CUDA);
+    const std::string stmt = k.lowered_stmt(), ptx = k.assembly();
+    EXPECT_NE(stmt.find("gat_lanes_cuda_lanes"), std::string::npos) << stmt;
+    EXPECT_NE(ptx.find(".shared"), std::string::npos);
+    EXPECT_NE(ptx.find("bar.sync"), std::string::npos);
+    size_t entries = 0;
+    for (size_t at = ptx.find(".entry"); at != std::string::npos; at = ptx.find(".entry", at + 1)) ++entries;
+    EXPECT_EQ(entries, 1u);
+    EXPECT_NE(k.schedule().find("nnz_lanes=0"), std::string::npos) << k.schedule();
+}
+
 TEST(UserSpmm, EveryPointOfTheDefaultScheduleGivesTheSameResult) {
     SpmmProgram p("att_points");
     Halide::Expr sc = p.operand("a_src", At::Src, true) + p.operand("a_dst", At::Dst, true);

@@ -2,9 +2,10 @@
 // (weighted_max_plugin.cpp), the user-program example and the tests:
 //   out[v] = sum over in-edges of softmax_v(s) x[u],   s = leaky_relu(a_src[u] + a_dst[v], 0.2),
 // in one pass over each row. The messages (s, x[u]) are reduced by an online softmax, a monoid
-// over tuples: (running maximum m, normaliser d, weighted sum y), d and y rescaled by
-// exp(m_old - m_new) as the maximum grows, so exp never overflows; finalize divides (rows without
-// in-edges give 0).
+// over tuples: (running maximum m, normaliser d, weighted sum y), the side with the smaller maximum
+// rescaled by exp(-|m_a - m_b|) (one exp a step; exp never overflows); finalize divides (rows
+// without in-edges give 0). Two partial results merge the same way, so schedules may split a row's
+// neighbours over lanes (ScheduleContext::split_nnz_lanes).
 #pragma once
 
 #include <string>
@@ -13,6 +14,17 @@
 
 namespace gsparse_examples {
 
+/// Merges two online-softmax states (m, d, y): the one with the smaller maximum is scaled down.
+inline Halide::Tuple merge_softmax_states(const Halide::Tuple &a, const Halide::Tuple &b) {
+    Halide::Expr b_wins = b[0] > a[0];
+    // exp(-|gap|) scales the smaller side; equal maxima (both still the identity's -inf too) scale by 1.
+    Halide::Expr gap = Halide::select(a[0] == b[0], Halide::cast(a[0].type(), 0), -Halide::abs(a[0] - b[0]));
+    Halide::Expr scale = Halide::exp(gap);
+    return Halide::Tuple(Halide::select(b_wins, b[0], a[0]),
+                         Halide::select(b_wins, a[1] * scale + b[1], a[1] + scale * b[1]),
+                         Halide::select(b_wins, a[2] * scale + b[2], a[2] + scale * b[2]));
+}
+
 /// The online softmax over messages (score, value): accumulates (max score, normaliser, weighted sum).
 inline gsparse::dsl::Monoid online_softmax() {
     gsparse::dsl::Monoid online;
@@ -20,23 +32,31 @@ inline gsparse::dsl::Monoid online_softmax() {
     online.identity_values = [](Halide::Type t) {
         return Halide::Tuple(t.min(), Halide::cast(t, 0), Halide::cast(t, 0));
     };
+    // A message (s, x) is the state (s, 1, x).
     online.combine_values = [](const Halide::Tuple &acc, const Halide::Tuple &msg) {
-        Halide::Expr m = Halide::max(acc[0], msg[0]);
-        Halide::Expr keep = Halide::exp(acc[0] - m), take = Halide::exp(msg[0] - m);
-        return Halide::Tuple(m, acc[1] * keep + take, acc[2] * keep + take * msg[1]);
+        return merge_softmax_states(acc, Halide::Tuple(msg[0], Halide::cast(msg[0].type(), 1), msg[1]));
     };
+    online.merge_values = merge_softmax_states;
     return online;
 }
 
-/// The program: operands x [num_src, F], a_src [num_src, 1], a_dst [num_dst, 1].
-inline gsparse::dsl::SpmmProgram gat_attention(const std::string &name = "gat_attention") {
+/// The program: operands x [num_src, F], a_src [num_src, 1], a_dst [num_dst, 1]. With
+/// `log_normaliser`, a second output: each row's log-sum-exp of its scores, m + log(d) (the same in
+/// every feature column), from which a backward recomputes any edge's weight as exp(s - lse[v])
+/// without a softmax pass.
+inline gsparse::dsl::SpmmProgram gat_attention(const std::string &name = "gat_attention", bool log_normaliser = false) {
     using gsparse::dsl::At;
     gsparse::dsl::SpmmProgram p(name);
     Halide::Expr x = p.operand("x", At::Src);
     Halide::Expr s = p.operand("a_src", At::Src, true) + p.operand("a_dst", At::Dst, true);
     p.message(Halide::Tuple(Halide::select(s > 0, s, 0.2f * s), x));
     p.reduce(online_softmax());
-    p.finalize_values([](const Halide::Tuple &acc, Halide::Expr) { return acc[2] / acc[1]; });
+    if (log_normaliser)
+        p.finalize_outputs([](const Halide::Tuple &acc, Halide::Expr) {
+            return Halide::Tuple(acc[2] / acc[1], acc[0] + Halide::log(acc[1]));
+        });
+    else
+        p.finalize_values([](const Halide::Tuple &acc, Halide::Expr) { return acc[2] / acc[1]; });
     return p;
 }
 
