@@ -144,9 +144,8 @@ def bench(plugin, args):
     torch.manual_seed(0)
     x = torch.randn(g.num_src, args.in_channels, device=device)
     layers = {}
-    for lanes in args.lanes:
-        name = "fused" if lanes is None else f"fused nnz_lanes={lanes}"
-        point = {} if lanes is None else {"nnz_lanes": lanes}
+    for point in args.lanes:
+        name = "fused" + "".join(f" {k}={v}" for k, v in point.items())
         layers[name] = (FusedGATConv(plugin, args.in_channels, args.out_channels, point=point).to(device), g)
     layers["gsparse GATConv"] = (gsparse.nn.GATConv(args.in_channels, args.out_channels, heads=1,
                                                     add_self_loops=False).to(device), g)
@@ -194,13 +193,18 @@ def main():
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--out", help="--bench: write the results as JSON to this file")
     ap.add_argument("--lanes", default="default",
-                    help="--bench: the fused layer at these nnz_lanes points of the default CUDA schedule "
-                         "(comma-separated; 'default' for the default point), e.g. default,1,8,32")
+                    help="--bench: the fused layer at these points of the default CUDA schedule, comma-separated: "
+                         "'default', L (nnz_lanes) or LxU (nnz_lanes, nnz_steps), e.g. default,1,8x1,8x4")
     args = ap.parse_args()
-    try:
-        args.lanes = [None if v == "default" else int(v) for v in args.lanes.split(",")]
-    except ValueError:
-        ap.error(f"--lanes takes 'default' or integers, got {args.lanes!r}")
+    points = []
+    for v in args.lanes.split(","):
+        try:
+            lanes, _, steps = v.partition("x")
+            points.append({} if v == "default" else
+                          {"nnz_lanes": int(lanes), **({"nnz_steps": int(steps)} if steps else {})})
+        except ValueError:
+            ap.error(f"--lanes takes 'default', L or LxU, got {v!r}")
+    args.lanes = points
     plugin = gsparse.load_plugin(args.plugin)
     if args.bench:
         bench(plugin, args)

@@ -63,10 +63,11 @@ int64_t ScheduleContext::knob(const std::string &name) const {
     return it->second;
 }
 
-NnzLanes ScheduleContext::split_nnz_lanes(int lanes) {
+NnzLanes ScheduleContext::split_nnz_lanes(int lanes, int steps) {
     if (!split_lanes_impl) fail<ScheduleError>("split_nnz_lanes: this context has no program to split");
     if (lanes < 2 || lanes > 32) fail<ScheduleError>("split_nnz_lanes: ", lanes, " lanes is not in 2..32");
-    return split_lanes_impl(*this, lanes);
+    if (steps < 1 || steps > 8) fail<ScheduleError>("split_nnz_lanes: ", steps, " steps is not in 1..8");
+    return split_lanes_impl(*this, lanes, steps);
 }
 
 std::map<std::string, int64_t> ScheduleDef::complete(const std::map<std::string, int64_t> &point, int features,
@@ -135,17 +136,21 @@ const ScheduleDef &default_schedule() {
         ScheduleDef d;
         d.name = "user_default";
         // 0: chosen from the feature count (feature_tile = min(F, 32), rows_per_block = 128 / it) and
-        // the monoid (nnz_lanes: 8 where it merges, else 1).
+        // the monoid (nnz_lanes: 8 where it merges, else 1). nnz_steps: positions a lane takes an
+        // iteration (its loads in flight together).
         d.knobs = {{"rows_per_task", {1, 4, 16, 64}, 16},
                    {"vector_width", {1, 4, 8, 16}, 1},
                    {"feature_tile", {0, 1, 2, 4, 8, 16, 32}, 0},
                    {"rows_per_block", {0, 1, 2, 4, 8, 16, 32, 64, 128}, 0},
-                   {"nnz_lanes", {0, 1, 2, 4, 8, 16, 32}, 0}};
+                   {"nnz_lanes", {0, 1, 2, 4, 8, 16, 32}, 0},
+                   {"nnz_steps", {1, 2, 4}, 2}};
         d.why_invalid = [](const std::map<std::string, int64_t> &p, int features, Device device) -> std::string {
             if (device == Device::CUDA) {
                 if (p.at("rows_per_task") != 16 || p.at("vector_width") != 1)
                     return "rows_per_task and vector_width are CPU knobs";
                 const int64_t ft = cuda_feature_tile(p.at("feature_tile"), features);
+                if (p.at("nnz_lanes") == 1 && p.at("nnz_steps") != 2)
+                    return "nnz_steps applies to nnz_lanes > 1 (or 0)";
                 if (p.at("nnz_lanes") > 1) {
                     // One row a block: lanes x features threads, the lanes merged in shared memory.
                     if (p.at("rows_per_block") > 1) return "nnz_lanes > 1 takes one row a block (rows_per_block 0 or 1)";
@@ -158,8 +163,9 @@ const ScheduleDef &default_schedule() {
                     return "feature_tile x rows_per_block exceeds 1024 threads a block";
                 return "";
             }
-            if (p.at("feature_tile") != 0 || p.at("rows_per_block") != 0 || p.at("nnz_lanes") != 0)
-                return "feature_tile, rows_per_block and nnz_lanes are CUDA knobs";
+            if (p.at("feature_tile") != 0 || p.at("rows_per_block") != 0 || p.at("nnz_lanes") != 0 ||
+                p.at("nnz_steps") != 2)
+                return "feature_tile, rows_per_block, nnz_lanes and nnz_steps are CUDA knobs";
             if (p.at("vector_width") > 1 && p.at("vector_width") / 2 >= features)
                 return "vector_width is at least twice the feature count";
             return "";
@@ -174,7 +180,7 @@ const ScheduleDef &default_schedule() {
                 if (L > 1 && ft <= c.features && c.knob("rows_per_block") <= 1) {
                     // A block per row and feature tile: its ft x L threads reduce every L-th
                     // neighbour each into shared memory, then ft threads merge the L lanes.
-                    NnzLanes n = c.split_nnz_lanes(static_cast<int>(L));
+                    NnzLanes n = c.split_nnz_lanes(static_cast<int>(L), static_cast<int>(c.knob("nnz_steps")));
                     c.out.split(c.f, fo, fi, static_cast<int>(ft), TailStrategy::ShiftInwards)
                         .reorder(fi, c.v, fo)
                         .gpu_blocks(c.v, fo)
@@ -184,6 +190,7 @@ const ScheduleDef &default_schedule() {
                     Func shared = n.lanes.in(c.acc);
                     shared.compute_at(c.out, c.v).reorder(c.f, n.lane, c.v).gpu_threads(c.f, n.lane, c.v);
                     n.lanes.compute_at(shared, c.f);
+                    n.lanes.update().unroll(n.step);
                     return;
                 }
                 const int64_t rb = cuda_rows_per_block(c.knob("rows_per_block"), ft);
@@ -314,20 +321,25 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     s->num_src = num_src_;
     s->operands = operands_;
 
-    // The row reduction: fn(at) starts at the monoid's identity and combines the message values.
+    // The row reduction: fn(at) starts at the monoid's identity and combines the message values
+    // (where `combine_if` holds, when given).
     const bool tuples = monoid_->over_tuples();
-    auto reduce_into = [&](Func &fn, const std::vector<Expr> &at, const std::vector<Expr> &m) {
+    auto reduce_into = [&](Func &fn, const std::vector<Expr> &at, const std::vector<Expr> &m, Expr combine_if) {
         if (tuples) {
             const Tuple init = monoid_->identity_values(type_);
             fn(at) = init;
-            const Tuple next = monoid_->combine_values(Tuple(fn(at)), Tuple(m));
+            const Tuple current(fn(at));
+            Tuple next = monoid_->combine_values(current, Tuple(m));
             if (next.size() != init.size())
                 fail<ShapeError>("program ", name_, ": monoid '", monoid_->name, "' combines into ", next.size(),
                                  " values but its identity has ", init.size());
+            if (combine_if.defined())
+                for (size_t i = 0; i < next.size(); ++i) next[i] = select(combine_if, next[i], current[i]);
             fn(at) = next;
         } else {
             fn(at) = monoid_->identity(type_);
-            fn(at) = monoid_->combine(fn(at), m[0]);
+            Expr next = monoid_->combine(fn(at), m[0]);
+            fn(at) = combine_if.defined() ? select(combine_if, next, fn(at)) : next;
         }
     };
     // The outputs on rows with in-edges, from the accumulated value(s) (0 on the others).
@@ -355,7 +367,7 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     bool reads_edges = false;
     for (const Expr &m : msg) reads_edges |= Internal::expr_uses_var(m, k_.x.name());
     if (!reads_edges) msg[0] = msg[0] + cast(type_, 0 * k_.x);
-    reduce_into(acc, {f_, v_}, msg);
+    reduce_into(acc, {f_, v_}, msg, Expr());
     const size_t num_outputs = define_out(out, acc);
 
     ext::SparseLayout sparse;
@@ -366,7 +378,7 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     ctx.monoid_merges = monoid_->merges();
     bool split = false;
     // The lane form (ScheduleContext::split_nnz_lanes): the messages at position k = ko * L + lane.
-    ctx.split_lanes_impl = [&](ScheduleContext &c, int L) {
+    ctx.split_lanes_impl = [&](ScheduleContext &c, int L, int U) {
         if (!monoid_->merges())
             fail<ScheduleError>("split_nnz_lanes: monoid '", monoid_->name, "' of program ", name_,
                                 " declares no merge (Monoid::merge or merge_values)");
@@ -374,15 +386,20 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         split = true;
         NnzLanes r;
         r.count = L;
+        r.steps = U;
         r.lane = Var("lane");
-        RDom ko(0, (max_degree_ + (L - 1)) / L, name_ + "_ko");
-        const Expr k = ko.x * L + r.lane;
-        ko.where(k < degree_);
-        r.ko = ko.x;
+        // (step, ko): step innermost. One step: the predicate is exact. Several: it bounds ko only,
+        // and the steps past the row's end keep the lane's value (their loads are clamped).
+        RDom dom(0, U, 0, (max_degree_ + (L * U - 1)) / (L * U), name_ + "_ko");
+        r.step = dom.x;
+        r.ko = dom.y;
+        const Expr k = (dom.y * U + dom.x) * L + r.lane;
+        dom.where(U == 1 ? k < degree_ : dom.y * (L * U) < degree_);
         std::vector<Expr> at_k;
         for (const Expr &m : msg) at_k.push_back(Internal::substitute(k_.x.name(), k, m));
         r.lanes = Func(name_ + "_lanes");
-        reduce_into(r.lanes, {f_, v_, r.lane}, at_k);
+        // Several steps combine only the positions inside the row.
+        reduce_into(r.lanes, {f_, v_, r.lane}, at_k, U > 1 ? k < degree_ : Expr());
         // The lanes merged in lane order.
         Func merged(name_ + "_merged");
         RDom l(0, L, name_ + "_lane");

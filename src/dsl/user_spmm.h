@@ -80,14 +80,20 @@ struct Monoid {
 class SpmmKernel;
 
 /// A row reduction split over lanes of nonzeros (ScheduleContext::split_nnz_lanes):
-///   lanes(f, v, lane) = reduce in order over positions k = ko * L + lane < degree(v) of message(k)
+///   lanes(f, v, lane) = reduce in order over positions k = (ko * U + step) * L + lane < degree(v)
+///                       of message(k)
 ///   acc(f, v)         = merge of lanes(f, v, 0 .. L - 1), in lane order
+/// With U > 1 steps, each iteration of ko takes U positions of a lane with no branch between them
+/// (unroll `step` and their loads are in flight together): positions past the row's end read
+/// clamped indices and are not combined.
 struct NnzLanes {
-    Halide::Func lanes;      ///< the lanes' partial results: identity, then an update over ko
+    Halide::Func lanes;      ///< the lanes' partial results: identity, then an update over (step, ko)
     Halide::Var lane;        ///< lanes' lane variable (pure)
-    Halide::RVar ko;         ///< lanes' reduction variable (position k / L)
+    Halide::RVar ko;         ///< lanes' outer reduction variable
+    Halide::RVar step;       ///< lanes' inner reduction variable (0 .. U - 1)
     Halide::RVar merge;      ///< acc's reduction variable over the L lanes
     int count = 0;           ///< L
+    int steps = 1;           ///< U
 };
 
 /// What a schedule of a user program works on: the program's Funcs and loop variables after the
@@ -105,14 +111,15 @@ struct ScheduleContext {
     int64_t knob(const std::string &name) const;
 
     /// Splits each row's neighbours over `lanes` (2..32) partial reductions (NnzLanes) for rows of
-    /// many neighbours: acc becomes the merge of the lanes (its update's reduction variable is
-    /// NnzLanes::merge, no longer k) and out is redefined over it (same name and outputs); schedule
-    /// the returned lanes Func as well. Call it before scheduling acc or out. ScheduleError when the
-    /// program's monoid declares no merge, or on a second call.
-    NnzLanes split_nnz_lanes(int lanes);
+    /// many neighbours, each lane taking `steps` (1..8) positions an iteration: acc becomes the
+    /// merge of the lanes (its update's reduction variable is NnzLanes::merge, no longer k) and out
+    /// is redefined over it (same name and outputs); schedule the returned lanes Func as well. Call
+    /// it before scheduling acc or out. ScheduleError when the program's monoid declares no merge,
+    /// or on a second call.
+    NnzLanes split_nnz_lanes(int lanes, int steps = 1);
 
     /// Set by SpmmProgram::compile: builds the lane form.
-    std::function<NnzLanes(ScheduleContext &, int)> split_lanes_impl;
+    std::function<NnzLanes(ScheduleContext &, int, int)> split_lanes_impl;
 };
 
 /// A schedule for user programs with declared knobs: each knob's choices and default, a validity
@@ -141,8 +148,9 @@ struct ScheduleDef {
 
 /// The default schedule of user programs: CPU rows_per_task (rows of one parallel task) and
 /// vector_width (features computed together); CUDA feature_tile (threads over features),
-/// rows_per_block (threads over rows) and nnz_lanes (threads over each row's neighbours, merged in
-/// shared memory: monoids that merge; 0 picks 8 for them and 1 otherwise).
+/// rows_per_block (threads over rows), nnz_lanes (threads over each row's neighbours, merged in
+/// shared memory: monoids that merge; 0 picks 8 for them and 1 otherwise) and nnz_steps (positions
+/// a lane takes an iteration, unrolled).
 const ScheduleDef &default_schedule();
 
 /// A point as text: name{knob=value, ...}.

@@ -427,10 +427,12 @@ TEST(UserSpmm, CudaCompilationEmitsOneKernelWithBoundedGathers) {
 dsl::ScheduleDef lanes_schedule() {
     dsl::ScheduleDef d;
     d.name = "cpu_lanes";
-    d.knobs = {{"lanes", {2, 3, 8, 32}, 8}};
+    d.knobs = {{"lanes", {2, 3, 8, 32}, 8}, {"steps", {1, 3}, 1}};
     d.apply = [](dsl::ScheduleContext &c) {
-        dsl::NnzLanes n = c.split_nnz_lanes(static_cast<int>(c.knob("lanes")));
+        dsl::NnzLanes n = c.split_nnz_lanes(static_cast<int>(c.knob("lanes")), static_cast<int>(c.knob("steps")));
         EXPECT_EQ(n.count, c.knob("lanes"));
+        EXPECT_EQ(n.steps, c.knob("steps"));
+        n.lanes.update().unroll(n.step);
         c.out.parallel(c.v);
         c.acc.compute_at(c.out, c.v);
         n.lanes.compute_at(c.out, c.v);
@@ -471,7 +473,8 @@ TEST(UserSpmm, LanesOfNonzerosMergeToTheInOrderResult) {
         for (int F : {1, 7}) {
             dsl::SpmmKernel want_k = in_order.compile(F);
             std::vector<std::pair<int64_t, dsl::SpmmKernel>> kernels;
-            for (int64_t L : {3, 8, 32}) kernels.emplace_back(L, split.compile(F, Device::CPU, lanes_schedule(), {{"lanes", L}}));
+            for (int64_t L : {3, 8, 32})
+                kernels.emplace_back(L, split.compile(F, Device::CPU, lanes_schedule(), {{"lanes", L}, {"steps", L == 8 ? 1 : 3}}));
             for (const Case &c : graphs()) {
                 Graph g = test::random_graph(80 + F, c.opt);
                 Tensor x = test::random_tensor({g.num_src(), F}, 1), w = test::random_tensor({g.num_edges(), 1}, 2);
@@ -512,6 +515,9 @@ TEST(UserSpmm, LanesOfNonzerosErrorsNameTheProblem) {
                                                  {"1 lanes is not in 2..32"}));
     EXPECT_TRUE(test::throws_with<ScheduleError>([&] { summed.compile(4, Device::CPU, splitting(4, 2), {}); },
                                                  {"already split"}));
+    EXPECT_TRUE(test::throws_with<ScheduleError>(
+        [&] { summed.compile(4, Device::CUDA, dsl::default_schedule(), {{"nnz_lanes", 1}, {"nnz_steps", 4}}); },
+        {"nnz_steps applies to nnz_lanes > 1"}));
     // The default CUDA schedule: lanes only for monoids that merge, one row a block.
     EXPECT_NE(summed.compile(4, Device::CUDA).lowered_stmt().find("summed_lanes"), std::string::npos);
     EXPECT_EQ(ordered.compile(4, Device::CUDA).lowered_stmt().find("ordered_lanes"), std::string::npos);

@@ -71,9 +71,10 @@ TEST_F(GpuUserProgram, OnePassAttentionOverTuplesMatchesTheCpu) {
     shapes[1].num_src = 90;
     shapes[2].avg_degree = 0.5;
     shapes[2].empty_row_share = 0.6;
-    // The default point splits rows over 8 lanes of nonzeros (the monoid merges); also 1, 2 and 32.
-    const std::vector<std::map<std::string, int64_t>> points = {{}, {{"nnz_lanes", 1}}, {{"nnz_lanes", 2}},
-                                                                 {{"nnz_lanes", 32}}};
+    // The default point splits rows over 8 lanes of nonzeros (the monoid merges); also 1, 2 and 32
+    // lanes, and 1 and 4 steps.
+    const std::vector<std::map<std::string, int64_t>> points = {
+        {}, {{"nnz_lanes", 1}}, {{"nnz_lanes", 2}, {"nnz_steps", 1}}, {{"nnz_lanes", 32}, {"nnz_steps", 4}}};
     for (int F : {1, 7, 64}) {
         for (const auto &point : points) {
             dsl::SpmmKernel kc = cpu_p.compile(F), kg = gpu_p.compile(F, Device::CUDA, dsl::default_schedule(), point);
@@ -126,12 +127,17 @@ TEST_F(GpuUserProgram, SearchMeasuresEveryCudaPointAndAllMatchTheCpu) {
     Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
     p.compile(F).run(g, {{"x", x}, {"w", w}}, want);
     Tensor dx = to_device(x), dw = to_device(w), out = device_empty({g.num_dst(), F}, DType::F32);
-    auto measured = dsl::search_schedule(p, dsl::default_schedule(), F, Device::CUDA, g, {{"x", dx}, {"w", dw}}, out,
-                                         launch_, 3, [this] { sync(); });
-    EXPECT_EQ(measured.size(), dsl::default_schedule().space(F, Device::CUDA).size());
+    // The default schedule with fewer choices a knob (its directives and validity rule), lanes of
+    // nonzeros and their steps included.
+    dsl::ScheduleDef def = dsl::default_schedule();
+    def.knobs = {{"rows_per_task", {16}, 16},       {"vector_width", {1}, 1},      {"feature_tile", {0, 8, 32}, 0},
+                 {"rows_per_block", {0, 1, 4}, 0}, {"nnz_lanes", {0, 1, 4, 32}, 0}, {"nnz_steps", {1, 2, 4}, 2}};
+    auto measured = dsl::search_schedule(p, def, F, Device::CUDA, g, {{"x", dx}, {"w", dw}}, out, launch_, 3,
+                                         [this] { sync(); });
+    EXPECT_EQ(measured.size(), def.space(F, Device::CUDA).size());
     ASSERT_GE(measured.size(), 20u);
     for (const auto &m : measured) {
-        dsl::SpmmKernel k = p.compile(F, Device::CUDA, dsl::default_schedule(), m.point);
+        dsl::SpmmKernel k = p.compile(F, Device::CUDA, def, m.point);
         k.run(g, {{"x", dx}, {"w", dw}}, out, launch_);
         Tensor got = to_host(out);
         for (int64_t i = 0; i < got.numel(); ++i)
