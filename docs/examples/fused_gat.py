@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""A GAT layer whose attention is one user-written kernel: the example plugin's gat_attention
-(docs/examples/user_plugin) computes scores, edge softmax and the weighted sum in one pass per row;
+"""A GAT layer whose attention is one user-written kernel: the example plugin's
+gat_attention_shifted_lse (docs/examples/user_plugin/gat_attention.h) computes scores, edge softmax
+and the weighted sum in one pass per row;
 its backward is written with gsparse's operators (gsparse.user_op).
 
     python3 docs/examples/fused_gat.py PLUGIN                  # checks against gsparse.nn.GATConv
@@ -11,9 +12,11 @@ head without self-loops, on a graph with empty rows, duplicate edges, self-loops
 the CPU and, when there is one, on the GPU. --bench times forward + backward of one layer on a
 graph file (CUDA events, median) for the fused layer, GATConv and PyG's GATConv when installed.
 
-The layer runs the plugin's gat_attention_lse: besides out, each row's log-sum-exp of its scores
-lse[v] = log(sum over v's in-edges of exp(s)), so the backward recomputes every weight
-alpha[e] = exp(s[e] - lse[v]) without a softmax pass (the forward keeps no [E] tensor). Backward of
+The layer runs the plugin's gat_attention_shifted_lse, given each row's largest score (one g-SpMM
+max of the source scores): the weights exp(s - max) need no running maximum and one exp an edge.
+Besides out it gives each row's log-sum-exp of its scores lse[v] = log(sum over v's in-edges of
+exp(s)), so the backward recomputes every weight alpha[e] = exp(s[e] - lse[v]) without a softmax
+pass (the forward keeps no [E] tensor). Backward of
 out[v] = sum_u alpha[e] h[u], s[e] = leaky_relu(a_src[u] + a_dst[v]):
     dh[u]      = sum over out-edges e = (u -> v) of alpha[e] dout[v]        (g-SpMM on the reverse)
     dalpha[e]  = <h[u], dout[v]>                                            (g-SDDMM dot)
@@ -24,6 +27,7 @@ out[v] = sum_u alpha[e] h[u], s[e] = leaky_relu(a_src[u] + a_dst[v]):
 
 import argparse
 import json
+import re
 import statistics
 import sys
 import time
@@ -36,9 +40,10 @@ import gsparse
 NEGATIVE_SLOPE = 0.2  # the plugin's program has it built in
 
 
-def attention_backward(g, grads, outs, x, a_src, a_dst):
-    """Gradients of gat_attention_lse(g, x, a_src, a_dst) -> (out, lse) from gsparse's operators
-    and the saved outputs (lse is not differentiated: the layer uses it only here)."""
+def attention_backward(g, grads, outs, x, a_src, a_dst, shift):
+    """Gradients of gat_attention_shifted_lse(g, x, a_src, a_dst, shift) -> (out, lse) from
+    gsparse's operators and the saved outputs (lse is not differentiated: the layer uses it only
+    here; the output does not depend on the shift)."""
     grad = grads[0]
     lse = outs[1][:, :1].contiguous()  # the same in every column
     pre = gsparse.gsddmm(g, "add", a_src, a_dst, "u", "v")  # [E, 1]
@@ -56,7 +61,7 @@ def attention_backward(g, grads, outs, x, a_src, a_dst):
 
 class FusedGATConv(torch.nn.Module):
     """One-head GAT without self-loops (add them to the graph) whose aggregation is the plugin's
-    gat_attention; the parameters are named and shaped as gsparse.nn.GATConv's (heads=1)."""
+    gat_attention_shifted_lse; the parameters are named and shaped as gsparse.nn.GATConv's (heads=1)."""
 
     def __init__(self, plugin, in_channels, out_channels, bias=True, point=None):
         super().__init__()
@@ -72,7 +77,7 @@ class FusedGATConv(torch.nn.Module):
 
     def _op(self, device):
         if device.type not in self._ops:
-            program = self.plugin.program("gat_attention_lse", self.out_channels, device=device.type,
+            program = self.plugin.program("gat_attention_shifted_lse", self.out_channels, device=device.type,
                                           point=self.point if device.type == "cuda" else None)
             self._ops[device.type] = gsparse.user_op(program, attention_backward, save_outputs=True)
         return self._ops[device.type]
@@ -82,7 +87,10 @@ class FusedGATConv(torch.nn.Module):
         # The per-node scores through the projection folded into the attention vectors (as GATConv).
         w = self.lin.weight
         a = F.linear(x, torch.cat([self.att_src.view(1, -1) @ w, self.att_dst.view(1, -1) @ w]))
-        out, _ = self._op(x.device)(g, x=h, a_src=a[:, :1], a_dst=a[: g.num_dst, 1:])
+        a_src, a_dst = a[:, :1], a[: g.num_dst, 1:]
+        with torch.no_grad():  # each row's largest score (leaky_relu is increasing)
+            shift = F.leaky_relu(gsparse.gspmm(g, "copy_lhs", "max", a_src.contiguous()) + a_dst, NEGATIVE_SLOPE)
+        out, _ = self._op(x.device)(g, x=h, a_src=a_src, a_dst=a_dst, shift=shift)
         return out + self.bias if self.bias is not None else out
 
 
@@ -194,16 +202,16 @@ def main():
     ap.add_argument("--out", help="--bench: write the results as JSON to this file")
     ap.add_argument("--lanes", default="default",
                     help="--bench: the fused layer at these points of the default CUDA schedule, comma-separated: "
-                         "'default', L (nnz_lanes) or LxU (nnz_lanes, nnz_steps), e.g. default,1,8x1,8x4")
+                         "'default', L (nnz_lanes), LxU (and nnz_steps), LxUvV (and feature_vector), "
+                         "e.g. default,1,8x1,8x2v4")
     args = ap.parse_args()
     points = []
     for v in args.lanes.split(","):
-        try:
-            lanes, _, steps = v.partition("x")
-            points.append({} if v == "default" else
-                          {"nnz_lanes": int(lanes), **({"nnz_steps": int(steps)} if steps else {})})
-        except ValueError:
-            ap.error(f"--lanes takes 'default', L or LxU, got {v!r}")
+        m = re.fullmatch(r"(\d+)(?:x(\d+))?(?:v(\d+))?", v)
+        if v != "default" and not m:
+            ap.error(f"--lanes takes 'default', L, LxU or LxUvV, got {v!r}")
+        knobs = ("nnz_lanes", "nnz_steps", "feature_vector")
+        points.append({} if v == "default" else {k: int(n) for k, n in zip(knobs, m.groups()) if n})
     args.lanes = points
     plugin = gsparse.load_plugin(args.plugin)
     if args.bench:

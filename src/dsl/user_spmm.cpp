@@ -128,6 +128,14 @@ int64_t cuda_rows_per_block(int64_t knob, int64_t feature_tile) {
 }
 /// nnz_lanes = 0: 8 lanes for monoids that merge (a row of d neighbours takes d / 8 steps), else 1.
 int64_t cuda_nnz_lanes(int64_t knob, bool merges) { return knob > 0 ? knob : merges ? 8 : 1; }
+/// Lanes form: features a thread holds (vectorized; feature_vector = 0: 4 from 8 features up, 2 from
+/// 4, else 1), and threads over features (feature_tile = 0: F / V, at most 32).
+int64_t cuda_lane_vector(int64_t knob, int features) {
+    return knob > 0 ? knob : features >= 8 ? 4 : features >= 4 ? 2 : 1;
+}
+int64_t cuda_lane_tile(int64_t knob, int features, int64_t vector) {
+    return knob > 0 ? knob : std::clamp<int64_t>(features / vector, 1, 32);
+}
 
 }  // namespace
 
@@ -143,19 +151,22 @@ const ScheduleDef &default_schedule() {
                    {"feature_tile", {0, 1, 2, 4, 8, 16, 32}, 0},
                    {"rows_per_block", {0, 1, 2, 4, 8, 16, 32, 64, 128}, 0},
                    {"nnz_lanes", {0, 1, 2, 4, 8, 16, 32}, 0},
-                   {"nnz_steps", {1, 2, 4}, 2}};
+                   {"nnz_steps", {1, 2, 4}, 2},
+                   {"feature_vector", {0, 1, 2, 4, 8}, 0}};
         d.why_invalid = [](const std::map<std::string, int64_t> &p, int features, Device device) -> std::string {
             if (device == Device::CUDA) {
                 if (p.at("rows_per_task") != 16 || p.at("vector_width") != 1)
                     return "rows_per_task and vector_width are CPU knobs";
                 const int64_t ft = cuda_feature_tile(p.at("feature_tile"), features);
-                if (p.at("nnz_lanes") == 1 && p.at("nnz_steps") != 2)
-                    return "nnz_steps applies to nnz_lanes > 1 (or 0)";
+                if (p.at("nnz_lanes") == 1 && (p.at("nnz_steps") != 2 || p.at("feature_vector") > 1))
+                    return "nnz_steps and feature_vector apply to nnz_lanes > 1 (or 0)";
                 if (p.at("nnz_lanes") > 1) {
                     // One row a block: lanes x features threads, the lanes merged in shared memory.
+                    const int64_t V = cuda_lane_vector(p.at("feature_vector"), features);
+                    const int64_t lt = cuda_lane_tile(p.at("feature_tile"), features, V);
                     if (p.at("rows_per_block") > 1) return "nnz_lanes > 1 takes one row a block (rows_per_block 0 or 1)";
-                    if (ft > features) return "nnz_lanes > 1 needs feature_tile <= the feature count";
-                    if (ft * p.at("nnz_lanes") > 1024) return "feature_tile x nnz_lanes exceeds 1024 threads a block";
+                    if (lt * V > features) return "nnz_lanes > 1 needs feature_tile x feature_vector <= the feature count";
+                    if (lt * p.at("nnz_lanes") > 1024) return "feature_tile x nnz_lanes exceeds 1024 threads a block";
                     return "";
                 }
                 if (ft > 1 && ft / 2 >= features) return "feature_tile is at least twice the feature count";
@@ -164,8 +175,8 @@ const ScheduleDef &default_schedule() {
                 return "";
             }
             if (p.at("feature_tile") != 0 || p.at("rows_per_block") != 0 || p.at("nnz_lanes") != 0 ||
-                p.at("nnz_steps") != 2)
-                return "feature_tile, rows_per_block, nnz_lanes and nnz_steps are CUDA knobs";
+                p.at("nnz_steps") != 2 || p.at("feature_vector") != 0)
+                return "feature_tile, rows_per_block, nnz_lanes, nnz_steps and feature_vector are CUDA knobs";
             if (p.at("vector_width") > 1 && p.at("vector_width") / 2 >= features)
                 return "vector_width is at least twice the feature count";
             return "";
@@ -177,20 +188,36 @@ const ScheduleDef &default_schedule() {
                 const int64_t ft = cuda_feature_tile(c.knob("feature_tile"), c.features);
                 const int64_t L = cuda_nnz_lanes(c.knob("nnz_lanes"), c.monoid_merges);
                 // Blocks: x over rows (up to 2^31 - 1 of them), y over feature tiles.
-                if (L > 1 && ft <= c.features && c.knob("rows_per_block") <= 1) {
-                    // A block per row and feature tile: its ft x L threads reduce every L-th
-                    // neighbour each into shared memory, then ft threads merge the L lanes.
+                const int V = static_cast<int>(cuda_lane_vector(c.knob("feature_vector"), c.features));
+                const int lt = static_cast<int>(cuda_lane_tile(c.knob("feature_tile"), c.features, V));
+                if (L > 1 && lt * V <= c.features && c.knob("rows_per_block") <= 1) {
+                    // A block per row and lt x V features: its lt x L threads, V features each, reduce
+                    // every L-th neighbour (nnz_steps at a time) into shared memory, then lt threads
+                    // merge the L lanes.
                     NnzLanes n = c.split_nnz_lanes(static_cast<int>(L), static_cast<int>(c.knob("nnz_steps")));
-                    c.out.split(c.f, fo, fi, static_cast<int>(ft), TailStrategy::ShiftInwards)
-                        .reorder(fi, c.v, fo)
+                    Var fv("fv");
+                    c.out.split(c.f, fo, fi, lt * V, TailStrategy::ShiftInwards)
+                        .split(fi, fi, fv, V)
+                        .reorder(fv, fi, c.v, fo)
                         .gpu_blocks(c.v, fo)
                         .gpu_threads(fi);
                     c.acc.compute_at(c.out, fi);
                     // Each thread reduces its lane in registers and stores it once to shared memory.
                     Func shared = n.lanes.in(c.acc);
-                    shared.compute_at(c.out, c.v).reorder(c.f, n.lane, c.v).gpu_threads(c.f, n.lane, c.v);
-                    n.lanes.compute_at(shared, c.f);
+                    shared.compute_at(c.out, c.v)
+                        .split(c.f, fi, fv, V)
+                        .reorder(fv, fi, n.lane, c.v)
+                        .gpu_threads(fi, n.lane, c.v);
+                    n.lanes.compute_at(shared, fi);
                     n.lanes.update().unroll(n.step);
+                    if (V > 1) {
+                        c.out.vectorize(fv);
+                        shared.vectorize(fv);
+                        c.acc.vectorize(c.f);
+                        c.acc.update().vectorize(c.f);
+                        n.lanes.vectorize(c.f);
+                        n.lanes.update().vectorize(c.f);
+                    }
                     return;
                 }
                 const int64_t rb = cuda_rows_per_block(c.knob("rows_per_block"), ft);

@@ -491,6 +491,49 @@ TEST(UserSpmm, LanesOfNonzerosMergeToTheInOrderResult) {
     }
 }
 
+/// shift[v] = leaky_relu(max over v's in-edges of a_src[u] + a_dst[v]) (0 on rows without in-edges).
+Tensor row_max_scores(const Graph &g, const Tensor &a_src, const Tensor &a_dst) {
+    const CSR &csr = g.csr();
+    Tensor shift = Tensor::zeros({csr.num_rows, 1}, DType::F32);
+    for (int64_t v = 0; v < csr.num_rows; ++v) {
+        float best = -std::numeric_limits<float>::infinity();
+        for (int64_t p = csr.row_ptr[v]; p < csr.row_ptr[v + 1]; ++p)
+            best = std::max(best, a_src.data_as<float>()[csr.col_idx[p]] + a_dst.data_as<float>()[v]);
+        if (csr.row_length(v) > 0) shift.data_as<float>()[v] = best > 0 ? best : 0.2f * best;
+    }
+    return shift;
+}
+
+TEST(UserSpmm, AttentionGivenTheRowMaximaMatchesTheOnlineSoftmax) {
+    // gat_attention_shifted (a sum over tuples of exp(s - shift) weights) against the one-pass
+    // online softmax, scores up to 120, with the log-sum-exp output against log(sum exp(s)).
+    dsl::SpmmKernel online = gsparse_examples::gat_attention("online_ref").compile(7);
+    dsl::SpmmKernel shifted = gsparse_examples::gat_attention_shifted("shifted_lse", true).compile(7);
+    for (const Case &c : graphs()) {
+        Graph g = test::random_graph(17, c.opt);
+        Tensor x = test::random_tensor({g.num_src(), 7}, 1),
+               as = test::random_tensor({g.num_src(), 1}, 2, DType::F32, 0., 60.),
+               ad = test::random_tensor({g.num_dst(), 1}, 3, DType::F32, 0., 60.);
+        Tensor shift = row_max_scores(g, as, ad);
+        Tensor want = Tensor::empty({g.num_dst(), 7}, DType::F32), got = Tensor::empty({g.num_dst(), 7}, DType::F32),
+               lse = Tensor::empty({g.num_dst(), 7}, DType::F32);
+        online.run(g, {{"x", x}, {"a_src", as}, {"a_dst", ad}}, want);
+        shifted.run(g, {{"x", x}, {"a_src", as}, {"a_dst", ad}, {"shift", shift}}, {&got, &lse});
+        expect_close(got, want, 1e-5, std::string("shifted ") + c.name);
+        const CSR &csr = g.csr();
+        for (int64_t v = 0; v < csr.num_rows; ++v) {
+            double sum = 0;
+            for (int64_t p = csr.row_ptr[v]; p < csr.row_ptr[v + 1]; ++p) {
+                const double sc = double(as.data_as<float>()[csr.col_idx[p]]) + ad.data_as<float>()[v];
+                sum += std::exp((sc > 0 ? sc : 0.2 * sc) - shift.data_as<float>()[v]);
+            }
+            const double want_lse = csr.row_length(v) ? shift.data_as<float>()[v] + std::log(sum) : 0.0;
+            for (int f = 0; f < 7; ++f)
+                EXPECT_NEAR(lse.data_as<float>()[v * 7 + f], want_lse, 1e-4 * (1 + std::abs(want_lse))) << c.name << " row " << v;
+        }
+    }
+}
+
 TEST(UserSpmm, LanesOfNonzerosErrorsNameTheProblem) {
     auto splitting = [](int lanes, int times) {
         dsl::ScheduleDef d;
@@ -517,7 +560,7 @@ TEST(UserSpmm, LanesOfNonzerosErrorsNameTheProblem) {
                                                  {"already split"}));
     EXPECT_TRUE(test::throws_with<ScheduleError>(
         [&] { summed.compile(4, Device::CUDA, dsl::default_schedule(), {{"nnz_lanes", 1}, {"nnz_steps", 4}}); },
-        {"nnz_steps applies to nnz_lanes > 1"}));
+        {"nnz_steps and feature_vector apply to nnz_lanes > 1"}));
     // The default CUDA schedule: lanes only for monoids that merge, one row a block.
     EXPECT_NE(summed.compile(4, Device::CUDA).lowered_stmt().find("summed_lanes"), std::string::npos);
     EXPECT_EQ(ordered.compile(4, Device::CUDA).lowered_stmt().find("ordered_lanes"), std::string::npos);

@@ -101,6 +101,40 @@ TEST_F(GpuUserProgram, OnePassAttentionOverTuplesMatchesTheCpu) {
     }
 }
 
+TEST_F(GpuUserProgram, AttentionGivenTheRowMaximaMatchesTheCpuAtEveryFeatureVector) {
+    // gat_attention_shifted (one exp an edge) with 1, 2, 4 and 8 features a thread, long rows and
+    // empty ones; the shift is each row's largest score (a constant per row suffices here).
+    dsl::SpmmProgram cpu_p = gsparse_examples::gat_attention_shifted("shifted_cpu");
+    dsl::SpmmProgram gpu_p = gsparse_examples::gat_attention_shifted("shifted_gpu");
+    test::RandomGraphOptions opt;
+    opt.long_row = 3000;
+    opt.empty_row_share = 0.2;
+    for (int F : {3, 64, 100}) {
+        Graph g = test::random_graph(500 + F, opt);
+        Tensor x = test::random_tensor({g.num_src(), F}, 1), as = test::random_tensor({g.num_src(), 1}, 2),
+               ad = test::random_tensor({g.num_dst(), 1}, 3), shift = test::random_tensor({g.num_dst(), 1}, 4, DType::F32, 1., 2.);
+        Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
+        const std::map<std::string, Tensor> host = {{"x", x}, {"a_src", as}, {"a_dst", ad}, {"shift", shift}};
+        cpu_p.compile(F).run(g, host, want);
+        std::map<std::string, Tensor> dev;
+        for (const auto &[name, t] : host) dev.emplace(name, to_device(t));
+        for (int64_t V : {0, 1, 2, 4, 8}) {
+            if (V > F) continue;
+            dsl::SpmmKernel k = gpu_p.compile(F, Device::CUDA, dsl::default_schedule(), {{"feature_vector", V}});
+            Tensor out = device_empty({g.num_dst(), F}, DType::F32);
+            k.run(g, dev, out, launch_);
+            Tensor got = to_host(out);
+            int64_t bad = 0;
+            for (int64_t i = 0; i < got.numel(); ++i) {
+                const double a = got.data_as<float>()[i], b = want.data_as<float>()[i];
+                if (!(std::abs(a - b) <= 1e-4 * (1 + std::abs(b))) && bad++ < 3)
+                    ADD_FAILURE() << k.schedule() << " F=" << F << " element " << i << ": " << a << " vs " << b;
+            }
+            EXPECT_EQ(bad, 0) << k.schedule();
+        }
+    }
+}
+
 TEST_F(GpuUserProgram, GraphWithoutEdgesGivesZeros) {
     dsl::SpmmProgram p("gpu_empty");
     p.message(p.operand("x", At::Src) * p.operand("w", At::Edge, true));

@@ -6,6 +6,11 @@
 // rescaled by exp(-|m_a - m_b|) (one exp a step; exp never overflows); finalize divides (rows
 // without in-edges give 0). Two partial results merge the same way, so schedules may split a row's
 // neighbours over lanes (ScheduleContext::split_nnz_lanes).
+//
+// gat_attention_shifted is the same aggregation given each row's maximum score: its weights
+// exp(s - max) are at most 1, so a plain sum over (normaliser, weighted sum) needs no running
+// maximum, and the exp depends on the edge only: a thread holding several features (the default
+// CUDA schedule's feature_vector) computes it once for all of them.
 #pragma once
 
 #include <string>
@@ -57,6 +62,41 @@ inline gsparse::dsl::SpmmProgram gat_attention(const std::string &name = "gat_at
         });
     else
         p.finalize_values([](const Halide::Tuple &acc, Halide::Expr) { return acc[2] / acc[1]; });
+    return p;
+}
+
+/// The sum over tuples (normaliser, weighted sum): messages and partial results add.
+inline gsparse::dsl::Monoid tuple_sum() {
+    gsparse::dsl::Monoid sum;
+    sum.name = "tuple_sum";
+    sum.identity_values = [](Halide::Type t) { return Halide::Tuple(Halide::cast(t, 0), Halide::cast(t, 0)); };
+    sum.combine_values = [](const Halide::Tuple &a, const Halide::Tuple &b) {
+        return Halide::Tuple(a[0] + b[0], a[1] + b[1]);
+    };
+    sum.merge_values = sum.combine_values;
+    return sum;
+}
+
+/// The program given the rows' maximum scores: operands x [num_src, F], a_src [num_src, 1],
+/// a_dst [num_dst, 1], shift [num_dst, 1] = leaky_relu(max over v's in-edges of a_src[u] + a_dst[v])
+/// (leaky_relu is increasing: the row's largest score; one g-SpMM max of a_src). Outputs out and,
+/// with `log_normaliser`, the rows' log-sum-exp shift + log(d).
+inline gsparse::dsl::SpmmProgram gat_attention_shifted(const std::string &name = "gat_attention_shifted",
+                                                       bool log_normaliser = false) {
+    using gsparse::dsl::At;
+    gsparse::dsl::SpmmProgram p(name);
+    Halide::Expr x = p.operand("x", At::Src);
+    Halide::Expr s = p.operand("a_src", At::Src, true) + p.operand("a_dst", At::Dst, true);
+    Halide::Expr shift = p.operand("shift", At::Dst, true);
+    Halide::Expr w = Halide::exp(Halide::select(s > 0, s, 0.2f * s) - shift);
+    p.message(Halide::Tuple(w, w * x));
+    p.reduce(tuple_sum());
+    if (log_normaliser)
+        p.finalize_outputs([shift](const Halide::Tuple &acc, Halide::Expr) {
+            return Halide::Tuple(acc[1] / acc[0], shift + Halide::log(acc[0]));
+        });
+    else
+        p.finalize_values([](const Halide::Tuple &acc, Halide::Expr) { return acc[1] / acc[0]; });
     return p;
 }
 

@@ -73,6 +73,8 @@ GSPARSE_PLUGIN(registry) {
     registry.program("weighted_sum", weighted_sum);
     registry.program("gat_attention", [] { return gsparse_examples::gat_attention(); });
     registry.program("gat_attention_lse", [] { return gsparse_examples::gat_attention("gat_attention_lse", true); });
+    registry.program("gat_attention_shifted_lse",
+                     [] { return gsparse_examples::gat_attention_shifted("gat_attention_shifted_lse", true); });
     registry.program("weighted_sum_and_mean", weighted_sum_and_mean);
     registry.schedule("row_tasks", row_tasks);
 }
