@@ -385,7 +385,9 @@ bool RaggedBoundsPass::is_position(const Expr &e) const {
     int row_ptr_terms = 0;
     for (const Expr &t : terms) {
         if (row_ptr_term(t, layout_.row_ptr())) row_ptr_terms++;
-        else if (has_direct_load(t, layout_.row_ptr())) return false;
+        // An offset clamped by the row's extent, min(k, row_ptr(v + 1) - row_ptr(v) - 1), is an
+        // offset too (analyze_position bounds it, or the position is clamped into the array).
+        else if (has_direct_load(t, layout_.row_ptr()) && !t.as<Min>()) return false;
     }
     return row_ptr_terms == 1;
 }

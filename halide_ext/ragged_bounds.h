@@ -13,7 +13,9 @@
 // Produces: the same Funcs (mutated in place: pure definitions, updates, their predicates and
 // specializations) in which
 //   * a position index -- an argument of a load that is a CSR position: one row_ptr load plus an
-//     offset, e.g. row_ptr(v) + k, row_ptr(v) + kv, or a clamp of one, min(row_ptr(v) + kv, ...)
+//     offset, e.g. row_ptr(v) + k, row_ptr(v) + kv, row_ptr(v) + min(k, row_ptr(v + 1) -
+//     row_ptr(v) - 1) (an offset clamped to the row's last position), or a clamp of one,
+//     min(row_ptr(v) + kv, ...)
 //     -- carries unsafe_promise_clamped(index, 0, nnz - 1). For a fixed row v the index lies in
 //     [row_ptr(v) + min(k), row_ptr(v) + max(k)], k bounded by its RDom and the definition's
 //     predicate (k < row_ptr(v + 1) - row_ptr(v) gives [row_ptr(v), row_ptr(v + 1) - 1]) or, for a

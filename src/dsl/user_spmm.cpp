@@ -151,14 +151,14 @@ const ScheduleDef &default_schedule() {
                    {"feature_tile", {0, 1, 2, 4, 8, 16, 32}, 0},
                    {"rows_per_block", {0, 1, 2, 4, 8, 16, 32, 64, 128}, 0},
                    {"nnz_lanes", {0, 1, 2, 4, 8, 16, 32}, 0},
-                   {"nnz_steps", {1, 2, 4}, 2},
+                   {"nnz_steps", {1, 2, 4}, 4},
                    {"feature_vector", {0, 1, 2, 4, 8}, 0}};
         d.why_invalid = [](const std::map<std::string, int64_t> &p, int features, Device device) -> std::string {
             if (device == Device::CUDA) {
                 if (p.at("rows_per_task") != 16 || p.at("vector_width") != 1)
                     return "rows_per_task and vector_width are CPU knobs";
                 const int64_t ft = cuda_feature_tile(p.at("feature_tile"), features);
-                if (p.at("nnz_lanes") == 1 && (p.at("nnz_steps") != 2 || p.at("feature_vector") > 1))
+                if (p.at("nnz_lanes") == 1 && (p.at("nnz_steps") != 4 || p.at("feature_vector") > 1))
                     return "nnz_steps and feature_vector apply to nnz_lanes > 1 (or 0)";
                 if (p.at("nnz_lanes") > 1) {
                     // One row a block: lanes x features threads, the lanes merged in shared memory.
@@ -175,7 +175,7 @@ const ScheduleDef &default_schedule() {
                 return "";
             }
             if (p.at("feature_tile") != 0 || p.at("rows_per_block") != 0 || p.at("nnz_lanes") != 0 ||
-                p.at("nnz_steps") != 2 || p.at("feature_vector") != 0)
+                p.at("nnz_steps") != 4 || p.at("feature_vector") != 0)
                 return "feature_tile, rows_per_block, nnz_lanes, nnz_steps and feature_vector are CUDA knobs";
             if (p.at("vector_width") > 1 && p.at("vector_width") / 2 >= features)
                 return "vector_width is at least twice the feature count";
@@ -416,14 +416,16 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         r.steps = U;
         r.lane = Var("lane");
         // (step, ko): step innermost. One step: the predicate is exact. Several: it bounds ko only,
-        // and the steps past the row's end keep the lane's value (their loads are clamped).
+        // and the steps past the row's end keep the lane's value; they read the row's last
+        // position (cached), not the next rows' neighbours.
         RDom dom(0, U, 0, (max_degree_ + (L * U - 1)) / (L * U), name_ + "_ko");
         r.step = dom.x;
         r.ko = dom.y;
         const Expr k = (dom.y * U + dom.x) * L + r.lane;
         dom.where(U == 1 ? k < degree_ : dom.y * (L * U) < degree_);
+        const Expr k_read = U == 1 ? k : min(k, degree_ - 1);
         std::vector<Expr> at_k;
-        for (const Expr &m : msg) at_k.push_back(Internal::substitute(k_.x.name(), k, m));
+        for (const Expr &m : msg) at_k.push_back(Internal::substitute(k_.x.name(), k_read, m));
         r.lanes = Func(name_ + "_lanes");
         // Several steps combine only the positions inside the row.
         reduce_into(r.lanes, {f_, v_, r.lane}, at_k, U > 1 ? k < degree_ : Expr());

@@ -559,7 +559,7 @@ TEST(UserSpmm, LanesOfNonzerosErrorsNameTheProblem) {
     EXPECT_TRUE(test::throws_with<ScheduleError>([&] { summed.compile(4, Device::CPU, splitting(4, 2), {}); },
                                                  {"already split"}));
     EXPECT_TRUE(test::throws_with<ScheduleError>(
-        [&] { summed.compile(4, Device::CUDA, dsl::default_schedule(), {{"nnz_lanes", 1}, {"nnz_steps", 4}}); },
+        [&] { summed.compile(4, Device::CUDA, dsl::default_schedule(), {{"nnz_lanes", 1}, {"nnz_steps", 2}}); },
         {"nnz_steps and feature_vector apply to nnz_lanes > 1"}));
     // The default CUDA schedule: lanes only for monoids that merge, one row a block.
     EXPECT_NE(summed.compile(4, Device::CUDA).lowered_stmt().find("summed_lanes"), std::string::npos);

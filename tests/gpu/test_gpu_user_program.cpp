@@ -52,7 +52,8 @@ TEST_F(GpuUserProgram, AttentionAndMaxMatchTheCpu) {
                 int64_t bad = 0;
                 for (int64_t k = 0; k < got.numel(); ++k) {
                     const double a = got.data_as<float>()[k], b = want.data_as<float>()[k];
-                    if (!(std::abs(a - b) <= 1e-5 * (1 + std::abs(b))) && bad++ < 3)
+                    // Sums over lanes of nonzeros add in another order than the CPU's loop.
+                    if (!(std::abs(a - b) <= (max ? 1e-6 : 1e-4) * (1 + std::abs(b))) && bad++ < 3)
                         ADD_FAILURE() << "max=" << max << " F=" << F << " shape " << i << " element " << k << ": " << a
                                       << " vs " << b;
                 }
@@ -71,8 +72,8 @@ TEST_F(GpuUserProgram, OnePassAttentionOverTuplesMatchesTheCpu) {
     shapes[1].num_src = 90;
     shapes[2].avg_degree = 0.5;
     shapes[2].empty_row_share = 0.6;
-    // The default point splits rows over 8 lanes of nonzeros (the monoid merges); also 1, 2 and 32
-    // lanes, and 1 and 4 steps.
+    // The default point splits rows over 8 lanes of nonzeros (the monoid merges), 4 steps; also 1, 2
+    // and 32 lanes, and 1 and 4 steps.
     const std::vector<std::map<std::string, int64_t>> points = {
         {}, {{"nnz_lanes", 1}}, {{"nnz_lanes", 2}, {"nnz_steps", 1}}, {{"nnz_lanes", 32}, {"nnz_steps", 4}}};
     for (int F : {1, 7, 64}) {
@@ -165,7 +166,8 @@ TEST_F(GpuUserProgram, SearchMeasuresEveryCudaPointAndAllMatchTheCpu) {
     // nonzeros and their steps included.
     dsl::ScheduleDef def = dsl::default_schedule();
     def.knobs = {{"rows_per_task", {16}, 16},       {"vector_width", {1}, 1},      {"feature_tile", {0, 8, 32}, 0},
-                 {"rows_per_block", {0, 1, 4}, 0}, {"nnz_lanes", {0, 1, 4, 32}, 0}, {"nnz_steps", {1, 2, 4}, 2}};
+                 {"rows_per_block", {0, 1, 4}, 0}, {"nnz_lanes", {0, 1, 4, 32}, 0}, {"nnz_steps", {1, 4}, 4},
+                 {"feature_vector", {0, 1, 4}, 0}};
     auto measured = dsl::search_schedule(p, def, F, Device::CUDA, g, {{"x", dx}, {"w", dw}}, out, launch_, 3,
                                          [this] { sync(); });
     EXPECT_EQ(measured.size(), def.space(F, Device::CUDA).size());

@@ -197,6 +197,30 @@ TEST(RaggedBounds, ReportListsTheSpmmRewrites) {
     EXPECT_TRUE(report.notes.empty()) << report.str();
 }
 
+TEST(RaggedBounds, OffsetClampedToTheRowsLastPositionStaysInsideTheRow) {
+    // Positions row_ptr(v) + min(k, deg(v) - 1) with k over a domain that runs past short rows (as
+    // the unrolled steps of lanes of nonzeros read): a position, provably inside the array, so
+    // promised without a real clamp; the pipeline compiles and reads only the row's entries.
+    PlainSpmm a;
+    Func acc("clamped_acc"), out("clamped_out");
+    Var f("f"), v("v");
+    Expr deg = a.row_ptr(v + 1) - a.row_ptr(v);
+    RDom r(0, (a.max_degree + 3) / 4 * 4, "r");
+    r.where(r.x / 4 * 4 < deg);
+    Expr p = a.row_ptr(v) + min(r.x, deg - 1);
+    acc(f, v) = 0.f;
+    acc(f, v) += select(r.x < deg, a.X(f, a.col_idx(p)) * a.Y(f, a.edge_ids(p)), 0.f);
+    out(f, v) = acc(f, v);
+    ext::RaggedBoundsReport report = ext::infer_ragged_bounds({out, acc}, a.layout());
+    auto col = report.of("col_idx", Kind::Position);
+    ASSERT_EQ(col.size(), 1u) << report.str();
+    EXPECT_FALSE(col[0].clamped) << report.str();
+    SmallCsr g;
+    bind_spmm_inputs(a, g);
+    Buffer<float> result = out.realize({kF, 5});
+    expect_spmm_result(result);
+}
+
 TEST(RaggedBounds, ReportListsTheStagedSpmmRewrites) {
     PlainSpmm a(/*staged=*/true);
     ext::RaggedBoundsReport report = ext::infer_ragged_bounds({a.out}, a.layout());
