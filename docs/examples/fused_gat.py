@@ -5,7 +5,7 @@ and the weighted sum in one pass per row;
 its backward is written with gsparse's operators (gsparse.user_op).
 
     python3 docs/examples/fused_gat.py PLUGIN                  # checks against gsparse.nn.GATConv
-    python3 docs/examples/fused_gat.py PLUGIN --bench GRAPH --device cuda [--lanes default,1,32] [--out FILE.json]
+    python3 docs/examples/fused_gat.py PLUGIN --bench GRAPH --device cuda [--lanes default,16x4] [--out FILE.json]
 
 The check compares outputs and gradients (x and every parameter) with gsparse.nn.GATConv of one
 head without self-loops, on a graph with empty rows, duplicate edges, self-loops and a long row, on
@@ -27,6 +27,7 @@ out[v] = sum_u alpha[e] h[u], s[e] = leaky_relu(a_src[u] + a_dst[v]):
 
 import argparse
 import json
+import os
 import re
 import statistics
 import sys
@@ -189,6 +190,44 @@ def bench(plugin, args):
                           "backward; forward_ms: forward without autograd"}
         with open(args.out, "w") as f:
             json.dump({"meta": meta, "results": results}, f, indent=1)
+        report(args.out)
+
+
+def report(path):
+    """A table (.md) and a plot (.png, where matplotlib is installed) beside a --bench JSON file."""
+    with open(path) as f:
+        data = json.load(f)
+    meta, results = data["meta"], data["results"]
+    pyg = results.get("PyG GATConv", {}).get("median_ms")
+    base = os.path.splitext(path)[0]
+    lines = [f"# One GAT layer, forward + backward: {meta['device']}, {meta.get('date', '')}", "",
+             f"Graph {meta['graph']} ({meta['num_nodes']} nodes, {meta['num_edges']} edges), {meta['in']} -> "
+             f"{meta['out']} features, one head. {meta.get('timing', '')}.", "",
+             "| layer | forward + backward ms | forward ms | vs PyG | peak extra GB |", "|---|---:|---:|---:|---:|"]
+    for name, r in results.items():
+        speedup = f"{pyg / r['median_ms']:.2f}x" if pyg else "-"
+        peak = f"{r['peak_extra_gb']:.3f}" if "peak_extra_gb" in r else "-"
+        lines.append(f"| {name} | {r['median_ms']:.3f} | {r.get('forward_ms', float('nan')):.3f} | {speedup} | {peak} |")
+    with open(base + ".md", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    names = list(results)
+    fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(names)), 3.5))
+    ax.bar(range(len(names)), [results[n]["median_ms"] for n in names], label="forward + backward")
+    ax.bar(range(len(names)), [results[n].get("forward_ms", 0) for n in names], label="forward")
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels([n.replace(" ", "\n") for n in names], fontsize=7)
+    ax.set_yscale("log")
+    ax.set_ylabel("ms (median)")
+    ax.set_title(f"GAT layer on {os.path.basename(meta['graph'])}, {meta['device']}", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(base + ".png", dpi=120)
 
 
 def main():
@@ -200,6 +239,7 @@ def main():
     ap.add_argument("--out-channels", type=int, default=64)
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--out", help="--bench: write the results as JSON to this file")
+    ap.add_argument("--report", metavar="JSON", help="write the table and plot of a --bench JSON file and exit")
     ap.add_argument("--lanes", default="default",
                     help="--bench: the fused layer at these points of the default CUDA schedule, comma-separated: "
                          "'default', L (nnz_lanes), LxU (and nnz_steps), LxUvV (and feature_vector), "
@@ -213,6 +253,9 @@ def main():
         knobs = ("nnz_lanes", "nnz_steps", "feature_vector")
         points.append({} if v == "default" else {k: int(n) for k, n in zip(knobs, m.groups()) if n})
     args.lanes = points
+    if args.report:
+        report(args.report)
+        return 0
     plugin = gsparse.load_plugin(args.plugin)
     if args.bench:
         bench(plugin, args)

@@ -115,6 +115,26 @@ def test_user_op_gradients_through_a_given_backward(plugin, device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_user_op_hands_the_saved_outputs_to_the_backward(plugin, device):
+    # save_outputs=True: backward(g, grad, out, **operands) gets the forward's output itself.
+    g, _ = graph()
+    agg = plugin.program("weighted_sum", features=3, device=device)
+    seen = {}
+
+    def backward(g, grad, out, x, w):
+        seen["out"] = out
+        return {"x": gsparse.gspmm(g.reverse(), "mul", "sum", grad, w)}
+
+    f = gsparse.user_op(agg, backward, save_outputs=True)
+    x = torch.randn(g.num_src, 3, device=device, requires_grad=True)
+    w = torch.rand(g.num_edges, 1, device=device) + 0.5
+    out = f(g, x=x, w=w)
+    (dx,) = torch.autograd.grad(out, (x,), torch.ones_like(out))
+    torch.testing.assert_close(seen["out"], out.detach())
+    torch.testing.assert_close(dx, gsparse.gspmm(g.reverse(), "mul", "sum", torch.ones_like(out), w))
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_programs_of_several_outputs(plugin, device):
     # weighted_sum_and_mean: two outputs of one pass; a tuple from Python, and gradients from a
     # backward given both outputs' gradients.
