@@ -7,6 +7,7 @@
 //   gsparse-compile --target cuda --binary mul --reduce sum --feat 64 --edge-feat 1 --out kernels --name agg
 //   gsparse-compile --op sddmm --binary dot --lhs-target u --rhs-target v --feat 64 --out kernels --name score
 //   gsparse-compile --plugin libmy_programs.so --program weighted_max --feat 8 --out kernels --name weighted_max
+#include <algorithm>
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -62,6 +63,8 @@ int main(int argc, char **argv) {
             if (list) {
                 std::printf("programs: ");
                 for (const auto &n : plugin.registry.program_names()) std::printf("%s ", n.c_str());
+                std::printf("\nper-edge programs: ");
+                for (const auto &n : plugin.registry.edge_program_names()) std::printf("%s ", n.c_str());
                 std::printf("\nschedules: ");
                 for (const auto &n : plugin.registry.schedule_names()) std::printf("%s ", n.c_str());
                 std::printf("\n");
@@ -69,6 +72,20 @@ int main(int argc, char **argv) {
             }
             if (program.empty()) fail<Error>("--plugin needs --program (or --list)");
             if (!out_opt->count() || !name_opt->count()) fail<Error>("--out and --name are required");
+            const Device device = target == "cuda" ? Device::CUDA : Device::CPU;
+            const std::vector<std::string> edge_programs = plugin.registry.edge_program_names();
+            if (std::find(edge_programs.begin(), edge_programs.end(), program) != edge_programs.end()) {
+                // A per-edge program: its default schedule (edges in parallel), no schedule to pick.
+                if (!schedule.empty()) fail<Error>("--schedule applies to g-SpMM-shaped programs, not per-edge ", program);
+                const dsl::SddmmKernel k = plugin.registry.make_edge_program(program).compile(static_cast<int>(feat), device);
+                k.compile_to_static_library(out_dir, name);
+                std::printf("per-edge program %s from %s (%s)\nlibrary  %s/%s.a\nheader   %s/%s.h\narguments",
+                            program.c_str(), plugin_path.c_str(), device_name(device), out_dir.c_str(), name.c_str(),
+                            out_dir.c_str(), name.c_str());
+                for (const auto &a : k.argument_names()) std::printf(" %s", a.c_str());
+                std::printf("\n");
+                return 0;
+            }
             const dsl::SpmmProgram p = plugin.registry.make_program(program);
             dsl::ScheduleDef def = dsl::default_schedule();
             std::map<std::string, int64_t> point;
@@ -77,7 +94,6 @@ int main(int argc, char **argv) {
                 def = plugin.registry.make_schedule(parsed.schedule);
                 point = parsed.values;
             }
-            const Device device = target == "cuda" ? Device::CUDA : Device::CPU;
             const dsl::SpmmKernel k = p.compile(static_cast<int>(feat), device, def, point);
             k.compile_to_static_library(out_dir, name);
             std::printf("program  %s from %s (%s, %s)\nlibrary  %s/%s.a\nheader   %s/%s.h\narguments", program.c_str(),

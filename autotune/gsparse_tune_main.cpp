@@ -5,6 +5,7 @@
 //   gsparse-tune --graph cora.mtx --op sddmm --binary dot --feat 64 --json result.json
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -97,6 +98,53 @@ void print_summary(const TuneResult &r, const std::string &model) {
     std::printf("speedup over the expert default: %.2fx\n", r.speedup_over_default());
 }
 
+/// Operands of fixed pseudo-random values in [0.5, 1.5) for a user program's declared operands on g.
+std::map<std::string, Tensor> random_operands(const std::vector<dsl::OperandInfo> &declared, const Graph &g, int F,
+                                              DType dtype, uint64_t seed) {
+    std::map<std::string, Tensor> operands;
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> value(0.5, 1.5);
+    for (const auto &o : declared) {
+        const int64_t rows = o.at == dsl::At::Src ? g.num_src() : o.at == dsl::At::Dst ? g.num_dst() : g.num_edges();
+        Tensor t = Tensor::empty({rows, o.broadcast ? 1 : F}, dtype);
+        for (int64_t i = 0; i < t.numel(); ++i) {
+            if (dtype == DType::F64) t.data_as<double>()[i] = value(rng);
+            else t.data_as<float>()[i] = static_cast<float>(value(rng));
+        }
+        operands.emplace(o.name, t);
+    }
+    return operands;
+}
+
+/// A plugin's per-edge program has one schedule (edges in parallel): measured on the graph, the
+/// median of --runs after a warm-up. CPU only.
+int time_plugin_edge_program(const Args &a, const dsl::Plugin &plugin) {
+    if (!a.schedule_def.empty()) fail<Error>("--schedule-def applies to g-SpMM-shaped programs, not per-edge ", a.program);
+    const dsl::SddmmProgram program = plugin.registry.make_edge_program(a.program);
+    if (program.type() != Halide::Float(32) && program.type() != Halide::Float(64))
+        fail<Error>("--plugin timing fills operands with floating-point values; program ", a.program, " is of another type");
+    std::string graph_name;
+    const Graph g = load_problem_graph(a, graph_name);
+    const int F = static_cast<int>(a.op.feat);
+    const DType dtype = program.type() == Halide::Float(64) ? DType::F64 : DType::F32;
+    const std::map<std::string, Tensor> operands = random_operands(program.operands(), g, F, dtype, a.seed);
+    Tensor out = Tensor::empty({g.num_edges(), F}, dtype);
+    const dsl::SddmmKernel k = program.compile(F, Device::CPU);
+    k.run(g, operands, out);
+    std::vector<double> ms;
+    for (int r = 0; r < a.runs; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        k.run(g, operands, out);
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    std::printf("per-edge program %s from %s, %d features\n", a.program.c_str(), a.plugin.c_str(), F);
+    std::printf("graph         %s: %lld edges\n", graph_name.c_str(), static_cast<long long>(g.num_edges()));
+    std::printf("one schedule  edges in parallel (nothing to search): %.3f ms (median of %d runs)\n", ms[ms.size() / 2],
+                a.runs);
+    return 0;
+}
+
 /// Tunes a plugin's user program (dsl/plugin.h) on the graph: every valid point of its schedule
 /// (--schedule-def, or the default user schedule) measured on operands of fixed pseudo-random values
 /// (dsl::search_schedule), fastest first; --json writes every point. CPU only.
@@ -113,6 +161,9 @@ int tune_plugin_program(const Args &a, CLI::App &app) {
         if (!json_file) fail<Error>("cannot write ", a.json_out);
     }
     const dsl::Plugin plugin = dsl::load_plugin(a.plugin);
+    const std::vector<std::string> edge_programs = plugin.registry.edge_program_names();
+    if (std::find(edge_programs.begin(), edge_programs.end(), a.program) != edge_programs.end())
+        return time_plugin_edge_program(a, plugin);
     const dsl::SpmmProgram program = plugin.registry.make_program(a.program);
     const dsl::ScheduleDef def =
         a.schedule_def.empty() ? dsl::default_schedule() : plugin.registry.make_schedule(a.schedule_def);
@@ -122,18 +173,7 @@ int tune_plugin_program(const Args &a, CLI::App &app) {
     const DType dtype = program.type() == Halide::Float(64) ? DType::F64 : DType::F32;
     if (program.type() != Halide::Float(32) && program.type() != Halide::Float(64))
         fail<Error>("--plugin tuning fills operands with floating-point values; program ", a.program, " is of another type");
-    std::map<std::string, Tensor> operands;
-    std::mt19937_64 rng(a.seed);
-    std::uniform_real_distribution<double> value(0.5, 1.5);
-    for (const auto &o : program.operands()) {
-        const int64_t rows = o.at == dsl::At::Src ? g.num_src() : o.at == dsl::At::Dst ? g.num_dst() : g.num_edges();
-        Tensor t = Tensor::empty({rows, o.broadcast ? 1 : F}, dtype);
-        for (int64_t i = 0; i < t.numel(); ++i) {
-            if (dtype == DType::F64) t.data_as<double>()[i] = value(rng);
-            else t.data_as<float>()[i] = static_cast<float>(value(rng));
-        }
-        operands.emplace(o.name, t);
-    }
+    const std::map<std::string, Tensor> operands = random_operands(program.operands(), g, F, dtype, a.seed);
     Tensor out = Tensor::empty({g.num_dst(), F}, dtype);
     const auto t0 = std::chrono::steady_clock::now();
     const auto ranked = dsl::search_schedule(program, def, F, Device::CPU, g, operands, out, {}, a.runs);

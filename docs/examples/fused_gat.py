@@ -15,13 +15,12 @@ graph file (CUDA events, median) for the fused layer, GATConv and PyG's GATConv 
 The layer runs the plugin's gat_attention_shifted_lse, given each row's largest score (one g-SpMM
 max of the source scores): the weights exp(s - max) need no running maximum and one exp an edge.
 Besides out it gives each row's log-sum-exp of its scores lse[v] = log(sum over v's in-edges of
-exp(s)), so the backward recomputes every weight alpha[e] = exp(s[e] - lse[v]) without a softmax
-pass (the forward keeps no [E] tensor). Backward of
-out[v] = sum_u alpha[e] h[u], s[e] = leaky_relu(a_src[u] + a_dst[v]):
-    dh[u]      = sum over out-edges e = (u -> v) of alpha[e] dout[v]        (g-SpMM on the reverse)
-    dalpha[e]  = <h[u], dout[v]>                                            (g-SDDMM dot)
-    ds[e]      = alpha[e] (dalpha[e] - c[v]),  c[v] = sum over v's in-edges of alpha dalpha
-    dpre[e]    = ds[e] (1 where a_src[u] + a_dst[v] > 0, else 0.2)
+exp(s)); the backward is two more user programs of the plugin that recompute each weight
+alpha[e] = exp(s[e] - lse[v]) where they use it (the forward and backward keep no [E] weights):
+    dh[u]      = sum over out-edges e = (u -> v) of alpha[e] dout[v]     (gat_attention_transpose)
+    dalpha[e]  = <h[u], dout[v]>                                         (g-SDDMM dot)
+    c[v]       = sum over v's in-edges of alpha dalpha = <out[v], dout[v]>
+    dpre[e]    = (1 where a_src[u] + a_dst[v] > 0, else 0.2) alpha[e] (dalpha[e] - c[v])   (gat_score_grad)
     da_src[u]  = sum over out-edges of dpre,  da_dst[v] = sum over in-edges of dpre
 """
 
@@ -41,23 +40,26 @@ import gsparse
 NEGATIVE_SLOPE = 0.2  # the plugin's program has it built in
 
 
-def attention_backward(g, grads, outs, x, a_src, a_dst, shift):
-    """Gradients of gat_attention_shifted_lse(g, x, a_src, a_dst, shift) -> (out, lse) from
-    gsparse's operators and the saved outputs (lse is not differentiated: the layer uses it only
-    here; the output does not depend on the shift)."""
-    grad = grads[0]
-    lse = outs[1][:, :1].contiguous()  # the same in every column
-    pre = gsparse.gsddmm(g, "add", a_src, a_dst, "u", "v")  # [E, 1]
-    # The weights from the forward's log-sum-exp: exp(s - lse[v]), no softmax pass.
-    alpha = torch.exp(gsparse.gsddmm(g, "sub", F.leaky_relu(pre, NEGATIVE_SLOPE), lse, "e", "v"))
-    dx = gsparse.gspmm(g.reverse(), "mul", "sum", grad, alpha)
-    dalpha = gsparse.gsddmm(g, "dot", x, grad, "u", "v")
-    row = gsparse.gspmm(g, "copy_rhs", "sum", None, alpha * dalpha)  # c[v], [num_dst, 1]
-    ds = alpha * gsparse.gsddmm(g, "sub", dalpha, row, "e", "v")
-    dpre = torch.where(pre > 0, ds, ds * NEGATIVE_SLOPE)
-    return {"x": dx,
-            "a_src": gsparse.gspmm(g.reverse(), "copy_rhs", "sum", None, dpre),
-            "a_dst": gsparse.gspmm(g, "copy_rhs", "sum", None, dpre)}
+def attention_backward(plugin, features, device):
+    """The backward of gat_attention_shifted_lse(g, x, a_src, a_dst, shift) -> (out, lse) for
+    user_op(save_outputs=True): the plugin's gat_attention_transpose (dx on the reversed graph)
+    and per-edge gat_score_grad, each edge's weight recomputed from lse where it is used (no [E]
+    weights kept); lse is not differentiated (the layer uses it only here) and the output does not
+    depend on the shift."""
+    transpose = plugin.program("gat_attention_transpose", features, device=device)
+    score_grad = plugin.edge_program("gat_score_grad", 1, device=device)
+
+    def backward(g, grads, outs, x, a_src, a_dst, shift):
+        grad, (out, lse) = grads[0], outs
+        lse = lse[:, :1].contiguous()  # the same in every column
+        dalpha = gsparse.gsddmm(g, "dot", x, grad, "u", "v")  # [E, 1]
+        c = (out * grad).sum(1, keepdim=True)  # sum over v's in-edges of alpha dalpha
+        dpre = score_grad(g, a_src=a_src, a_dst=a_dst, lse=lse, dalpha=dalpha, c=c)
+        rev = g.reverse()
+        return {"x": transpose(rev, dout=grad, a_dst=a_dst, lse=lse, a_src=a_src),
+                "a_src": gsparse.gspmm(rev, "copy_rhs", "sum", None, dpre),
+                "a_dst": gsparse.gspmm(g, "copy_rhs", "sum", None, dpre)}
+    return backward
 
 
 class FusedGATConv(torch.nn.Module):
@@ -80,7 +82,8 @@ class FusedGATConv(torch.nn.Module):
         if device.type not in self._ops:
             program = self.plugin.program("gat_attention_shifted_lse", self.out_channels, device=device.type,
                                           point=self.point if device.type == "cuda" else None)
-            self._ops[device.type] = gsparse.user_op(program, attention_backward, save_outputs=True)
+            backward = attention_backward(self.plugin, self.out_channels, device.type)
+            self._ops[device.type] = gsparse.user_op(program, backward, save_outputs=True)
         return self._ops[device.type]
 
     def forward(self, x, g):

@@ -1,5 +1,6 @@
 // gsparse._C.load_plugin: plugins of user programs (dsl/plugin.h) from Python. A plugin's programs
-// compile to kernels (dsl::SpmmKernel) that run on a static graph with tensors passed by address;
+// compile to kernels (dsl::SpmmKernel, dsl::SddmmKernel for per-edge programs) that run on a
+// static graph or a dynamic graph's view with tensors passed by address;
 // the Python side (gsparse/plugins.py) checks the operands and adds autograd.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -22,6 +23,10 @@ Device device_of(const std::string &device) {
     fail<ShapeError>("device must be 'cpu' or 'cuda', got '", device, "'");
 }
 
+std::string dtype_of(const Halide::Type &t) {
+    return t == Halide::Float(32) ? "float32" : t == Halide::Float(64) ? "float64" : "other";
+}
+
 /// A compiled program with what Python needs to check its operands.
 struct UserKernel {
     dsl::SpmmKernel kernel;
@@ -38,9 +43,35 @@ UserKernel compile(const dsl::Plugin &plugin, const std::string &program, int fe
     const dsl::ScheduleDef def = schedule ? plugin.registry.make_schedule(*schedule) : dsl::default_schedule();
     UserKernel k{p.compile(features, device_of(device), def, point), program, {}, features, "", device};
     for (const auto &o : p.operands()) k.operands.emplace_back(o.name, dsl::at_name(o.at), o.broadcast);
-    const Halide::Type t = p.type();
-    k.dtype = t == Halide::Float(32) ? "float32" : t == Halide::Float(64) ? "float64" : "other";
+    k.dtype = dtype_of(p.type());
     return k;
+}
+
+/// A compiled per-edge program.
+struct UserEdgeKernel {
+    dsl::SddmmKernel kernel;
+    std::string program;
+    std::vector<std::tuple<std::string, std::string, bool>> operands;  ///< (name, src|dst|edge, broadcast)
+    int features = 0;
+    std::string dtype;
+    std::string device;
+};
+
+UserEdgeKernel compile_edge(const dsl::Plugin &plugin, const std::string &program, int features,
+                            const std::string &device) {
+    dsl::SddmmProgram p = plugin.registry.make_edge_program(program);
+    UserEdgeKernel k{p.compile(features, device_of(device)), program, {}, features, dtype_of(p.type()), device};
+    for (const auto &o : p.operands()) k.operands.emplace_back(o.name, dsl::at_name(o.at), o.broadcast);
+    return k;
+}
+
+template <typename G>
+void run_edge(const UserEdgeKernel &k, const G &g, const std::map<std::string, TensorArg> &operands,
+              const TensorArg &out, const std::optional<LaunchArg> &launch) {
+    std::map<std::string, Tensor> views;
+    for (const auto &[name, arg] : operands) views.emplace(name, view_tensor(arg, name.c_str()));
+    Tensor o = view_tensor(out, "out");
+    k.kernel.run(g, views, o, cuda_launch(launch));
 }
 
 /// Runs k on a Graph or a GraphView (a dynamic graph's arrays) with tensors passed by address.
@@ -63,6 +94,10 @@ void bind_plugins(py::module_ &m) {
         .def_readonly("path", &dsl::Plugin::path)
         .def_property_readonly("programs", [](const dsl::Plugin &p) { return p.registry.program_names(); })
         .def_property_readonly("schedules", [](const dsl::Plugin &p) { return p.registry.schedule_names(); })
+        .def_property_readonly("edge_programs", [](const dsl::Plugin &p) { return p.registry.edge_program_names(); })
+        .def("compile_edge", &compile_edge, py::arg("program"), py::arg("features"), py::arg("device"),
+             py::call_guard<py::gil_scoped_release>(),
+             "The per-edge program compiled for `features` output features on 'cpu' or 'cuda'.")
         .def("compile", &compile, py::arg("program"), py::arg("features"), py::arg("device"), py::arg("schedule"),
              py::arg("point"), py::call_guard<py::gil_scoped_release>(),
              "The program compiled for `features` output features on 'cpu' or 'cuda', under the plugin's schedule "
@@ -81,6 +116,16 @@ void bind_plugins(py::module_ &m) {
         .def("run", &run<GraphView>, py::arg("graph"), py::arg("operands"), py::arg("outs"), py::arg("launch"),
              py::call_guard<py::gil_scoped_release>(),
              "The same on a graph view (a dynamic graph's index arrays, by address).");
+    py::class_<UserEdgeKernel>(m, "UserEdgeKernel", "A compiled per-edge user program.")
+        .def_readonly("program", &UserEdgeKernel::program)
+        .def_readonly("operands", &UserEdgeKernel::operands)
+        .def_readonly("features", &UserEdgeKernel::features)
+        .def_readonly("dtype", &UserEdgeKernel::dtype)
+        .def_readonly("device", &UserEdgeKernel::device)
+        .def("run", &run_edge<Graph>, py::arg("graph"), py::arg("operands"), py::arg("out"), py::arg("launch"),
+             py::call_guard<py::gil_scoped_release>(), "out ([num_edges, features], by edge id) = the program.")
+        .def("run", &run_edge<GraphView>, py::arg("graph"), py::arg("operands"), py::arg("out"), py::arg("launch"),
+             py::call_guard<py::gil_scoped_release>(), "The same on a graph view's COO (by address).");
     m.def("load_plugin", &dsl::load_plugin, py::arg("path"), py::call_guard<py::gil_scoped_release>(),
           "Loads a plugin of user programs (its gsparse symbols resolve against this module).");
 }

@@ -11,6 +11,9 @@ the user gives.
     weighted_sum = gsparse.user_op(agg, agg_backward)
     out = weighted_sum(g, x=x, w=w)                            # differentiable
 
+    weights = plugin.edge_program("gat_weights", features=1)  # per-edge (g-SDDMM-shaped) programs
+    w = weights(g, a_src=a_src, a_dst=a_dst, lse=lse)          # w [num_edges, 1], by edge id
+
 A user program reads its operands by name: [num_src, F] at the source, [num_dst, F] at the
 destination or [num_edges, F] at the edge (one column when declared broadcast), in the program's
 type, on the program's device; it runs on static graphs and on dynamic ones (mini-batch blocks,
@@ -58,25 +61,44 @@ class Plugin:
     def schedules(self):
         return list(self._native.schedules)
 
+    @property
+    def edge_programs(self):
+        return list(self._native.edge_programs)
+
     def program(self, name, features, device="cpu", schedule=None, point=None):
         """Program `name` compiled for `features` output features on `device`, under the plugin's
         schedule `schedule` (None: the default user schedule) at `point` ({knob: value}; knobs left out
         take their defaults). Compiled once per argument set."""
-        device = torch.device(device).type
-        if device not in ("cpu", "cuda"):
-            raise ShapeError(f"user programs run on the CPU or CUDA, not {device}")
+        device = _device_type(device)
         point = {str(k): int(v) for k, v in (point or {}).items()}
         key = (name, int(features), device, schedule, tuple(sorted(point.items())))
         if key not in self._compiled:
             self._compiled[key] = UserProgram(self._native.compile(name, int(features), device, schedule, point))
         return self._compiled[key]
 
+    def edge_program(self, name, features, device="cpu"):
+        """Per-edge (g-SDDMM-shaped) program `name` compiled for `features` output features on
+        `device`; compiled once per argument set."""
+        device = _device_type(device)
+        key = ("edge", name, int(features), device)
+        if key not in self._compiled:
+            self._compiled[key] = EdgeProgram(self._native.compile_edge(name, int(features), device))
+        return self._compiled[key]
+
     def __repr__(self):
-        return f"Plugin({self.path!r}, programs={self.programs}, schedules={self.schedules})"
+        return (f"Plugin({self.path!r}, programs={self.programs}, edge_programs={self.edge_programs}, "
+                f"schedules={self.schedules})")
 
 
-class UserProgram:
-    """A compiled user program: call it with a static Graph and its operands by name."""
+def _device_type(device):
+    device = torch.device(device).type
+    if device not in ("cpu", "cuda"):
+        raise ShapeError(f"user programs run on the CPU or CUDA, not {device}")
+    return device
+
+
+class _Compiled:
+    """What user programs of both shapes share: their declared operands and the checks of a call."""
 
     def __init__(self, kernel):
         self._kernel = kernel
@@ -84,17 +106,15 @@ class UserProgram:
         self.operands = [(n, at, b) for n, at, b in kernel.operands]  # (name, source|destination|edge, broadcast)
         self.dtype = _DTYPES.get(kernel.dtype)
         self.device = kernel.device  # "cpu" or "cuda"
-        self.num_outputs = kernel.num_outputs  # several with finalize_outputs: calls return a tuple
 
     @property
     def operand_names(self):
         return [n for n, _, _ in self.operands]
 
-    @property
-    def schedule(self):
-        return self._kernel.schedule
-
-    def __call__(self, g, **operands):
+    def _operand_args(self, g, operands):
+        """The operands checked against the declaration (names, shapes, dtype, device) as tensor
+        arguments, with the contiguous copies the kernel reads (keep them alive until it ran) and
+        their device."""
         if not isinstance(g, Graph):
             raise ShapeError(f"g must be a gsparse.Graph, got {type(g).__name__}")
         names = self.operand_names
@@ -107,7 +127,6 @@ class UserProgram:
         if self.dtype is None:
             raise ShapeError(f"user program {self.name} has type {self._kernel.dtype}; Python calls take float32 "
                              "or float64 programs")
-        # The kernel reads the operands by address: keep the contiguous copies alive until it ran.
         args, dense, device = {}, [], None
         for name, at, broadcast in self.operands:
             t = operands[name]
@@ -129,15 +148,48 @@ class UserProgram:
             t = t.detach().contiguous()
             dense.append(t)
             args[name] = tensor_arg(t, name)
+        if g._t is not None and g._t.device.type != device.type:
+            raise ShapeError(f"the graph's arrays are on {g._t.device} but the operands on {device}")
+        return args, dense, device
+
+
+class EdgeProgram(_Compiled):
+    """A compiled per-edge user program: call it with a Graph and its operands by name; it returns
+    [num_edges, features] by edge id."""
+
+    def __call__(self, g, **operands):
+        args, dense, device = self._operand_args(g, operands)
+        out = torch.empty((g.num_edges, self.features), dtype=self.dtype, device=device)
+        # A dynamic graph: its COO in edge-id order, by address.
+        view = g._t.coo_view() if g._t is not None else g._g
+        self._kernel.run(view, args, tensor_arg(out, "out"), launch_arg(device))
+        del dense
+        return out
+
+    def __repr__(self):
+        return f"EdgeProgram({self.name}, features={self.features})"
+
+
+class UserProgram(_Compiled):
+    """A compiled user program: call it with a Graph and its operands by name."""
+
+    def __init__(self, kernel):
+        super().__init__(kernel)
+        self.num_outputs = kernel.num_outputs  # several with finalize_outputs: calls return a tuple
+
+    @property
+    def schedule(self):
+        return self._kernel.schedule
+
+    def __call__(self, g, **operands):
+        # The kernel reads the operands by address: `dense` keeps the contiguous copies alive.
+        args, dense, device = self._operand_args(g, operands)
         outs = [torch.empty((g.num_dst, self.features), dtype=self.dtype, device=device)
                 for _ in range(self.num_outputs)]
         out_args = [tensor_arg(o, "out") for o in outs]
-        if g._t is not None:  # a dynamic graph: its arrays on their device, by address
-            if g._t.device.type != device.type:
-                raise ShapeError(f"the graph's arrays are on {g._t.device} but the operands on {device}")
-            self._kernel.run(g._t.user_view(), args, out_args, launch_arg(device))
-        else:
-            self._kernel.run(g._g, args, out_args, launch_arg(device))
+        # A dynamic graph: its arrays on their device, by address.
+        self._kernel.run(g._t.user_view() if g._t is not None else g._g, args, out_args, launch_arg(device))
+        del dense
         return outs[0] if self.num_outputs == 1 else tuple(outs)
 
     def __repr__(self):

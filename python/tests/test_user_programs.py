@@ -1,8 +1,8 @@
 """User programs from Python (gsparse.load_plugin, gsparse.user_op) with the example plugin of
 docs/examples/user_plugin (built by CMake; its path comes in GSPARSE_EXAMPLE_PLUGIN, which the
 python.cpu test sets): results against PyTorch on a graph with empty rows, duplicate edges and
-self-loops, a user schedule, gradients through a user-given backward, GAT's attention fused into one
-user program (docs/examples/fused_gat.py) against GATConv, and bad input."""
+self-loops, a user schedule, gradients through a user-given backward, per-edge programs, GAT's
+attention fused into one user program (docs/examples/fused_gat.py) against GATConv, and bad input."""
 
 import importlib.util
 import os
@@ -132,6 +132,33 @@ def test_user_op_hands_the_saved_outputs_to_the_backward(plugin, device):
     (dx,) = torch.autograd.grad(out, (x,), torch.ones_like(out))
     torch.testing.assert_close(seen["out"], out.detach())
     torch.testing.assert_close(dx, gsparse.gspmm(g.reverse(), "mul", "sum", torch.ones_like(out), w))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_per_edge_programs_match_pytorch(plugin, device, dynamic):
+    # The plugin's gat_score_grad (a per-edge program) on static and dynamic graphs: one value per
+    # edge, by edge id, from source, destination and edge operands.
+    _, ei = graph()
+    ei = ei.to(device)
+    n = 60
+    g = gsparse.Graph(ei, num_nodes=n, dynamic=dynamic)
+    assert "gat_score_grad" in plugin.edge_programs
+    prog = plugin.edge_program("gat_score_grad", 1, device=device)
+    gen = torch.Generator().manual_seed(1)
+    a_src, a_dst, lse, c = (torch.randn(n, 1, generator=gen).to(device) for _ in range(4))
+    dalpha = torch.randn(ei.shape[1], 1, generator=gen).to(device)
+    got = prog(g, a_src=a_src, a_dst=a_dst, lse=lse, dalpha=dalpha, c=c)
+    s = a_src[ei[0]] + a_dst[ei[1]]
+    want = torch.where(s > 0, 1.0, 0.2) * torch.exp(torch.nn.functional.leaky_relu(s, 0.2) - lse[ei[1]]) * \
+        (dalpha - c[ei[1]])
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+    with pytest.raises(gsparse.ShapeError, match="dalpha"):
+        prog(g, a_src=a_src, a_dst=a_dst, lse=lse, dalpha=dalpha[:-1], c=c)
+    with pytest.raises(gsparse.ShapeError, match="unknown: w"):
+        prog(g, a_src=a_src, a_dst=a_dst, lse=lse, dalpha=dalpha, c=c, w=c)
+    with pytest.raises(gsparse.Error, match="no plugin per-edge program named 'nope'"):
+        plugin.edge_program("nope", 1)
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -32,6 +32,14 @@ struct Operand {
     Halide::ImageParam param;
 };
 
+/// What a program's user needs to know of an operand: its name, where it is read, and whether it
+/// is broadcast over the features.
+struct OperandInfo {
+    std::string name;
+    At at;
+    bool broadcast;
+};
+
 /// Declares operand name of program (a C identifier, not yet declared) as an input of type and
 /// appends it to operands; returns the new entry.
 const Operand &declare_operand(std::vector<Operand> &operands, const std::string &program, const std::string &name,

@@ -44,7 +44,16 @@ T make(const std::map<std::string, F> &m, const std::string &what, const std::st
 }  // namespace
 
 void PluginRegistry::program(const std::string &name, std::function<SpmmProgram()> make) {
+    if (edge_programs_.count(name)) fail<Error>("plugin program '", name, "' is registered twice");
     add(programs_, "program", name, std::move(make));
+}
+void PluginRegistry::edge_program(const std::string &name, std::function<SddmmProgram()> make) {
+    if (programs_.count(name)) fail<Error>("plugin program '", name, "' is registered twice");
+    add(edge_programs_, "program", name, std::move(make));
+}
+std::vector<std::string> PluginRegistry::edge_program_names() const { return names_of(edge_programs_); }
+SddmmProgram PluginRegistry::make_edge_program(const std::string &name) const {
+    return make<SddmmProgram>(edge_programs_, "per-edge program", name);
 }
 void PluginRegistry::schedule(const std::string &name, std::function<ScheduleDef()> make) {
     add(schedules_, "schedule", name, std::move(make));
@@ -52,6 +61,8 @@ void PluginRegistry::schedule(const std::string &name, std::function<ScheduleDef
 std::vector<std::string> PluginRegistry::program_names() const { return names_of(programs_); }
 std::vector<std::string> PluginRegistry::schedule_names() const { return names_of(schedules_); }
 SpmmProgram PluginRegistry::make_program(const std::string &name) const {
+    if (edge_programs_.count(name))
+        fail<Error>("plugin program '", name, "' is a per-edge (g-SDDMM-shaped) program, not a g-SpMM one");
     return make<SpmmProgram>(programs_, "program", name);
 }
 ScheduleDef PluginRegistry::make_schedule(const std::string &name) const {

@@ -14,10 +14,12 @@
 //           return p;
 //       });
 //       registry.schedule("my_rows", [] { return my_schedule_def(); });
+//       registry.edge_program("gat_weights", [] { ... return gsparse::dsl::SddmmProgram(...); });
 //   }
 //
 // load_plugin checks the plugin's ABI version (kPluginAbiVersion, bumped when SpmmProgram,
-// ScheduleDef or this registry change incompatibly) before calling its registration function.
+// SddmmProgram, Monoid, ScheduleDef, ScheduleContext or this registry change incompatibly) before
+// calling its registration function.
 #pragma once
 
 #include <functional>
@@ -26,11 +28,12 @@
 #include <string>
 #include <vector>
 
+#include "dsl/user_sddmm.h"
 #include "dsl/user_spmm.h"
 
 namespace gsparse::dsl {
 
-inline constexpr int kPluginAbiVersion = 1;
+inline constexpr int kPluginAbiVersion = 2;
 
 /// The programs and schedules a plugin registers, by name.
 class PluginRegistry {
@@ -39,18 +42,25 @@ public:
     void program(const std::string &name, std::function<SpmmProgram()> make);
     /// Registers a schedule factory; Error when the name is empty or already taken.
     void schedule(const std::string &name, std::function<ScheduleDef()> make);
+    /// Registers a per-edge (g-SDDMM-shaped) program factory; Error when the name is empty or taken
+    /// by a program of either kind.
+    void edge_program(const std::string &name, std::function<SddmmProgram()> make);
 
     std::vector<std::string> program_names() const;
     std::vector<std::string> schedule_names() const;
+    std::vector<std::string> edge_program_names() const;
     /// A new program from the factory `name`; Error naming the registered programs when there is
     /// none of that name, or carrying the factory's error when it throws.
     SpmmProgram make_program(const std::string &name) const;
     /// The same for schedules; the default user schedule's name (default_schedule()) gives it.
     ScheduleDef make_schedule(const std::string &name) const;
+    /// The same for per-edge programs.
+    SddmmProgram make_edge_program(const std::string &name) const;
 
 private:
     std::map<std::string, std::function<SpmmProgram()>> programs_;
     std::map<std::string, std::function<ScheduleDef()>> schedules_;
+    std::map<std::string, std::function<SddmmProgram()>> edge_programs_;
 };
 
 /// A loaded plugin; the shared library stays loaded while any copy lives.

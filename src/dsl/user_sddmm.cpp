@@ -1,10 +1,15 @@
 #include "dsl/user_sddmm.h"
 
+#include <array>
 #include <cstring>
+#include <filesystem>
+#include <functional>
+#include <mutex>
 
 #include "core/error.h"
 #include "dsl/pipeline_text.h"
 #include "halide_ext/ragged_bounds.h"
+#include "runtime/device_graph.h"
 #include "runtime/halide_buffers.h"
 #include "runtime/lowered_stmt.h"
 #include "runtime/target.h"
@@ -34,6 +39,12 @@ Expr SddmmProgram::operand(const std::string &name, At at, bool broadcast) {
     return o.param(broadcast ? Expr(0) : Expr(f_), row);
 }
 
+std::vector<OperandInfo> SddmmProgram::operands() const {
+    std::vector<OperandInfo> info;
+    for (const Operand &o : operands_) info.push_back({o.name, o.at, o.broadcast});
+    return info;
+}
+
 void SddmmProgram::edge_value(Expr value) {
     if (!value.defined()) fail<ShapeError>("program ", name_, ": the edge value is undefined");
     value_ = cast(type_, value);
@@ -47,9 +58,11 @@ struct SddmmKernel::State {
     std::vector<Operand> operands;
     ImageParam src_idx, dst_idx;
     Param<int32_t> num_edges, num_src, num_dst;
+    Func out;
     Pipeline pipeline;
     Target target;
     std::vector<Argument> arguments;
+    std::once_flag compiled;  // CUDA pipelines are JIT-compiled on their first run
 };
 
 SddmmKernel SddmmProgram::compile(int features, Device device) const {
@@ -80,6 +93,7 @@ SddmmKernel SddmmProgram::compile(int features, Device device) const {
         out.split(e_, eo, ei, 256, TailStrategy::GuardWithIf).parallel(eo);
     }
     out.bound(f_, 0, features);
+    s->out = out;
     s->pipeline = Pipeline(out);
     s->target = jit_target(device);
     s->arguments = {src_idx_, dst_idx_};
@@ -93,36 +107,135 @@ SddmmKernel SddmmProgram::compile(int features, Device device) const {
     return k;
 }
 
-void SddmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operands, Tensor &out) const {
-    const State &s = *state_;
-    if (s.device != Device::CPU)
-        fail<KernelError>("user program ", s.name, " was compiled for CUDA; running g-SDDMM programs on the GPU "
-                          "is not supported yet");
-    const DType dtype = s.type.bits() == 64 ? DType::F64 : DType::F32;
+/// The graph's side of a run: its sizes and a function giving its COO in edge-id order (src_idx,
+/// dst_idx) as Halide buffers: host buffers on the CPU, device buffers on CUDA; wrappers of caller
+/// memory go to `borrowed`, detached after the call.
+struct SddmmKernel::Coo {
+    int64_t num_src = 0, num_dst = 0, num_edges = 0;
+    std::function<std::array<Buffer<>, 2>(State &, std::vector<Buffer<>> &borrowed)> buffers;
+};
+
+void SddmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operands, Tensor &out,
+                      const CudaLaunch &launch) const {
     const COO &coo = g.coo();  // edge-id order
-    check_tensor(s.name, "out", out, Device::CPU, dtype, coo.nnz(), s.features);
-    const int64_t rows_of[3] = {coo.num_cols, coo.num_rows, coo.nnz()};  // by At
-    const std::vector<const Tensor *> given = match_operands(s.name, s.operands, operands, Device::CPU, dtype,
+    Coo c;
+    c.num_src = coo.num_cols, c.num_dst = coo.num_rows, c.num_edges = coo.nnz();
+    c.buffers = [&g, &coo, &launch](State &s, std::vector<Buffer<>> &) -> std::array<Buffer<>, 2> {
+        if (s.device == Device::CUDA) {
+            // Copied to the device once per graph and context.
+            auto dev = DeviceCoo::get(g, /*by_dst=*/false, 0, launch, s.target);
+            return {dev->src, dev->dst};
+        }
+        return {index_buffer(coo.col, "src_idx"), index_buffer(coo.row, "dst_idx")};
+    };
+    run_on(c, operands, out, launch);
+}
+
+void SddmmKernel::run(const GraphView &g, const std::map<std::string, Tensor> &operands, Tensor &out,
+                      const CudaLaunch &launch) const {
+    const State &st = *state_;
+    g.check_counts();
+    if (g.device != st.device)
+        fail<GraphError>("user program ", st.name, " runs on ", device_name(st.device), " but the graph view's arrays are on ",
+                         device_name(g.device));
+    if (g.num_edges > 0) g.check_coo();
+    Coo c;
+    c.num_src = g.num_src, c.num_dst = g.num_dst, c.num_edges = g.num_edges;
+    c.buffers = [&g](State &s, std::vector<Buffer<>> &borrowed) -> std::array<Buffer<>, 2> {
+        const int n = static_cast<int>(g.coo_len);
+        auto *src = const_cast<index_t *>(g.coo_src), *dst = const_cast<index_t *>(g.coo_dst);
+        if (s.device == Device::CUDA) {
+            borrowed.push_back(wrap_device_buffer(Int(32), src, {n}, s.target, "src_idx"));
+            borrowed.push_back(wrap_device_buffer(Int(32), dst, {n}, s.target, "dst_idx"));
+            return {borrowed[borrowed.size() - 2], borrowed.back()};
+        }
+        return {Buffer<>(Int(32), src, {n}, "src_idx"), Buffer<>(Int(32), dst, {n}, "dst_idx")};
+    };
+    run_on(c, operands, out, launch);
+}
+
+void SddmmKernel::run_on(const Coo &g, const std::map<std::string, Tensor> &operands, Tensor &out,
+                         const CudaLaunch &launch) const {
+    State &s = *state_;
+    const bool cuda = s.device == Device::CUDA;
+    if (cuda && !launch.context)
+        fail<ShapeError>("user program ", s.name, " runs on CUDA and needs a CudaLaunch with a context");
+    const DType dtype = s.type.bits() == 64 ? DType::F64 : DType::F32;
+    check_tensor(s.name, "out", out, s.device, dtype, g.num_edges, s.features);
+    const int64_t rows_of[3] = {g.num_src, g.num_dst, g.num_edges};  // by At
+    const std::vector<const Tensor *> given = match_operands(s.name, s.operands, operands, s.device, dtype,
                                                              s.features, rows_of);
+    if (g.num_edges == 0) return;  // no edges: nothing to write
     ParamMap params;
-    std::vector<Buffer<>> keep;
+    std::vector<Buffer<>> keep, borrowed;  // borrowed: device wrappers of caller memory, detached after the call
     for (size_t i = 0; i < s.operands.size(); ++i) {
+        // (A graph with edges has sources and destinations: every operand has rows here.)
         const Operand &o = s.operands[i];
-        keep.push_back(feature_buffer(*given[i], {o.broadcast ? 1 : s.features}, o.name.c_str()));
-        params.set(o.param, keep.back());
+        const int64_t rows = rows_of[static_cast<int>(o.at)];
+        const int width = o.broadcast ? 1 : s.features;
+        if (cuda)
+            borrowed.push_back(
+                wrap_device_buffer(s.type, given[i]->data(), halide_sizes({width}, rows), s.target, o.name.c_str()));
+        else
+            keep.push_back(feature_buffer(*given[i], {width}, o.name.c_str()));
+        params.set(o.param, cuda ? borrowed.back() : keep.back());
     }
-    if (coo.nnz() == 0) return;
-    params.set(s.src_idx, index_buffer(coo.col, "src_idx"));
-    params.set(s.dst_idx, index_buffer(coo.row, "dst_idx"));
-    params.set(s.num_edges, static_cast<int32_t>(coo.nnz()));
-    params.set(s.num_src, static_cast<int32_t>(std::max<int64_t>(coo.num_cols, 1)));
-    params.set(s.num_dst, static_cast<int32_t>(std::max<int64_t>(coo.num_rows, 1)));
-    Buffer<> out_buf = feature_buffer(out, {s.features}, "out");
+    params.set(s.num_edges, static_cast<int32_t>(g.num_edges));
+    params.set(s.num_src, static_cast<int32_t>(std::max<int64_t>(g.num_src, 1)));
+    params.set(s.num_dst, static_cast<int32_t>(std::max<int64_t>(g.num_dst, 1)));
+    if (!cuda) {
+        const std::array<Buffer<>, 2> coo = g.buffers(s, borrowed);
+        params.set(s.src_idx, coo[0]);
+        params.set(s.dst_idx, coo[1]);
+        Buffer<> out_buf = feature_buffer(out, {s.features}, "out");
+        try {
+            s.pipeline.realize(out_buf, s.target, params);
+        } catch (const Halide::Error &e) {
+            fail<KernelError>("running user program ", s.name, " failed: ", e.what());
+        }
+        return;
+    }
+    std::call_once(s.compiled, [&] { jit_compile(s.pipeline, s.target, Device::CUDA, "user program " + s.name); });
+    CudaJITContext ctx(launch);
+    auto release = [&] {
+        for (auto &b : borrowed) b.get()->device_detach_native(&ctx);
+    };
     try {
-        state_->pipeline.realize(out_buf, s.target, params);
+        const std::array<Buffer<>, 2> coo = g.buffers(s, borrowed);
+        params.set(s.src_idx, coo[0]);
+        params.set(s.dst_idx, coo[1]);
+        borrowed.push_back(
+            wrap_device_buffer(s.type, out.data(), halide_sizes({s.features}, g.num_edges), s.target, "out"));
+        std::vector<Buffer<>> out_bufs = {borrowed.back()};
+        s.pipeline.realize(&ctx, Realization(out_bufs), s.target, params);
     } catch (const Halide::Error &e) {
-        fail<KernelError>("running user program ", s.name, " failed: ", e.what());
+        release();
+        fail<KernelError>("running user program ", s.name, " on the GPU failed: ", e.what());
+    } catch (...) {
+        release();
+        throw;
     }
+    release();
+}
+
+void SddmmKernel::compile_to_static_library(const std::string &dir, const std::string &name) const {
+    check_identifier(name, "library name");
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec)
+        fail<KernelError>("cannot create the folder '", dir, "' for user program ", state_->name, ": ", ec.message());
+    try {
+        state_->pipeline.compile_to_static_library(dir + "/" + name, state_->arguments, name, state_->target);
+    } catch (const Halide::Error &e) {
+        fail<KernelError>("compiling user program ", state_->name, " to a static library failed: ", e.what());
+    }
+}
+
+std::vector<std::string> SddmmKernel::argument_names() const {
+    std::vector<std::string> names;
+    for (const Argument &a : state_->arguments) names.push_back(a.name);
+    names.push_back(state_->out.name());
+    return names;
 }
 
 std::string SddmmKernel::lowered_stmt() const {

@@ -13,8 +13,8 @@
 // the extension's ragged bound inference bounds the gathers through them (no hand-written
 // promises). Operands are [rows, features] tensors of the program's type, or [rows, 1] when
 // broadcast (rows: num_src, num_dst or num_edges). Default schedule: edges in parallel (CPU: tasks
-// of 256 edges; CUDA: blocks of 256 edges x the features' threads, compile() lowers it and emits
-// PTX). The kernels run on the CPU; running g-SDDMM programs on the GPU is not supported yet.
+// of 256 edges; CUDA: blocks of 256 edges x the features' threads, JIT-compiled on the first run;
+// the graph's COO is copied to the device once per graph and context).
 #pragma once
 
 #include <Halide.h>
@@ -27,6 +27,8 @@
 #include "core/tensor.h"
 #include "dsl/operands.h"
 #include "graph/graph.h"
+#include "graph/graph_view.h"
+#include "runtime/cuda_launch.h"
 
 namespace gsparse::dsl {
 
@@ -48,6 +50,11 @@ public:
     /// The value of edge e at feature f.
     void edge_value(Halide::Expr value);
 
+    const std::string &name() const { return name_; }
+    Halide::Type type() const { return type_; }
+    /// The declared operands, in declaration order.
+    std::vector<OperandInfo> operands() const;
+
     /// Compiled for `features` output features; ShapeError for an incomplete program, KernelError
     /// when Halide rejects it.
     SddmmKernel compile(int features, Device device = Device::CPU) const;
@@ -65,15 +72,35 @@ private:
 
 class SddmmKernel {
 public:
-    /// out [num_edges, features] (rows by edge id) = the program on g, operands by name (CPU
-    /// tensors, every declared operand with its rows and features); ShapeError naming a problem.
-    void run(const Graph &g, const std::map<std::string, Tensor> &operands, Tensor &out) const;
+    /// out [num_edges, features] (rows by edge id) = the program on g, operands by name (tensors on
+    /// the program's device, every declared operand with its rows and features); ShapeError naming
+    /// a problem. On CUDA the launch gives the context and stream (required), as for g-SpMM programs.
+    void run(const Graph &g, const std::map<std::string, Tensor> &operands, Tensor &out,
+             const CudaLaunch &launch = {}) const;
+    /// The same on a graph view's COO in edge-id order (graph/graph_view.h: coo_src, coo_dst) on
+    /// the program's device; GraphError for a view without its COO or on another device.
+    void run(const GraphView &g, const std::map<std::string, Tensor> &operands, Tensor &out,
+             const CudaLaunch &launch = {}) const;
     std::string lowered_stmt() const;
     std::string assembly() const;
+
+    /// The program as a static library for applications that link it without gsparse or a JIT:
+    /// <dir>/<name>.a and <dir>/<name>.h, declaring
+    ///   int name(halide_buffer_t *src_idx, halide_buffer_t *dst_idx, halide_buffer_t *<operand>...,
+    ///            int32_t num_edges, int32_t num_src, int32_t num_dst, halide_buffer_t *out);
+    /// the COO in edge-id order, operands in the order of their operand() calls, feature buffers
+    /// [features or 1, rows] (the feature dimension first, dense), out [features, num_edges]. It
+    /// returns 0 or a Halide error code. name must be a C identifier.
+    void compile_to_static_library(const std::string &dir, const std::string &name) const;
+    /// The argument names of that function, in order (the output last).
+    std::vector<std::string> argument_names() const;
 
 private:
     friend class SddmmProgram;
     struct State;
+    struct Coo;
+    void run_on(const Coo &g, const std::map<std::string, Tensor> &operands, Tensor &out,
+                const CudaLaunch &launch) const;
     std::shared_ptr<State> state_;
 };
 

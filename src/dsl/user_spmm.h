@@ -199,11 +199,7 @@ public:
     Halide::Type type() const { return type_; }
 
     /// A declared operand: its name, where its rows come from and whether it has one feature.
-    struct OperandInfo {
-        std::string name;
-        At at;
-        bool broadcast;
-    };
+    using OperandInfo = dsl::OperandInfo;
     /// The declared operands, in declaration order.
     std::vector<OperandInfo> operands() const;
 

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "dsl/user_sddmm.h"
 #include "dsl/user_spmm.h"
 #include "gpu/gpu_fixture.h"
 #include "support/compare.h"
@@ -134,6 +135,52 @@ TEST_F(GpuUserProgram, AttentionGivenTheRowMaximaMatchesTheCpuAtEveryFeatureVect
             EXPECT_EQ(bad, 0) << k.schedule();
         }
     }
+}
+
+TEST_F(GpuUserProgram, PerEdgeProgramsMatchTheCpu) {
+    // A per-edge (g-SDDMM-shaped) program on CUDA against the CPU: GAT's weights from the rows'
+    // log-sum-exp, with source, destination and edge operands, shuffled edge ids and a long row;
+    // a graph without edges writes nothing.
+    auto make = [](const std::string &name) {
+        dsl::SddmmProgram p(name);
+        Halide::Expr s = p.operand("a_src", At::Src, true) + p.operand("a_dst", At::Dst, true);
+        Halide::Expr w = Halide::exp(Halide::select(s > 0, s, 0.2f * s) - p.operand("lse", At::Dst, true));
+        p.edge_value(w * p.operand("g", At::Edge) + p.operand("x", At::Src));
+        return p;
+    };
+    dsl::SddmmProgram cpu_p = make("edge_cpu"), gpu_p = make("edge_gpu");
+    test::RandomGraphOptions opt;
+    opt.long_row = 2000;
+    for (int F : {1, 5, 64}) {
+        Graph g = test::random_graph(700 + F, opt);
+        const std::map<std::string, Tensor> host = {
+            {"a_src", test::random_tensor({g.num_src(), 1}, 1)}, {"a_dst", test::random_tensor({g.num_dst(), 1}, 2)},
+            {"lse", test::random_tensor({g.num_dst(), 1}, 3)},   {"g", test::random_tensor({g.num_edges(), F}, 4)},
+            {"x", test::random_tensor({g.num_src(), F}, 5)}};
+        Tensor want = Tensor::empty({g.num_edges(), F}, DType::F32);
+        cpu_p.compile(F).run(g, host, want);
+        std::map<std::string, Tensor> dev;
+        for (const auto &[name, t] : host) dev.emplace(name, to_device(t));
+        Tensor out = device_empty({g.num_edges(), F}, DType::F32);
+        gpu_p.compile(F, Device::CUDA).run(g, dev, out, launch_);
+        Tensor got = to_host(out);
+        int64_t bad = 0;
+        for (int64_t i = 0; i < got.numel(); ++i) {
+            const double a = got.data_as<float>()[i], b = want.data_as<float>()[i];
+            if (!(std::abs(a - b) <= 1e-5 * (1 + std::abs(b))) && bad++ < 3)
+                ADD_FAILURE() << "F=" << F << " element " << i << ": " << a << " vs " << b;
+        }
+        EXPECT_EQ(bad, 0);
+    }
+    const std::vector<index_t> row_ptr(4, 0);
+    Graph empty = Graph::from_csr_arrays(3, 2, row_ptr.data(), nullptr, nullptr, 0);
+    Tensor none = Tensor::wrap(nullptr, {0, 5}, DType::F32, Device::CUDA);
+    gpu_p.compile(5, Device::CUDA)
+        .run(empty,
+             {{"a_src", to_device(test::random_tensor({2, 1}, 1))}, {"a_dst", to_device(test::random_tensor({3, 1}, 2))},
+              {"lse", to_device(test::random_tensor({3, 1}, 3))}, {"g", none},
+              {"x", to_device(test::random_tensor({2, 5}, 5))}},
+             none, launch_);
 }
 
 TEST_F(GpuUserProgram, GraphWithoutEdgesGivesZeros) {

@@ -11,10 +11,15 @@
 // exp(s - max) are at most 1, so a plain sum over (normaliser, weighted sum) needs no running
 // maximum, and the exp depends on the edge only: a thread holding several features (the default
 // CUDA schedule's feature_vector) computes it once for all of them.
+//
+// The backward from the rows' log-sum-exp lse, each edge's weight alpha = exp(s - lse[v]) computed
+// where it is used (no [E] weights kept): gat_attention_transpose aggregates dx on the reversed
+// graph, gat_score_grad (a per-edge program) gives the gradient of every score's pre-activation.
 #pragma once
 
 #include <string>
 
+#include "dsl/user_sddmm.h"
 #include "dsl/user_spmm.h"
 
 namespace gsparse_examples {
@@ -97,6 +102,43 @@ inline gsparse::dsl::SpmmProgram gat_attention_shifted(const std::string &name =
         });
     else
         p.finalize_values([](const Halide::Tuple &acc, Halide::Expr) { return acc[1] / acc[0]; });
+    return p;
+}
+
+/// An edge's attention weight from its row's log-sum-exp: exp(leaky_relu(a_src + a_dst, 0.2) - lse).
+inline Halide::Expr gat_weight(const Halide::Expr &a_src, const Halide::Expr &a_dst, const Halide::Expr &lse) {
+    Halide::Expr s = a_src + a_dst;
+    return Halide::exp(Halide::select(s > 0, s, 0.2f * s) - lse);
+}
+
+/// dx[u] = sum over u's out-edges e = (u -> v) of alpha[e] dout[v], run on the reversed graph (its
+/// sources are the original destinations): operands dout, a_dst, lse [num_dst, .] read at the
+/// reversed graph's source, a_src [num_src, 1] at its destination.
+inline gsparse::dsl::SpmmProgram gat_attention_transpose(const std::string &name = "gat_attention_transpose") {
+    using gsparse::dsl::At;
+    gsparse::dsl::SpmmProgram p(name);
+    Halide::Expr dout = p.operand("dout", At::Src);
+    Halide::Expr a_dst = p.operand("a_dst", At::Src, true);
+    Halide::Expr lse = p.operand("lse", At::Src, true);
+    Halide::Expr a_src = p.operand("a_src", At::Dst, true);
+    p.message(gat_weight(a_src, a_dst, lse) * dout);
+    p.reduce(gsparse::dsl::Monoid::sum());
+    return p;
+}
+
+/// Per edge e = (u -> v): dpre[e] = (1 if a_src[u] + a_dst[v] > 0, else 0.2) alpha[e] (dalpha[e] - c[v]),
+/// the gradient of the score's pre-activation, given dalpha[e] = <x[u], dout[v]> and
+/// c[v] = <out[v], dout[v]> (the sum of alpha dalpha over v's in-edges). One feature.
+inline gsparse::dsl::SddmmProgram gat_score_grad(const std::string &name = "gat_score_grad") {
+    using gsparse::dsl::At;
+    gsparse::dsl::SddmmProgram p(name);
+    Halide::Expr a_src = p.operand("a_src", At::Src, true);
+    Halide::Expr a_dst = p.operand("a_dst", At::Dst, true);
+    Halide::Expr lse = p.operand("lse", At::Dst, true);
+    Halide::Expr dalpha = p.operand("dalpha", At::Edge, true);
+    Halide::Expr c = p.operand("c", At::Dst, true);
+    Halide::Expr slope = Halide::select(a_src + a_dst > 0, 1.f, 0.2f);
+    p.edge_value(slope * gat_weight(a_src, a_dst, lse) * (dalpha - c));
     return p;
 }
 

@@ -1,7 +1,8 @@
 // A plugin of user programs (docs/dsl.md, "Plugins"): the weighted max of
 // docs/examples/user_program_aot, a weighted sum, GAT's attention aggregation in one pass
-// (gat_attention.h; the fused layer of docs/examples/fused_gat.py), a weighted sum and mean as two
-// outputs of one pass, and a user schedule, loaded by
+// (gat_attention.h; the fused layer of docs/examples/fused_gat.py, with its backward's transposed
+// aggregation and per-edge score gradient), a weighted sum and mean as two outputs of one pass, and
+// a user schedule, loaded by
 //   gsparse-compile --plugin libgsparse_example_plugin.so --program weighted_max --feat 8 --out DIR --name weighted_max
 // Built as a shared module (CMake: add_library(NAME MODULE ...)); it does not link gsparse.
 #include "dsl/plugin.h"
@@ -75,6 +76,8 @@ GSPARSE_PLUGIN(registry) {
     registry.program("gat_attention_lse", [] { return gsparse_examples::gat_attention("gat_attention_lse", true); });
     registry.program("gat_attention_shifted_lse",
                      [] { return gsparse_examples::gat_attention_shifted("gat_attention_shifted_lse", true); });
+    registry.program("gat_attention_transpose", [] { return gsparse_examples::gat_attention_transpose(); });
+    registry.edge_program("gat_score_grad", [] { return gsparse_examples::gat_score_grad(); });
     registry.program("weighted_sum_and_mean", weighted_sum_and_mean);
     registry.schedule("row_tasks", row_tasks);
 }
