@@ -654,9 +654,6 @@ std::string SpmmKernel::schedule() const { return state_->schedule; }
 
 void SpmmKernel::compile_to_static_library(const std::string &dir, const std::string &name) const {
     check_identifier(name, "library name");
-    if (state_->num_outputs != 1)
-        fail<KernelError>("user program ", state_->name, " has ", state_->num_outputs,
-                          " outputs: static libraries take programs of one output for now");
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec)
@@ -677,7 +674,10 @@ std::vector<SpmmProgram::OperandInfo> SpmmProgram::operands() const {
 std::vector<std::string> SpmmKernel::argument_names() const {
     std::vector<std::string> names;
     for (const Argument &a : state_->arguments) names.push_back(a.name);
-    names.push_back(state_->out.name());
+    // Halide names the buffers of a Func of several values <name>_0, <name>_1, ...
+    if (state_->num_outputs == 1) names.push_back(state_->out.name());
+    else
+        for (int i = 0; i < state_->num_outputs; ++i) names.push_back(state_->out.name() + "_" + std::to_string(i));
     return names;
 }
 

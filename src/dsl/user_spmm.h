@@ -262,9 +262,10 @@ public:
     /// order in which C++ evaluates the sides of `a * b` is unspecified); the CSR arrays of
     /// graph/formats.h with edge_ids holding the edge id of every position; feature buffers
     /// [features or 1, rows] (the feature dimension first, dense). It returns 0 or a Halide error code. name must be a C identifier.
-    /// Programs of one output only (KernelError for several, for now).
+    /// A program of several outputs takes one output buffer each, last, in order.
     void compile_to_static_library(const std::string &dir, const std::string &name) const;
-    /// The argument names of that function, in order (the output last).
+    /// The argument names of that function, in order (the outputs last: <name>_out, or
+    /// <name>_out_0, <name>_out_1, ... for several).
     std::vector<std::string> argument_names() const;
 
 private:
