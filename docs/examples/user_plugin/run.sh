@@ -2,7 +2,8 @@
 # Emits the plugin's weighted_max (weighted_max_plugin.cpp) with gsparse-compile --plugin, under the
 # default user schedule and under the plugin's own row_tasks schedule, builds the application of
 # docs/examples/user_program_aot/app against each and runs it; the application prints OK when its
-# results match a plain loop. Then emits it for CUDA (--target cuda), checks that the library holds
+# results match a plain loop. The same for weighted_sum_and_mean (two outputs) and the per-edge
+# gat_score_grad. Then emits weighted_max for CUDA (--target cuda), checks that the library holds
 # the program's PTX kernel and, on a machine with a GPU, runs the application on it.
 #   run.sh GSPARSE_COMPILE PLUGIN HALIDE_INCLUDE_DIR
 set -euo pipefail
@@ -22,6 +23,16 @@ for schedule in "" "row_tasks{rows=4, lanes=8}"; do
   cmake --build "$dir/build" > /dev/null
   "$dir/build/user_program_app"
 done
+
+# Two outputs from one pass, and a per-edge program: each in an application of its own.
+rm -rf "$dir/kernels" "$dir/build"
+"$compile" --plugin "$plugin" --program weighted_sum_and_mean --feat 4 --out "$dir/kernels" --name weighted_sum_and_mean
+"$compile" --plugin "$plugin" --program gat_score_grad --feat 1 --out "$dir/kernels" --name gat_score_grad
+cmake -S "$here/../user_program_aot/app" -B "$dir/build" -DKERNEL_DIR="$dir/kernels" \
+  -DHALIDE_INCLUDE_DIR="$halide_include" > /dev/null
+cmake --build "$dir/build" > /dev/null
+"$dir/build/several_outputs_app"
+"$dir/build/edge_program_app"
 
 rm -rf "$dir/kernels" "$dir/build"
 "$compile" --plugin "$plugin" --program weighted_max --feat 8 --target cuda --out "$dir/kernels" --name weighted_max
