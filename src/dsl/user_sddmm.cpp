@@ -2,12 +2,12 @@
 
 #include <array>
 #include <cstring>
-#include <filesystem>
 #include <functional>
 #include <mutex>
 
 #include "core/error.h"
 #include "dsl/pipeline_text.h"
+#include "dsl/static_library.h"
 #include "halide_ext/ragged_bounds.h"
 #include "runtime/device_graph.h"
 #include "runtime/halide_buffers.h"
@@ -219,16 +219,7 @@ void SddmmKernel::run_on(const Coo &g, const std::map<std::string, Tensor> &oper
 }
 
 void SddmmKernel::compile_to_static_library(const std::string &dir, const std::string &name) const {
-    check_identifier(name, "library name");
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec)
-        fail<KernelError>("cannot create the folder '", dir, "' for user program ", state_->name, ": ", ec.message());
-    try {
-        state_->pipeline.compile_to_static_library(dir + "/" + name, state_->arguments, name, state_->target);
-    } catch (const Halide::Error &e) {
-        fail<KernelError>("compiling user program ", state_->name, " to a static library failed: ", e.what());
-    }
+    write_static_library(state_->pipeline, state_->arguments, state_->target, dir, name, state_->name);
 }
 
 std::vector<std::string> SddmmKernel::argument_names() const {

@@ -9,12 +9,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <mutex>
 #include <numeric>
 
 #include "core/error.h"
 #include "dsl/pipeline_text.h"
+#include "dsl/static_library.h"
 #include "halide_ext/ragged_bounds.h"
 #include "ops/halide_types.h"
 #include "runtime/device_graph.h"
@@ -653,16 +653,7 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
 std::string SpmmKernel::schedule() const { return state_->schedule; }
 
 void SpmmKernel::compile_to_static_library(const std::string &dir, const std::string &name) const {
-    check_identifier(name, "library name");
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec)
-        fail<KernelError>("cannot create the folder '", dir, "' for user program ", state_->name, ": ", ec.message());
-    try {
-        state_->pipeline.compile_to_static_library(dir + "/" + name, state_->arguments, name, state_->target);
-    } catch (const Halide::Error &e) {
-        fail<KernelError>("compiling user program ", state_->name, " to a static library failed: ", e.what());
-    }
+    write_static_library(state_->pipeline, state_->arguments, state_->target, dir, name, state_->name);
 }
 
 std::vector<SpmmProgram::OperandInfo> SpmmProgram::operands() const {
