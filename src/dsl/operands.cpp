@@ -15,6 +15,12 @@ const char *at_name(At at) {
     return "?";
 }
 
+std::vector<OperandInfo> operand_infos(const std::vector<Operand> &operands) {
+    std::vector<OperandInfo> info;
+    for (const Operand &o : operands) info.push_back({o.name, o.at, o.broadcast});
+    return info;
+}
+
 void check_identifier(const std::string &name, const char *what) {
     bool ok = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
     for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');

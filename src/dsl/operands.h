@@ -40,6 +40,9 @@ struct OperandInfo {
     bool broadcast;
 };
 
+/// The OperandInfo of each declared operand, in declaration order.
+std::vector<OperandInfo> operand_infos(const std::vector<Operand> &operands);
+
 /// Declares operand name of program (a C identifier, not yet declared) as an input of type and
 /// appends it to operands; returns the new entry.
 const Operand &declare_operand(std::vector<Operand> &operands, const std::string &program, const std::string &name,

@@ -39,11 +39,7 @@ Expr SddmmProgram::operand(const std::string &name, At at, bool broadcast) {
     return o.param(broadcast ? Expr(0) : Expr(f_), row);
 }
 
-std::vector<OperandInfo> SddmmProgram::operands() const {
-    std::vector<OperandInfo> info;
-    for (const Operand &o : operands_) info.push_back({o.name, o.at, o.broadcast});
-    return info;
-}
+std::vector<OperandInfo> SddmmProgram::operands() const { return operand_infos(operands_); }
 
 void SddmmProgram::edge_value(Expr value) {
     if (!value.defined()) fail<ShapeError>("program ", name_, ": the edge value is undefined");

@@ -656,11 +656,7 @@ void SpmmKernel::compile_to_static_library(const std::string &dir, const std::st
     write_static_library(state_->pipeline, state_->arguments, state_->target, dir, name, state_->name);
 }
 
-std::vector<SpmmProgram::OperandInfo> SpmmProgram::operands() const {
-    std::vector<OperandInfo> out;
-    for (const Operand &o : operands_) out.push_back({o.name, o.at, o.broadcast});
-    return out;
-}
+std::vector<SpmmProgram::OperandInfo> SpmmProgram::operands() const { return operand_infos(operands_); }
 
 std::vector<std::string> SpmmKernel::argument_names() const {
     std::vector<std::string> names;
