@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -20,13 +21,16 @@
 
 #include "autotune/cli_options.h"
 #include "autotune/cost_model.h"
+#include "autotune/device_mirror.h"
 #include "autotune/features.h"
 #include "autotune/records.h"
 #include "autotune/replay.h"
 #include "autotune/search_space.h"
 #include "autotune/shipped_models.h"
 #include "autotune/tuner.h"
+#include "api/tuning_key.h"
 #include "runtime/aot.h"
+#include "runtime/cuda_launch.h"
 #include "core/error.h"
 #include "dsl/plugin.h"
 #include "graph/convert.h"
@@ -116,8 +120,58 @@ std::map<std::string, Tensor> random_operands(const std::vector<dsl::OperandInfo
     return operands;
 }
 
+/// Where a plugin's program is measured: its operands and output on the host (--target cpu), or
+/// mirrored on the GPU (--target cuda), where timing waits for the device after each run.
+struct PluginOperands {
+    Device device = Device::CPU;
+    std::map<std::string, Tensor> host, operands;
+    Tensor host_out, out;
+    std::unique_ptr<DeviceMirror> mirror;
+
+    PluginOperands(const std::string &target, std::map<std::string, Tensor> values, Tensor result)
+        : device(target == "cuda" ? Device::CUDA : Device::CPU), host(std::move(values)), operands(host),
+          host_out(std::move(result)), out(host_out) {
+        if (device != Device::CUDA) return;
+        mirror = std::make_unique<DeviceMirror>();
+        for (auto &kv : operands) kv.second = mirror->upload(kv.second);
+        out = mirror->upload(host_out);
+    }
+    CudaLaunch launch() const { return mirror ? mirror->launch() : CudaLaunch{}; }
+    std::function<void()> sync() const {
+        if (!mirror) return nullptr;
+        return [m = mirror.get()] { m->sync(); };
+    }
+    /// The last result, on the host.
+    Tensor result() { return mirror ? mirror->download(out) : out; }
+};
+
+/// The largest difference between got and want relative to want's magnitude (NaN in both agree).
+template <typename T>
+double largest_relative_difference(const Tensor &got, const Tensor &want) {
+    double worst = 0;
+    for (int64_t i = 0; i < want.numel(); ++i) {
+        const double g = static_cast<double>(got.data_as<T>()[i]), w = static_cast<double>(want.data_as<T>()[i]);
+        if (std::isnan(g) && std::isnan(w)) continue;
+        const double d = std::isnan(g) || std::isnan(w) ? INFINITY : std::abs(g - w) / std::max(std::abs(w), 1e-6);
+        worst = std::max(worst, d);
+    }
+    return worst;
+}
+
+/// Checks a plugin program's result against the program under its default schedule on the CPU;
+/// throws KernelError when they differ by more than rounding. Prints the largest difference.
+void check_against_cpu(const std::string &what, const Tensor &got, const Tensor &want) {
+    const double worst = want.dtype() == DType::F64 ? largest_relative_difference<double>(got, want)
+                                                    : largest_relative_difference<float>(got, want);
+    const double tolerance = want.dtype() == DType::F64 ? 1e-9 : 1e-3;
+    std::printf("checked       %s against the CPU default: largest relative difference %.2e\n", what.c_str(), worst);
+    if (!(worst <= tolerance))
+        fail<KernelError>(what, " differs from the program's CPU result by ", worst, " (relative; tolerance ",
+                          tolerance, ")");
+}
+
 /// A plugin's per-edge program has one schedule (edges in parallel): measured on the graph, the
-/// median of --runs after a warm-up. CPU only.
+/// median of --runs after a warm-up, on --target's device, and checked against the CPU.
 int time_plugin_edge_program(const Args &a, const dsl::Plugin &plugin) {
     if (!a.schedule_def.empty()) fail<Error>("--schedule-def applies to g-SpMM-shaped programs, not per-edge ", a.program);
     const dsl::SddmmProgram program = plugin.registry.make_edge_program(a.program);
@@ -127,34 +181,68 @@ int time_plugin_edge_program(const Args &a, const dsl::Plugin &plugin) {
     const Graph g = load_problem_graph(a, graph_name);
     const int F = static_cast<int>(a.op.feat);
     const DType dtype = program.type() == Halide::Float(64) ? DType::F64 : DType::F32;
-    const std::map<std::string, Tensor> operands = random_operands(program.operands(), g, F, dtype, a.seed);
-    Tensor out = Tensor::empty({g.num_edges(), F}, dtype);
-    const dsl::SddmmKernel k = program.compile(F, Device::CPU);
-    k.run(g, operands, out);
+    PluginOperands p(a.target, random_operands(program.operands(), g, F, dtype, a.seed),
+                     Tensor::empty({g.num_edges(), F}, dtype));
+    const dsl::SddmmKernel k = program.compile(F, p.device);
+    const auto sync = p.sync();
+    auto run = [&] {
+        k.run(g, p.operands, p.out, p.launch());
+        if (sync) sync();
+    };
+    run();
     std::vector<double> ms;
     for (int r = 0; r < a.runs; ++r) {
         const auto t0 = std::chrono::steady_clock::now();
-        k.run(g, operands, out);
+        run();
         ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
     std::sort(ms.begin(), ms.end());
     std::printf("per-edge program %s from %s, %d features\n", a.program.c_str(), a.plugin.c_str(), F);
     std::printf("graph         %s: %lld edges\n", graph_name.c_str(), static_cast<long long>(g.num_edges()));
-    std::printf("one schedule  edges in parallel (nothing to search): %.3f ms (median of %d runs)\n", ms[ms.size() / 2],
-                a.runs);
+    std::printf("one schedule  edges in parallel on the %s (nothing to search): %.3f ms (median of %d runs)\n",
+                a.target == "cuda" ? "GPU" : "CPU", ms[ms.size() / 2], a.runs);
+    if (p.device == Device::CUDA) {
+        Tensor want = Tensor::empty({g.num_edges(), F}, dtype);
+        program.compile(F).run(g, p.host, want);
+        check_against_cpu("the GPU result", p.result(), want);
+    }
     return 0;
 }
 
+/// The points a plugin program's search measures: all of space, or with a budget below its size the
+/// default and budget - 1 others drawn without replacement (seeded), in the space's order.
+std::vector<std::map<std::string, int64_t>> sample_points(const std::vector<std::map<std::string, int64_t>> &space,
+                                                          const std::map<std::string, int64_t> &dflt, size_t budget,
+                                                          uint64_t seed) {
+    if (budget == 0 || budget >= space.size()) return space;
+    std::vector<size_t> others;
+    size_t at_default = space.size();
+    for (size_t i = 0; i < space.size(); ++i) {
+        if (space[i] == dflt) at_default = i;
+        else others.push_back(i);
+    }
+    std::mt19937_64 rng(seed);
+    std::shuffle(others.begin(), others.end(), rng);
+    const size_t drawn = at_default < space.size() ? budget - 1 : budget;
+    others.resize(std::min(drawn, others.size()));
+    if (at_default < space.size()) others.push_back(at_default);
+    std::sort(others.begin(), others.end());
+    std::vector<std::map<std::string, int64_t>> points;
+    for (size_t i : others) points.push_back(space[i]);
+    return points;
+}
+
 /// Tunes a plugin's user program (dsl/plugin.h) on the graph: every valid point of its schedule
-/// (--schedule-def, or the default user schedule) measured on operands of fixed pseudo-random values
-/// (dsl::search_schedule), fastest first; --json writes every point. CPU only.
+/// (--schedule-def, or the default user schedule) for --target's device, or --budget of them (the
+/// default among them), measured on operands of
+/// fixed pseudo-random values (dsl::search_schedule), fastest first; the fastest point's result is
+/// checked against the program's CPU result; --json writes every point.
 int tune_plugin_program(const Args &a, CLI::App &app) {
     for (const char *flag : {"--op", "--binary", "--reduce", "--lhs-target", "--rhs-target", "--edge-feat", "--mode",
-                             "--budget", "--model", "--records", "--resume", "--replay", "--cache", "--no-cache",
+                             "--model", "--records", "--resume", "--replay", "--cache", "--no-cache",
                              "--emit-lib", "--emit-name", "--cutoff", "--cutoff-slack", "--threads"})
-        if (app.count(flag)) fail<Error>(flag, " applies to built-in operators; a --plugin program is searched exhaustively");
+        if (app.count(flag)) fail<Error>(flag, " applies to built-in operators; a --plugin program's points are measured (all, or --budget of them)");
     if (a.program.empty()) fail<Error>("--plugin needs --program");
-    if (a.target != "cpu") fail<Error>("--plugin programs are tuned on the CPU for now (--target cpu)");
     std::ofstream json_file;
     if (!a.json_out.empty()) {
         json_file.open(a.json_out);
@@ -173,24 +261,41 @@ int tune_plugin_program(const Args &a, CLI::App &app) {
     const DType dtype = program.type() == Halide::Float(64) ? DType::F64 : DType::F32;
     if (program.type() != Halide::Float(32) && program.type() != Halide::Float(64))
         fail<Error>("--plugin tuning fills operands with floating-point values; program ", a.program, " is of another type");
-    const std::map<std::string, Tensor> operands = random_operands(program.operands(), g, F, dtype, a.seed);
-    Tensor out = Tensor::empty({g.num_dst(), F}, dtype);
+    PluginOperands p(a.target, random_operands(program.operands(), g, F, dtype, a.seed),
+                     Tensor::empty({g.num_dst(), F}, dtype));
+    const char *where = p.device == Device::CUDA ? "GPU" : "CPU";
+    const auto space = def.space(F, p.device);
+    if (space.empty()) fail<Error>("schedule ", def.name, " has no valid point for ", F, " features on the ", where);
+    const auto dflt = def.complete({}, F, p.device);
+    const auto points = sample_points(space, dflt, a.budget, a.seed);
     const auto t0 = std::chrono::steady_clock::now();
-    const auto ranked = dsl::search_schedule(program, def, F, Device::CPU, g, operands, out, {}, a.runs);
+    const auto ranked = dsl::measure_points(program, def, points, F, p.device, g, p.operands, p.out, p.launch(), a.runs,
+                                            p.sync());
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (ranked.empty()) fail<Error>("schedule ", def.name, " has no valid point for ", F, " features on the CPU");
-    const auto dflt = def.complete({}, F, Device::CPU);
     const dsl::MeasuredPoint *at_default = nullptr;
     for (const auto &m : ranked)
         if (m.point == dflt) at_default = &m;
     std::printf("program       %s from %s, %d features\n", a.program.c_str(), a.plugin.c_str(), F);
     std::printf("graph         %s: %lld rows, %lld edges\n", graph_name.c_str(), static_cast<long long>(g.num_dst()),
                 static_cast<long long>(g.num_edges()));
-    std::printf("search        every valid point of %s (%zu) on the CPU, %.1f s\n", def.name.c_str(), ranked.size(), wall);
+    if (points.size() == space.size())
+        std::printf("search        every valid point of %s (%zu) on the %s, %.1f s\n", def.name.c_str(), space.size(),
+                    where, wall);
+    else
+        std::printf("search        %zu of the %zu valid points of %s (the default and %zu drawn with seed %llu, "
+                    "--budget) on the %s, %.1f s\n",
+                    points.size(), space.size(), def.name.c_str(), points.size() - 1,
+                    static_cast<unsigned long long>(a.seed), where, wall);
     if (at_default)
         std::printf("default       %-50s %9.3f ms\n", dsl::point_str(def, at_default->point).c_str(), at_default->median_ms);
     std::printf("best schedule %-50s %9.3f ms (median of %d runs)\n", dsl::point_str(def, ranked[0].point).c_str(),
                 ranked[0].median_ms, a.runs);
+    // The fastest point once more, its result against the program's default on the CPU.
+    program.compile(F, p.device, def, ranked[0].point).run(g, p.operands, p.out, p.launch());
+    if (const auto sync = p.sync()) sync();
+    Tensor want = Tensor::empty({g.num_dst(), F}, dtype);
+    program.compile(F).run(g, p.host, want);
+    check_against_cpu("the best schedule's result", p.result(), want);
     if (json_file) {
         nlohmann::json j;
         j["program"] = a.program;
@@ -198,6 +303,7 @@ int tune_plugin_program(const Args &a, CLI::App &app) {
         j["schedule"] = def.name;
         j["graph"] = graph_name;
         j["features"] = F;
+        j["device"] = gsparse::device_label(p.device);
         j["best"] = dsl::point_str(def, ranked[0].point);
         j["points"] = nlohmann::json::array();
         for (const auto &m : ranked) j["points"].push_back({{"point", dsl::point_str(def, m.point)}, {"median_ms", m.median_ms}});
@@ -221,7 +327,8 @@ int main(int argc, char **argv) {
     app.add_option("--mode", a.mode, "search mode: genetic (cost-model seeded genetic search), random (3 samples by "
                                      "default), exhaustive")
         ->check(CLI::IsMember({"genetic", "exhaustive", "random"}));
-    app.add_option("--budget", a.budget, "candidates measured in random mode")->check(CLI::PositiveNumber);
+    app.add_option("--budget", a.budget, "candidates measured in random mode; with --plugin: points measured (the "
+                                         "default and others drawn with --seed; all when absent)")->check(CLI::PositiveNumber);
     app.add_option("--cache", a.cache_file, "tuning cache file (default: " + TuningCache::default_path() + ")");
     app.add_flag("--no-cache", a.no_cache, "tune afresh even when the cache has this problem (the result is stored)");
     app.add_option("--model", a.model_prefix, "cost model that ranks the space for the genetic search: PREFIX (PREFIX.pt + "

@@ -3,17 +3,13 @@
 #include <random>
 
 #include "api/gsparse.h"
-#include "core/error.h"
-#include "ops/halide_types.h"
-#include "runtime/cuda_launch.h"
 #include "api/tuning_key.h"
-#include "runtime/target.h"
+#include "autotune/device_mirror.h"
+#include "core/error.h"
 
 namespace gsparse::autotune {
 
 namespace {
-
-halide_type_t halide_type_of_dtype(DType d) { return halide_type_t(halide_type(d)); }
 
 Tensor random_features(int64_t rows, const std::vector<int64_t> &feat, uint64_t seed, bool positive) {
     std::vector<int64_t> shape{rows};
@@ -94,25 +90,11 @@ TuningProblem TuningProblem::load_problem() const {
 }
 
 void TuningProblem::move_to_device() {
-    const Halide::Target target = jit_target(Device::CUDA);
-    if (!Halide::host_supports_target_device(target))
-        fail<Error>("--target cuda: no usable CUDA device on this machine");
-    auto ctx = std::make_shared<CudaJITContext>(CudaLaunch{});
-    auto upload = [&](Tensor &t) {
-        if (!t.defined() || t.dim() == 0) return;
-        // A device copy owned by a Halide buffer in device 0's primary context, where every kernel
-        // of a call without a CUDA context runs (JIT pipelines and cached libraries alike).
-        auto buf = std::make_shared<Halide::Runtime::Buffer<>>(halide_type_of_dtype(t.dtype()), t.data(),
-                                                               std::vector<int>{static_cast<int>(t.numel())});
-        buf->set_host_dirty();
-        if (int err = buf->copy_to_device(cuda_device_interface(target), ctx.get()))
-            fail<KernelError>("copying tuning inputs to the GPU failed (Halide error ", err, ")");
-        device_buffers.push_back(buf);
-        t = Tensor::wrap(reinterpret_cast<void *>(buf->raw_buffer()->device), t.shape(), t.dtype(), Device::CUDA);
-    };
-    for (Tensor *t : {&lhs, &rhs, &out, &arg_u, &arg_e}) upload(*t);
-    std::shared_ptr<Halide::Runtime::Buffer<>> first = device_buffers.back();
-    sync = [first, ctx] { first->device_sync(ctx.get()); };
+    auto mirror = std::make_shared<DeviceMirror>();
+    for (Tensor *t : {&lhs, &rhs, &out, &arg_u, &arg_e})
+        if (t->defined() && t->dim() != 0) *t = mirror->upload(*t);
+    device_memory = mirror;
+    sync = [mirror] { mirror->sync(); };
 }
 
 std::string TuningProblem::device_label() const { return gsparse::device_label(device); }

@@ -18,6 +18,8 @@
 
 namespace gsparse::autotune {
 
+class DeviceMirror;
+
 enum class OpKind { Spmm, Sddmm };
 
 struct TuningProblem {
@@ -45,7 +47,7 @@ struct TuningProblem {
     /// Waits for the device's queued work (a no-op on the CPU); timing calls it after each run.
     std::function<void()> sync = [] {};
     /// Device copies of the tensors (Device::CUDA), kept alive with the problem.
-    std::vector<std::shared_ptr<Halide::Runtime::Buffer<>>> device_buffers;
+    std::shared_ptr<DeviceMirror> device_memory;
     Problem schedule_problem() const {
         return kind == OpKind::Spmm ? spmm_problem(spmm, layout, graph.stats()) : Problem{layout, graph.stats()};
     }

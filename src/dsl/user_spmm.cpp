@@ -401,8 +401,7 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     sparse.csr(row_ptr_, num_edges_).nnz_index_array(col_idx_, num_src_).nnz_index_array(edge_ids_, num_edges_);
     ext::infer_ragged_bounds({out, acc}, sparse);
 
-    ScheduleContext ctx{out, acc, f_, v_, k_.x, device, features, knobs};
-    ctx.monoid_merges = monoid_->merges();
+    ScheduleContext ctx{out, acc, f_, v_, k_.x, device, features, knobs, monoid_->merges(), {}};
     bool split = false;
     // The lane form (ScheduleContext::split_nnz_lanes): the messages at position k = ko * L + lane.
     ctx.split_lanes_impl = [&](ScheduleContext &c, int L, int U) {
@@ -672,6 +671,15 @@ std::vector<MeasuredPoint> search_schedule(const SpmmProgram &program, const Sch
                                            Device device, const Graph &g,
                                            const std::map<std::string, Tensor> &operands, Tensor &out,
                                            const CudaLaunch &launch, int runs, const std::function<void()> &sync) {
+    return measure_points(program, schedule, schedule.space(features, device), features, device, g, operands, out,
+                          launch, runs, sync);
+}
+
+std::vector<MeasuredPoint> measure_points(const SpmmProgram &program, const ScheduleDef &schedule,
+                                          const std::vector<std::map<std::string, int64_t>> &points, int features,
+                                          Device device, const Graph &g,
+                                          const std::map<std::string, Tensor> &operands, Tensor &out,
+                                          const CudaLaunch &launch, int runs, const std::function<void()> &sync) {
     if (runs < 1) fail<ShapeError>("search_schedule: runs must be at least 1, got ", runs);
     if (device == Device::CUDA && !sync)
         fail<ShapeError>("search_schedule on CUDA needs sync (a function that waits for the launch's stream)");
@@ -679,7 +687,7 @@ std::vector<MeasuredPoint> search_schedule(const SpmmProgram &program, const Sch
         if (sync) sync();
     };
     std::vector<MeasuredPoint> measured;
-    for (const auto &point : schedule.space(features, device)) {
+    for (const auto &point : points) {
         SpmmKernel k = program.compile(features, device, schedule, point);
         if (k.num_outputs() != 1)
             fail<ShapeError>("user program ", program.name(), " has ", k.num_outputs(),

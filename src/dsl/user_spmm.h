@@ -292,4 +292,13 @@ std::vector<MeasuredPoint> search_schedule(const SpmmProgram &program, const Sch
                                            const CudaLaunch &launch = {}, int runs = 10,
                                            const std::function<void()> &sync = nullptr);
 
+/// The same over the given points of `schedule` only (a sample of a large space), fastest first;
+/// ScheduleError for a point the schedule does not take.
+std::vector<MeasuredPoint> measure_points(const SpmmProgram &program, const ScheduleDef &schedule,
+                                          const std::vector<std::map<std::string, int64_t>> &points, int features,
+                                          Device device, const Graph &g,
+                                          const std::map<std::string, Tensor> &operands, Tensor &out,
+                                          const CudaLaunch &launch = {}, int runs = 10,
+                                          const std::function<void()> &sync = nullptr);
+
 }  // namespace gsparse::dsl

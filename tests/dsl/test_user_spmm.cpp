@@ -672,6 +672,41 @@ TEST(UserSpmm, UserScheduleWithItsOwnKnobsIsSearched) {
     expect_close(out, want, 1e-6, best.schedule());
 }
 
+TEST(UserSpmm, MeasurePointsTimesTheGivenPointsOnlyAndRefusesInvalidOnes) {
+    // measure_points (gsparse-tune --budget): a chosen sample of the space, fastest first; a point
+    // the schedule's rule refuses is a ScheduleError naming the reason, not a skipped point.
+    dsl::ScheduleDef rows;
+    rows.name = "rows";
+    rows.knobs = {{"split", {1, 8, 32}, 1}};
+    rows.why_invalid = [](const std::map<std::string, int64_t> &pt, int, Device) -> std::string {
+        return pt.at("split") == 32 ? "split 32 is refused here" : "";
+    };
+    rows.apply = [](dsl::ScheduleContext &c) {
+        Halide::Var vo("vo"), vi("vi");
+        c.out.split(c.v, vo, vi, static_cast<int>(c.knob("split")), Halide::TailStrategy::GuardWithIf).parallel(vo);
+        c.acc.compute_at(c.out, vi);
+    };
+    SpmmProgram p("sampled");
+    p.message(p.operand("x", At::Src));
+    p.reduce(Monoid::max());
+    Graph g = test::random_graph(78);
+    const int F = 3;
+    Tensor x = test::random_tensor({g.num_src(), F}, 1);
+    Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32), out = Tensor::empty({g.num_dst(), F}, DType::F32);
+    p.compile(F).run(g, {{"x", x}}, want);
+    auto measured = dsl::measure_points(p, rows, {{{"split", 8}}}, F, Device::CPU, g, {{"x", x}}, out, {}, 2);
+    ASSERT_EQ(measured.size(), 1u);
+    EXPECT_EQ(measured[0].point.at("split"), 8);
+    EXPECT_GT(measured[0].median_ms, 0.0);
+    expect_close(out, want, 0, "split 8");
+    try {
+        dsl::measure_points(p, rows, {{{"split", 1}}, {{"split", 32}}}, F, Device::CPU, g, {{"x", x}}, out, {}, 1);
+        FAIL() << "an invalid point was measured";
+    } catch (const ScheduleError &e) {
+        EXPECT_NE(std::string(e.what()).find("split 32 is refused here"), std::string::npos) << e.what();
+    }
+}
+
 TEST(UserSpmm, ScheduleWritingOutsideTheOutputIsANamedErrorNotACrash) {
     // A user schedule that splits rows into tasks of 64 without a tail strategy: Halide shifts the
     // last task inwards, so a graph with fewer rows than a task would be read and written before

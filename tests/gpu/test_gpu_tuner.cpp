@@ -56,7 +56,7 @@ TEST_F(GpuTuner, RandomTuneLoadsEachKernelFirstAndItsBestMatchesTheReference) {
         // The same inputs on the host (prepare() draws them from the seed) for the reference.
         autotune::TuningProblem h = p;
         h.device = Device::CPU;
-        h.device_buffers.clear();
+        h.device_memory.reset();
         h.prepare(3);
         const auto shape = gspmm_output_shape(h.graph, h.spmm, h.lhs, h.rhs);
         Tensor out = device_empty(shape, DType::F32);
@@ -95,7 +95,7 @@ TEST_F(GpuTuner, SegmentPointsAreTimedWhereTheyRun) {
 
     autotune::TuningProblem h = p;
     h.device = Device::CPU;
-    h.device_buffers.clear();
+    h.device_memory.reset();
     h.prepare(5);
     Tensor x = to_device(h.lhs);
     Tensor out = device_empty(gspmm_output_shape(h.graph, h.spmm, h.lhs, h.rhs), DType::F32);
