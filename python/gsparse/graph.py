@@ -11,6 +11,7 @@ the layers, per device.
 
 import json
 import operator
+import weakref
 
 import torch
 
@@ -405,12 +406,18 @@ class Graph:
                             lambda: torch.stack(self.coo(self.device)).to(torch.int64))
 
     def reverse(self):
-        """The reversed graph (edges v -> u), same edge ids; cached, and its reverse is self."""
+        """The reversed graph (edges v -> u), same edge ids; cached, and its reverse is self. The
+        reverse refers back weakly: a graph and its reverse form no reference cycle, so a step's
+        graphs are freed when the step lets go of them, not by the garbage collector (mini-batch
+        training makes new graphs every step)."""
         r = self._cache.get("reverse")
+        if r is None:
+            back = self.__dict__.get("_reverse_of")
+            r = back() if back is not None else None
         if r is None:
             r = Graph(_tensor_graph=self._t.reverse()) if self._t is not None else Graph(_native_graph=self._g.reverse())
             r._tuned = getattr(self, "_tuned", None)
-            r._cache["reverse"] = self
+            r._reverse_of = weakref.ref(self)
             self._cache["reverse"] = r
         return r
 

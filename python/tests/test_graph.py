@@ -87,3 +87,34 @@ def test_bad_csr():
 def test_missing_file():
     with pytest.raises(gsparse.Error, match="nonexistent"):
         gsparse.Graph.load("/nonexistent/g.mtx")
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_training_steps_leave_no_reference_cycles(dynamic):
+    """A graph and its cached reverse (the backward's graph) form no cycle: each step's graphs are
+    freed by reference counting when the step lets go of them, never left to the garbage collector
+    (which mini-batch training, new graphs every step, would otherwise keep busy and their arrays
+    alive)."""
+    import gc
+    torch.manual_seed(0)
+    conv = gsparse.nn.GINConv(torch.nn.Linear(8, 8))
+    opt = torch.optim.SGD(conv.parameters(), lr=0.1)
+
+    def step():
+        ei = torch.randint(0, 50, (2, 200))
+        g = gsparse.Graph(ei, num_nodes=50, dynamic=dynamic)
+        assert g.reverse().reverse() is g
+        x = torch.randn(50, 8, requires_grad=True)
+        out = gsparse.gspmm(g, "copy_lhs", "mean", conv(x, g))
+        out.square().sum().backward()
+        opt.step()
+
+    step()
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(5):
+            step()
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
