@@ -5,6 +5,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <utility>
+
 #include "bindings.h"
 #include "core/error.h"
 #include "dsl/plugin.h"
@@ -27,42 +29,51 @@ std::string dtype_of(const Halide::Type &t) {
     return t == Halide::Float(32) ? "float32" : t == Halide::Float(64) ? "float64" : "other";
 }
 
-/// A compiled program with what Python needs to check its operands.
-struct UserKernel {
-    dsl::SpmmKernel kernel;
+/// A compiled program (g-SpMM-shaped: dsl::SpmmKernel; per edge: dsl::SddmmKernel) with what
+/// Python needs to check its operands.
+template <typename Kernel>
+struct Compiled {
+    Kernel kernel;
     std::string program;
     std::vector<std::tuple<std::string, std::string, bool>> operands;  ///< (name, src|dst|edge, broadcast)
     int features = 0;
     std::string dtype;
     std::string device;
 };
+using UserKernel = Compiled<dsl::SpmmKernel>;
+using UserEdgeKernel = Compiled<dsl::SddmmKernel>;
+
+template <typename Kernel, typename Program>
+Compiled<Kernel> describe(Kernel kernel, const Program &p, const std::string &program, int features,
+                          const std::string &device) {
+    Compiled<Kernel> k{std::move(kernel), program, {}, features, dtype_of(p.type()), device};
+    for (const auto &o : p.operands()) k.operands.emplace_back(o.name, dsl::at_name(o.at), o.broadcast);
+    return k;
+}
 
 UserKernel compile(const dsl::Plugin &plugin, const std::string &program, int features, const std::string &device,
                    const std::optional<std::string> &schedule, const std::map<std::string, int64_t> &point) {
     dsl::SpmmProgram p = plugin.registry.make_program(program);
     const dsl::ScheduleDef def = schedule ? plugin.registry.make_schedule(*schedule) : dsl::default_schedule();
-    UserKernel k{p.compile(features, device_of(device), def, point), program, {}, features, "", device};
-    for (const auto &o : p.operands()) k.operands.emplace_back(o.name, dsl::at_name(o.at), o.broadcast);
-    k.dtype = dtype_of(p.type());
-    return k;
+    return describe(p.compile(features, device_of(device), def, point), p, program, features, device);
 }
-
-/// A compiled per-edge program.
-struct UserEdgeKernel {
-    dsl::SddmmKernel kernel;
-    std::string program;
-    std::vector<std::tuple<std::string, std::string, bool>> operands;  ///< (name, src|dst|edge, broadcast)
-    int features = 0;
-    std::string dtype;
-    std::string device;
-};
 
 UserEdgeKernel compile_edge(const dsl::Plugin &plugin, const std::string &program, int features,
                             const std::string &device) {
     dsl::SddmmProgram p = plugin.registry.make_edge_program(program);
-    UserEdgeKernel k{p.compile(features, device_of(device)), program, {}, features, dtype_of(p.type()), device};
-    for (const auto &o : p.operands()) k.operands.emplace_back(o.name, dsl::at_name(o.at), o.broadcast);
-    return k;
+    return describe(p.compile(features, device_of(device)), p, program, features, device);
+}
+
+/// The Python class of a compiled program, with its description as read-only attributes.
+template <typename Kernel>
+py::class_<Compiled<Kernel>> bind_compiled(py::module_ &m, const char *name, const char *doc) {
+    using K = Compiled<Kernel>;
+    return py::class_<K>(m, name, doc)
+        .def_readonly("program", &K::program)
+        .def_readonly("operands", &K::operands)
+        .def_readonly("features", &K::features)
+        .def_readonly("dtype", &K::dtype)
+        .def_readonly("device", &K::device);
 }
 
 template <typename G>
@@ -102,12 +113,7 @@ void bind_plugins(py::module_ &m) {
              py::arg("point"), py::call_guard<py::gil_scoped_release>(),
              "The program compiled for `features` output features on 'cpu' or 'cuda', under the plugin's schedule "
              "of that name (None: the default user schedule) at `point` (knobs left out take their defaults).");
-    py::class_<UserKernel>(m, "UserKernel", "A compiled user program.")
-        .def_readonly("program", &UserKernel::program)
-        .def_readonly("operands", &UserKernel::operands)
-        .def_readonly("features", &UserKernel::features)
-        .def_readonly("dtype", &UserKernel::dtype)
-        .def_readonly("device", &UserKernel::device)
+    bind_compiled<dsl::SpmmKernel>(m, "UserKernel", "A compiled user program.")
         .def_property_readonly("num_outputs", [](const UserKernel &k) { return k.kernel.num_outputs(); })
         .def_property_readonly("schedule", [](const UserKernel &k) { return k.kernel.schedule(); })
         .def("run", &run<Graph>, py::arg("graph"), py::arg("operands"), py::arg("outs"), py::arg("launch"),
@@ -116,12 +122,7 @@ void bind_plugins(py::module_ &m) {
         .def("run", &run<GraphView>, py::arg("graph"), py::arg("operands"), py::arg("outs"), py::arg("launch"),
              py::call_guard<py::gil_scoped_release>(),
              "The same on a graph view (a dynamic graph's index arrays, by address).");
-    py::class_<UserEdgeKernel>(m, "UserEdgeKernel", "A compiled per-edge user program.")
-        .def_readonly("program", &UserEdgeKernel::program)
-        .def_readonly("operands", &UserEdgeKernel::operands)
-        .def_readonly("features", &UserEdgeKernel::features)
-        .def_readonly("dtype", &UserEdgeKernel::dtype)
-        .def_readonly("device", &UserEdgeKernel::device)
+    bind_compiled<dsl::SddmmKernel>(m, "UserEdgeKernel", "A compiled per-edge user program.")
         .def("run", &run_edge<Graph>, py::arg("graph"), py::arg("operands"), py::arg("out"), py::arg("launch"),
              py::call_guard<py::gil_scoped_release>(), "out ([num_edges, features], by edge id) = the program.")
         .def("run", &run_edge<GraphView>, py::arg("graph"), py::arg("operands"), py::arg("out"), py::arg("launch"),

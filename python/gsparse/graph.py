@@ -412,7 +412,7 @@ class Graph:
         training makes new graphs every step)."""
         r = self._cache.get("reverse")
         if r is None:
-            back = self.__dict__.get("_reverse_of")
+            back = getattr(self, "_reverse_of", None)
             r = back() if back is not None else None
         if r is None:
             r = Graph(_tensor_graph=self._t.reverse()) if self._t is not None else Graph(_native_graph=self._g.reverse())
