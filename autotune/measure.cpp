@@ -120,7 +120,7 @@ Measurer::Compiled Measurer::compile(const ScheduleParams &schedule) {
         key.spec = p.spmm;
         key.layout = p.layout;
         key.dtype = DType::F32;
-        key.run = segment_run_of(schedule);
+        key.point = segment_point_of(schedule);
         key.device = p.device;
         SpmmSegmentKernel::get(key, *cache_);
         KernelCache *cache = cache_;

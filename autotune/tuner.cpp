@@ -271,9 +271,16 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
         }
     }
     if (options.segments && problem.kind == OpKind::Spmm && segments_supported(problem.spmm)) {
-        // The other algorithm of the operator: its few points measured whole, outside the space.
+        // The other algorithm of the operator: its few points measured whole, outside the space
+        // (every run length; on CUDA with every feature tile the feature length takes).
         std::vector<ScheduleParams> points;
-        for (int64_t run : kSegmentRunChoices) points.push_back(ScheduleParams{kSegmentSchedule, {{"run", run}}});
+        for (int64_t run : kSegmentRunChoices)
+            for (int64_t tile : kSegmentTileChoices) {
+                if (tile != kSegmentTileDefault &&
+                    (problem.device != Device::CUDA || !segment_tile_invalid_reason(tile, problem.layout.out_len()).empty()))
+                    continue;
+                points.push_back(segment_params(SegmentPoint{run, tile}));
+            }
         precompile(points, threads);
         for (const auto &p : points) record(measure(p));
     }

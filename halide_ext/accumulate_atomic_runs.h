@@ -18,14 +18,16 @@
 //                   run_sum = run_sum + v ... }
 //   if (run_index >= 0) atomic { out[run_index] += run_sum }
 //
-// with run_index and run_sum per-thread allocations of one element (registers on the GPU). The sum of
-// each address is unchanged up to the order of its additions.
+// with run_index and run_sum per-thread allocations of one element (registers on the GPU). A body
+// with several atomic adds (a thread's register tile of K features, unrolled: K addresses an edge)
+// gets one register pair per add, each flushed on its own change of address. The sum of each
+// address is unchanged up to the order of its additions.
 //
 // Expects: a lowered Stmt at custom-lowering-pass time, after AtomicAddStores (which gives the
 // atomic store and its load the same index). Rewrites serial For loops whose name ends with
-// "." + loop_var and whose body holds exactly one Atomic node (without a mutex) around one scalar
-// Store `out[i] = out[i] + v` (or `v + out[i]`) of a non-negative index; other loops are left as
-// they are.
+// "." + loop_var and whose body's Atomic nodes (at least one) are all without a mutex around one
+// scalar Store `out[i] = out[i] + v` (or `v + out[i]`) of a non-negative index; other loops are
+// left as they are.
 // Produces: the rewritten loops (rewritten() counts them).
 #pragma once
 

@@ -20,20 +20,52 @@ std::string segment_run_invalid_reason(int64_t run) {
     return "run = " + std::to_string(run) + " is not one of the run lengths " + choices;
 }
 
-int64_t segment_run_of(const ScheduleParams &p) {
-    if (!is_segment_point(p))
-        fail<ScheduleError>("g-SpMM by nonzeros runs the schedule ", kSegmentSchedule, ", not ", p.schedule);
-    int64_t run = kSegmentRunDefault;
-    for (const auto &[knob, value] : p.values) {
-        if (knob != "run") fail<ScheduleError>(kSegmentSchedule, " has the knob run, not ", knob);
-        run = value;
+std::string segment_tile_invalid_reason(int64_t tile, int64_t feature_len) {
+    if (std::find(std::begin(kSegmentTileChoices), std::end(kSegmentTileChoices), tile) ==
+        std::end(kSegmentTileChoices)) {
+        std::string choices;
+        for (int64_t c : kSegmentTileChoices) choices += (choices.empty() ? "" : ", ") + std::to_string(c);
+        return "tile = " + std::to_string(tile) + " is not one of the tiles " + choices;
     }
-    if (std::string why = segment_run_invalid_reason(run); !why.empty()) fail<ScheduleError>(kSegmentSchedule, ": ", why);
-    return run;
+    if (feature_len >= 0 && tile > std::max<int64_t>(feature_len, 1))
+        return "tile = " + std::to_string(tile) + " exceeds the " + std::to_string(feature_len) +
+               " feature elements of an output row";
+    return "";
 }
 
-void schedule_spmm_segments(SpmmSegmentAlgorithm &a, Device device, int64_t run) {
+bool segment_tile_covers_rows(int64_t tile, int64_t feature_len) {
+    if (tile <= 0 || feature_len < tile) return false;
+    // The feature dimension is cut into chunks of tile x threads (blocks over chunks).
+    return feature_len % (tile * scatter_feature_threads((feature_len + tile - 1) / tile)) == 0;
+}
+
+SegmentPoint segment_point_of(const ScheduleParams &p) {
+    if (!is_segment_point(p))
+        fail<ScheduleError>("g-SpMM by nonzeros runs the schedule ", kSegmentSchedule, ", not ", p.schedule);
+    SegmentPoint point;
+    for (const auto &[knob, value] : p.values) {
+        if (knob == "run") point.run = value;
+        else if (knob == "tile") point.tile = value;
+        else fail<ScheduleError>(kSegmentSchedule, " has the knobs run and tile, not ", knob);
+    }
+    if (std::string why = segment_run_invalid_reason(point.run); !why.empty())
+        fail<ScheduleError>(kSegmentSchedule, ": ", why);
+    if (std::string why = segment_tile_invalid_reason(point.tile); !why.empty())
+        fail<ScheduleError>(kSegmentSchedule, ": ", why);
+    return point;
+}
+
+ScheduleParams segment_params(const SegmentPoint &point) {
+    ScheduleParams p{kSegmentSchedule, {{"run", point.run}}};
+    if (point.tile != kSegmentTileDefault) p.values["tile"] = point.tile;
+    return p;
+}
+
+void schedule_spmm_segments(SpmmSegmentAlgorithm &a, Device device, const SegmentPoint &point) {
+    const int64_t run = point.run, tile = point.tile;
     if (std::string why = segment_run_invalid_reason(run); !why.empty()) fail<ScheduleError>(why);
+    if (std::string why = segment_tile_invalid_reason(tile, a.layout.out_len()); !why.empty())
+        fail<ScheduleError>(kSegmentSchedule, ": ", why);
     const int rank = a.layout.rank();
     for (int d = 0; d <= rank; d++) a.out.output_buffer().dim(d).set_min(0);
     a.row_ptr.dim(0).set_min(0);
@@ -59,17 +91,32 @@ void schedule_spmm_segments(SpmmSegmentAlgorithm &a, Device device, int64_t run)
 
     Stage scatter = a.out.update();
     Var sz = fuse_feature_dims(scatter, a.f, "sz");
-    const int T = scatter_feature_threads(a.layout.out_len());
+    const int K = static_cast<int>(tile);
+    const int T = scatter_feature_threads((a.layout.out_len() + K - 1) / K);
     const int M = std::max(1, 256 / T);
     RVar pb("pb"), pt("pt");
-    Var fo("fo"), fi("fi");
-    scatter.atomic()
-        .split(sz, fo, fi, T, TailStrategy::GuardWithIf)
-        .split(a.p.x, pc, pj, static_cast<int>(run), TailStrategy::GuardWithIf)
-        .split(pc, pb, pt, M, TailStrategy::GuardWithIf)
-        .reorder(pj, fi, pt, pb, fo)
-        .gpu_threads(fi, pt)
-        .gpu_blocks(pb, fo);
+    Var fo("fo"), fi("fi"), ft("ft"), fk("fk");
+    if (K == 1) {
+        scatter.atomic()
+            .split(sz, fo, fi, T, TailStrategy::GuardWithIf)
+            .split(a.p.x, pc, pj, static_cast<int>(run), TailStrategy::GuardWithIf)
+            .split(pc, pb, pt, M, TailStrategy::GuardWithIf)
+            .reorder(pj, fi, pt, pb, fo)
+            .gpu_threads(fi, pt)
+            .gpu_blocks(pb, fo);
+    } else {
+        // Feature f = fo * T * K + fk * T + fi: thread fi's K elements are T apart, and for every
+        // fk the warp's loads of one edge are contiguous. fk is unrolled inside the run's loop.
+        scatter.atomic()
+            .split(sz, fo, ft, T * K, TailStrategy::GuardWithIf)
+            .split(ft, fk, fi, T, TailStrategy::GuardWithIf)
+            .split(a.p.x, pc, pj, static_cast<int>(run), TailStrategy::GuardWithIf)
+            .split(pc, pb, pt, M, TailStrategy::GuardWithIf)
+            .reorder(fk, pj, fi, pt, pb, fo)
+            .unroll(fk)
+            .gpu_threads(fi, pt)
+            .gpu_blocks(pb, fo);
+    }
     a.lowering_passes.push_back(std::make_shared<ext::AtomicAddStores>());
     a.lowering_passes.push_back(std::make_shared<ext::AccumulateAtomicRuns>("pj"));
 }

@@ -1,14 +1,17 @@
 // Schedules of g-SpMM by nonzeros (ops/spmm_segment_algorithm.h).
 //
 // CUDA: the zero fill is one flat loop over the output, 256 threads a block. The scatter is atomic
-// and divided into runs of `run` consecutive edges: a thread owns one feature element of one run
-// and walks the run's edges in order; threads (feature, run) with T feature threads (the feature
-// length rounded up to a power of two, at most 128) and 256 / T runs a block, blocks over runs and
-// feature chunks. AccumulateAtomicRuns (halide_ext) keeps the run's sum of a row in a register and
-// adds it to the output once per row the run touches, so a row costs one atomic add per run that
-// holds part of it: long rows are split over many threads, short rows share one.
+// and divided into runs of `run` consecutive edges: a thread owns `tile` feature elements of one run
+// (T apart, so that a warp's loads of one edge stay contiguous) and walks the run's edges in order,
+// reading an edge's indices once for its `tile` loads; threads (feature, run) with T feature threads
+// (the feature length over `tile`, rounded up to a power of two, at most 128) and 256 / T runs a
+// block, blocks over runs and feature chunks. AccumulateAtomicRuns (halide_ext) keeps the run's sum
+// of a row in a register per feature element and adds it to the output once per row the run
+// touches, so a row costs one atomic add per run that holds part of it: long rows are split over
+// many threads, short rows share one.
 // CPU: the zero fill serial; the scatter's runs in parallel tasks (atomic adds), each feature of a
-// run walking its edges in order under the same register accumulation.
+// run walking its edges in order under the same register accumulation (`tile` is a GPU knob: the
+// CPU schedule is the same for every tile).
 #pragma once
 
 #include <cstdint>
@@ -27,18 +30,43 @@ inline constexpr const char *kSegmentSchedule = "spmm_segments";
 inline constexpr int64_t kSegmentRunChoices[] = {4, 8, 16, 32, 64, 128, 256};
 /// The default run length.
 inline constexpr int64_t kSegmentRunDefault = 32;
+/// The feature elements a GPU thread owns (its register tile) the schedule takes.
+inline constexpr int64_t kSegmentTileChoices[] = {1, 2, 4, 8};
+/// The default tile.
+inline constexpr int64_t kSegmentTileDefault = 1;
+
+/// A point of the schedule: spmm_segments{run=R, tile=K} (either knob may be left out).
+struct SegmentPoint {
+    int64_t run = kSegmentRunDefault;
+    int64_t tile = kSegmentTileDefault;
+};
 
 /// Why `run` is not a run length of the schedule ("" when it is).
 std::string segment_run_invalid_reason(int64_t run);
 
+/// Why `tile` is not a tile of the schedule for an output of `feature_len` elements a row ("" when
+/// it is): one of kSegmentTileChoices, and no more than the feature length (feature_len < 0: not
+/// checked against it).
+std::string segment_tile_invalid_reason(int64_t tile, int64_t feature_len = -1);
+
+/// Whether a tile of `tile` elements keeps every feature thread busy on rows of `feature_len`
+/// elements: the row's length is a multiple of the tile times the feature threads
+/// (schedule_spmm_segments), as for power-of-two lengths of at least the tile. Tiles that do not cover rows exactly leave
+/// lanes idle and loads misaligned (F = 47 and 100 with tile 8 were slower than the row schedules on
+/// the zoo's heavy-tailed graphs, H100, 2026-11-27).
+bool segment_tile_covers_rows(int64_t tile, int64_t feature_len);
+
 /// Whether the point names this schedule.
 inline bool is_segment_point(const ScheduleParams &p) { return p.schedule == kSegmentSchedule; }
 
-/// The run length of a spmm_segments point (the default when it leaves it out); ScheduleError for a
-/// point of another schedule, another knob or an invalid run.
-int64_t segment_run_of(const ScheduleParams &p);
+/// The knobs of a spmm_segments point (defaults for those it leaves out); ScheduleError for a point
+/// of another schedule, another knob or an invalid value.
+SegmentPoint segment_point_of(const ScheduleParams &p);
 
-/// Applies the schedule (ScheduleError for an invalid run).
-void schedule_spmm_segments(SpmmSegmentAlgorithm &a, Device device, int64_t run = kSegmentRunDefault);
+/// The point as schedule parameters (the tile left out when it is the default).
+ScheduleParams segment_params(const SegmentPoint &point);
+
+/// Applies the schedule (ScheduleError for an invalid run, or a tile invalid for the layout).
+void schedule_spmm_segments(SpmmSegmentAlgorithm &a, Device device, const SegmentPoint &point = {});
 
 }  // namespace gsparse

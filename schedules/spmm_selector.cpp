@@ -8,6 +8,8 @@
 #include <cstring>
 #include <array>
 
+#include "schedules/spmm_segments.h"
+
 namespace gsparse {
 namespace {
 
@@ -144,8 +146,17 @@ std::optional<ScheduleParams> select_spmm_segments(const Problem &p) {
     }
     if (!nearest || !inside(*nearest, x)) return std::nullopt;
     const SelectorNode &leaf = leaf_of(kSegmentGateNodes, *nearest, x);
-    if (leaf.count <= 0) return std::nullopt;
-    return gate_points()[static_cast<size_t>(leaf.first)];  // nullopt: the row schedule ranks first
+    // The first ranked point that fits the problem: the row schedule (nullopt), a segment point of
+    // one feature element a thread, or one of a feature tile that covers the output rows exactly
+    // (the trees were grown on power-of-two F; at other F a tile leaves lanes idle).
+    const int64_t len = p.layout.out_len();
+    for (int i = leaf.first; i < leaf.first + leaf.count; ++i) {
+        const auto &point = gate_points()[static_cast<size_t>(i)];
+        if (!point) return std::nullopt;
+        const int64_t tile = segment_point_of(*point).tile;
+        if (tile == 1 || segment_tile_covers_rows(tile, len)) return point;
+    }
+    return std::nullopt;
 }
 
 std::vector<int64_t> selector_anchor_features() {

@@ -34,12 +34,13 @@ std::array<double, kSelectorFeatureCount> selector_features(const GraphStats &st
 std::optional<ScheduleParams> select_spmm_default(
     const Problem &p, const std::function<std::optional<std::string>(const ScheduleParams &, const Problem &)> &invalid_reason);
 
-/// The segment gate: spmm_segments{run=R} (g-SpMM by nonzeros, schedules/spmm_segments.h) where its
-/// trees send problem p instead of the row schedule, else nullopt. The trees (one per swept feature
-/// length, table spmm_segments_gate_table.inc from autotune/selector/train_segment_gate.py) were grown
-/// on the zoo's training part from the default row schedule and the segment runs measured in one
-/// process, and take the segment form only where it won by more than 5%: heavy-tailed graphs at
-/// small F. Never for order-sensitive reductions (max / min), problems without statistics, outside the
+/// The segment gate: spmm_segments{run=R, tile=K} (g-SpMM by nonzeros, schedules/spmm_segments.h)
+/// where its trees send problem p instead of the row schedule, else nullopt. The trees (one per swept
+/// feature length, table spmm_segments_gate_table.inc from autotune/selector/train_segment_gate.py)
+/// were grown on the zoo's training part from the default row schedule and the segment points (run
+/// lengths, and feature tiles from F = 16) measured in one process, and take the segment form only
+/// where it won by more than 5%: heavy-tailed graphs (a leaf's first point whose tile fits p's
+/// feature length). Never for order-sensitive reductions (max / min), problems without statistics, outside the
 /// trees' support, with the selector off, or with GSPARSE_SPMM_SEGMENTS=0 (the segment form adds with
 /// atomics, so the order of a row's additions varies between calls; the row schedules' does not).
 std::optional<ScheduleParams> select_spmm_segments(const Problem &p);

@@ -325,14 +325,14 @@ void gspmm_segments_into(const GraphView &g, const SpmmSpec &spec, const Tensor 
     g.check_coo();
     if (!segments_supported(spec))
         fail<ScheduleError>("g-SpMM by nonzeros reduces by sum or mean, not ", spec.name());
-    const int64_t run = options.schedule ? segment_run_of(*options.schedule) : kSegmentRunDefault;
+    const SegmentPoint point = options.schedule ? segment_point_of(*options.schedule) : SegmentPoint{};
     const SpmmPlan plan =
         plan_messages(spec.op, lhs, "lhs (source-node features)", g.num_src, "source nodes", rhs, g.num_edges);
     SpmmSegmentKernelKey key;
     key.spec = spec;
     key.layout = plan.layout;
     key.dtype = plan.dtype;
-    key.run = run;
+    key.point = point;
     check_output(out, with_rows(g.num_dst, key.layout.out_shape), key.dtype, "out");
     key.device = common_device({uses_lhs(spec.op) ? &lhs : nullptr, uses_rhs(spec.op) ? &rhs : nullptr, &out});
     check_view_device(g, key.device);

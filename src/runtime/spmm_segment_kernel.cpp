@@ -11,14 +11,15 @@ namespace gsparse {
 
 std::string SpmmSegmentKernelKey::str() const {
     return std::string("spmm_segments/") + spec.name() + "/" + layout.key() + "/" + dtype_name(dtype) + "/run=" +
-           std::to_string(run) + "/" + device_name(device);
+           std::to_string(point.run) + (point.tile != kSegmentTileDefault ? "/tile=" + std::to_string(point.tile) : "") +
+           "/" + device_name(device);
 }
 
 namespace {
 
 SpmmSegmentAlgorithm scheduled(const SpmmSegmentKernelKey &key) {
     SpmmSegmentAlgorithm a = build_spmm_segment_algorithm(key.spec, key.layout, key.dtype);
-    schedule_spmm_segments(a, key.device, key.run);
+    schedule_spmm_segments(a, key.device, key.point);
     return a;
 }
 

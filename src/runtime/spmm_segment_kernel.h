@@ -1,5 +1,5 @@
 // A compiled g-SpMM-by-nonzeros kernel (ops/spmm_segment_algorithm.h): the algorithm for one (op,
-// reduce, layout, dtype, run length), scheduled by schedules/spmm_segments.h and compiled for one
+// reduce, layout, dtype, run length, feature tile), scheduled by schedules/spmm_segments.h and compiled for one
 // target, callable on any graph view with its COO. Like the other graph-view kernels, it comes from
 // the persistent kernel cache when that is on.
 #pragma once
@@ -15,6 +15,7 @@
 #include "runtime/cuda_launch.h"
 #include "runtime/kernel_cache.h"
 #include "runtime/compiled_pipeline.h"
+#include "schedules/spmm_segments.h"
 
 namespace gsparse {
 
@@ -22,7 +23,7 @@ struct SpmmSegmentKernelKey {
     SpmmSpec spec;
     FeatureLayout layout;
     DType dtype = DType::F32;
-    int64_t run = 32;  ///< edges a GPU thread adds up in order (schedules/spmm_segments.h)
+    SegmentPoint point;  ///< run length and feature tile (schedules/spmm_segments.h)
     Device device = Device::CPU;
 
     std::string str() const;

@@ -138,6 +138,27 @@ TEST_F(GpuSpmm, SegmentGateSendsHeavyTailedGraphsToTheSegmentForm) {
     }
 }
 
+TEST_F(GpuSpmm, SegmentFeatureTilesMatchTheReference) {
+    // Every feature tile of g-SpMM by nonzeros on a graph with a very long row, empty rows and
+    // shuffled edge ids: F = 1 (tile 1 only), odd, wider than a block's 128 feature threads, and
+    // heads x features with an edge weight per head; sum and mean; runs of 8 to 64 edges.
+    Graph g = test::random_graph(79);
+    for (const std::vector<int64_t> &feat : std::vector<std::vector<int64_t>>{{1}, {7}, {130}, {3, 5}}) {
+        int64_t len = 1;
+        for (int64_t d : feat) len *= d;
+        Tensor x = features(g.num_src(), feat, 51);
+        std::vector<int64_t> wf = feat;
+        wf.back() = 1;
+        Tensor w = features(g.num_edges(), wf, 52);
+        for (int64_t tile : kSegmentTileChoices) {
+            if (!segment_tile_invalid_reason(tile, len).empty()) continue;
+            const ScheduleParams p = segment_params(SegmentPoint{8 * tile, tile});
+            for (const SpmmSpec &spec : {SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Sum}, SpmmSpec{BinaryOp::Mul, ReduceOp::Mean}})
+                EXPECT_TRUE(check(g, spec, x, w, &p)) << p.str() << " " << spec.name() << " F=" << len;
+        }
+    }
+}
+
 TEST_F(GpuSpmm, GridOfSchedules) {
     // Every valid point of a deterministic sample of the space, on two feature lengths.
     const auto &def = spmm_schedule("gpu_spmm");

@@ -193,7 +193,7 @@ TEST(SpmmSegments, CudaScheduleAccumulatesRunsInRegisters) {
     for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Mean}) {
         SpmmSegmentAlgorithm a =
             build_spmm_segment_algorithm({BinaryOp::Mul, r}, plan_features(BinaryOp::Mul, {64}, {1}), DType::F32);
-        schedule_spmm_segments(a, Device::CUDA, 32);
+        schedule_spmm_segments(a, Device::CUDA, SegmentPoint{32, 1});
         Halide::Pipeline p(a.out);
         for (const auto &pass : a.lowering_passes) p.add_custom_lowering_pass(pass.get(), nullptr);
         CaptureStmt capture;
@@ -218,13 +218,81 @@ TEST(SpmmSegments, CudaScheduleAccumulatesRunsInRegisters) {
     }
 }
 
+TEST(SpmmSegments, CudaFeatureTilesKeepOneRegisterPairPerElement) {
+    // A thread's K feature elements (unrolled) each get their run's register pair and flushes.
+    for (int64_t tile : {2, 4, 8}) {
+        SpmmSegmentAlgorithm a = build_spmm_segment_algorithm(
+            {BinaryOp::CopyLhs, ReduceOp::Sum}, plan_features(BinaryOp::CopyLhs, {100}, {100}), DType::F32);
+        schedule_spmm_segments(a, Device::CUDA, SegmentPoint{64, tile});
+        Halide::Pipeline p(a.out);
+        for (const auto &pass : a.lowering_passes) p.add_custom_lowering_pass(pass.get(), nullptr);
+        CaptureStmt capture;
+        p.add_custom_lowering_pass(&capture, nullptr);
+        const std::string ptx = lowered_stmt_text(p, a.arguments(), jit_target(Device::CUDA));
+        auto *pass = dynamic_cast<ext::AccumulateAtomicRuns *>(a.lowering_passes.back().get());
+        ASSERT_NE(pass, nullptr);
+        const int loops = pass->rewritten();
+        EXPECT_GE(loops, 1) << capture.text;
+        const size_t pairs = static_cast<size_t>(loops * tile);
+        EXPECT_EQ(count(capture.text, "allocate run_index$"), pairs) << "tile " << tile << capture.text;
+        EXPECT_EQ(count(capture.text, "allocate run_sum$"), pairs) << "tile " << tile << capture.text;
+        EXPECT_EQ(count(capture.text, "atomic"), 2 * pairs) << "tile " << tile << capture.text;
+        EXPECT_TRUE(ptx.find("red.global.add.f32") != std::string::npos ||
+                    ptx.find("atom.global.add.f32") != std::string::npos) << ptx;
+        EXPECT_EQ(ptx.find("atom.global.cas"), std::string::npos) << ptx;
+    }
+}
+
+TEST(SpmmSegments, PointsNameRunAndTileAndInvalidOnesAreRefused) {
+    const SegmentPoint p = segment_point_of(ScheduleParams::parse("spmm_segments{run=64,tile=4}"));
+    EXPECT_EQ(p.run, 64);
+    EXPECT_EQ(p.tile, 4);
+    EXPECT_EQ(segment_point_of(ScheduleParams::parse("spmm_segments{run=8}")).tile, kSegmentTileDefault);
+    EXPECT_EQ(segment_params(SegmentPoint{16, 1}).str(), ScheduleParams::parse("spmm_segments{run=16}").str());
+    EXPECT_EQ(segment_point_of(segment_params(SegmentPoint{16, 8})).tile, 8);
+    auto refused = [](const std::string &point, const std::string &words) {
+        try {
+            segment_point_of(ScheduleParams::parse(point));
+            return ::testing::AssertionFailure() << point << " was accepted";
+        } catch (const ScheduleError &e) {
+            if (std::string(e.what()).find(words) == std::string::npos)
+                return ::testing::AssertionFailure() << point << ": " << e.what();
+            return ::testing::AssertionSuccess();
+        }
+    };
+    EXPECT_TRUE(refused("spmm_segments{tile=3}", "tile = 3"));
+    EXPECT_TRUE(refused("spmm_segments{run=5}", "run = 5"));
+    EXPECT_TRUE(refused("spmm_segments{lanes=4}", "lanes"));
+
+    // A tile wider than the output row is refused by the operator, with the feature length named;
+    // a valid tile computes the same sums on the CPU (where the schedule is the same for every tile).
+    Graph g = test::random_graph(34);
+    HostView h = view_of(g);
+    const SpmmSpec spec{BinaryOp::CopyLhs, ReduceOp::Sum};
+    Tensor x1 = test::random_tensor({g.num_src(), 1}, 6, DType::F32, 0.5, 1.5);
+    Tensor out1 = Tensor::empty({g.num_dst(), 1}, DType::F32);
+    OpOptions o;
+    o.schedule = ScheduleParams::parse("spmm_segments{run=32,tile=2}");
+    try {
+        gspmm_segments_into(h.view, spec, x1, {}, out1, o);
+        ADD_FAILURE() << "tile 2 on one feature must be refused";
+    } catch (const ScheduleError &e) {
+        EXPECT_NE(std::string(e.what()).find("exceeds the 1 feature"), std::string::npos) << e.what();
+    }
+    Tensor x = test::random_tensor({g.num_src(), 9}, 7, DType::F32, 0.5, 1.5);
+    Tensor out = Tensor::empty({g.num_dst(), 9}, DType::F32);
+    o.schedule = ScheduleParams::parse("spmm_segments{run=16,tile=8}");
+    gspmm_segments_into(h.view, spec, x, {}, out, o);
+    EXPECT_TRUE(matches(g, spec, x, {}, out));
+}
+
 TEST(SpmmSegments, CpuScheduleRunsTheSameAccumulation) {
     // The CPU schedule divides the edges into the same runs (parallel tasks, atomic adds), so the
     // reference tests above check the rewritten runs' numbers on any machine.
     SpmmSegmentAlgorithm a =
         build_spmm_segment_algorithm({BinaryOp::CopyLhs, ReduceOp::Sum}, plan_features(BinaryOp::CopyLhs, {8}, {8}),
                                      DType::F32);
-    schedule_spmm_segments(a, Device::CPU, 32);
+    schedule_spmm_segments(a, Device::CPU, SegmentPoint{32, 1});
     Halide::Pipeline p(a.out);
     for (const auto &pass : a.lowering_passes) p.add_custom_lowering_pass(pass.get(), nullptr);
     CaptureStmt capture;
@@ -242,7 +310,7 @@ TEST(SpmmSegments, PassLeavesOtherLoopsAlone) {
     SpmmSegmentAlgorithm a =
         build_spmm_segment_algorithm({BinaryOp::CopyLhs, ReduceOp::Sum}, plan_features(BinaryOp::CopyLhs, {8}, {8}),
                                      DType::F32);
-    schedule_spmm_segments(a, Device::CUDA, 16);
+    schedule_spmm_segments(a, Device::CUDA, SegmentPoint{16, 1});
     Halide::Pipeline p(a.out);
     p.add_custom_lowering_pass(a.lowering_passes.front().get(), nullptr);  // AtomicAddStores only
     ext::AccumulateAtomicRuns other_name("not_a_loop");

@@ -145,7 +145,7 @@ TEST(SpmmSelector, FeatureLengthsBetweenTheSweptOnesTakeANearbyTree) {
     EXPECT_TRUE(in(*wide, 256)) << wide->str();
 }
 
-TEST(SegmentGate, HeavyTailedGraphsAtSmallFeatureLengthsTakeTheSegmentForm) {
+TEST(SegmentGate, HeavyTailedGraphsTakeTheSegmentForm) {
     // A power-law graph shaped like the zoo's Chung-Lu members: 1 M rows, 4 M nonzeros, a fifth of
     // the rows empty, the longest row 3,000x the average.
     const GraphStats power_law = stats(1000000, 1000000, 4000000, 12000, 6.0, 5.0, 200000);
@@ -153,7 +153,7 @@ TEST(SegmentGate, HeavyTailedGraphsAtSmallFeatureLengthsTakeTheSegmentForm) {
         const auto chosen = select_spmm_segments(problem(F, power_law));
         ASSERT_TRUE(chosen.has_value()) << "F=" << F;
         EXPECT_TRUE(is_segment_point(*chosen)) << chosen->str();
-        const int64_t run = segment_run_of(*chosen);
+        const int64_t run = segment_point_of(*chosen).run;
         EXPECT_NE(std::find(std::begin(kSegmentRunChoices), std::end(kSegmentRunChoices), run), std::end(kSegmentRunChoices))
             << chosen->str();
         // mean and edge weights too: sum-like reductions.
@@ -161,8 +161,29 @@ TEST(SegmentGate, HeavyTailedGraphsAtSmallFeatureLengthsTakeTheSegmentForm) {
         // max / min keep the row schedules (their arg ids depend on the order of a row's neighbours).
         EXPECT_EQ(select_spmm_segments(problem(F, power_law, {BinaryOp::CopyLhs, ReduceOp::Max})), std::nullopt);
     }
-    // Wide features: the row schedules' vector loads and register tiles win there.
-    for (int64_t F : {128, 256, 512}) EXPECT_EQ(select_spmm_segments(problem(F, power_law)), std::nullopt) << F;
+    // Wide features: segment points whose threads own a register tile of several feature elements
+    // (the one-element form lost to the row schedules there).
+    for (int64_t F : {64, 128, 256, 512}) {
+        const auto chosen = select_spmm_segments(problem(F, power_law));
+        ASSERT_TRUE(chosen.has_value()) << "F=" << F;
+        EXPECT_GT(segment_point_of(*chosen).tile, 1) << chosen->str();
+    }
+    // Feature lengths the tiles do not cover exactly (odd, or not a power of two) get no tiled point:
+    // a tree of a nearby swept F never hands them one.
+    for (int64_t F : {1, 2, 3, 5, 6, 7, 11, 13, 47, 48, 96, 100, 200, 300})
+        if (const auto chosen = select_spmm_segments(problem(F, power_law))) {
+            const int64_t tile = segment_point_of(*chosen).tile;
+            EXPECT_TRUE(tile == 1 || segment_tile_covers_rows(tile, F)) << "F=" << F << ": " << chosen->str();
+        }
+}
+
+TEST(SegmentGate, TilesCoverRowsExactlyAtPowersOfTwo) {
+    for (int64_t tile : kSegmentTileChoices) {
+        for (int64_t F : {8, 16, 32, 64, 128, 256, 512, 1024}) EXPECT_TRUE(segment_tile_covers_rows(tile, F)) << tile << " " << F;
+        for (int64_t F : {47, 48, 100, 130, 200}) EXPECT_EQ(segment_tile_covers_rows(tile, F), false) << tile << " " << F;
+    }
+    EXPECT_FALSE(segment_tile_covers_rows(8, 4));  // wider than the row
+    EXPECT_TRUE(segment_tile_covers_rows(1, 64));
 }
 
 TEST(SegmentGate, RegularGraphsAndProblemsOutsideTheSupportKeepTheRowSchedules) {
@@ -192,7 +213,7 @@ TEST(SegmentGate, EveryTablePointIsASegmentPointOrTheDefault) {
                     }
                     segments++;
                     ASSERT_TRUE(is_segment_point(*chosen)) << chosen->str();
-                    EXPECT_NO_THROW(segment_run_of(*chosen)) << chosen->str();
+                    EXPECT_NO_THROW(segment_point_of(*chosen)) << chosen->str();
                 }
     EXPECT_GT(segments, 0);
     EXPECT_GT(rows, 0);
