@@ -135,7 +135,9 @@ def gspmm(g, op, reduce, lhs=None, rhs=None, *, return_args=False, schedule=None
     schedule: the forward kernel's schedule point instead of the default, e.g.
     "spmm_segments{run=R}": the edges divided into runs of R (4 to 256, default 32) whatever the
     rows' lengths, for graphs with a few very long rows (sum and mean; atomic adds on the GPU, so the
-    order of the additions varies between calls). The backward pass is the default one.
+    order of the additions varies between calls); "spmm_segments{run=R, tile=K}" also gives each GPU
+    thread K feature elements (1, 2, 4 or 8, at most the feature length; faster from about F = 16
+    up). The backward pass is the default one.
     """
     if not isinstance(g, Graph):
         raise ShapeError(f"g must be a gsparse.Graph, got {type(g).__name__}")

@@ -448,7 +448,8 @@ def check_gat_block_shares_the_projection(device):
 def check_segments(device):
     """g-SpMM by nonzeros (schedule="spmm_segments{run=R}") on dynamic graphs with empty rows, one very
     long row, duplicate edges and self-loops, edge ids along the rows and not: every op, sum and
-    mean, F = 1, odd F and 64, runs shorter and longer than the rows, against the default kernel;
+    mean, F = 1, odd F and 64, runs shorter and longer than the rows, feature tiles (F = 64), against
+    the default kernel;
     gradients through it; a static graph; bad points."""
     gen = torch.Generator().manual_seed(8)
     n, E = 300, 4000
@@ -468,14 +469,17 @@ def check_segments(device):
             x = torch.rand(n, F, generator=gen).to(device)
             w = torch.rand(E, F, generator=gen).add_(0.5).to(device)
             want = gsparse.gspmm(graph, op, reduce, x, w)
-            for run in (4, 256):
-                got = gsparse.gspmm(graph, op, reduce, x, w, schedule=f"spmm_segments{{run={run}}}")
-                torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4, msg=f"{op} {reduce} F={F} run={run}")
+            # Runs shorter and longer than the rows; feature tiles up to the feature length.
+            points = ["run=4", "run=256"] + (["run=16, tile=4", "run=64, tile=8"] if F >= 8 else [])
+            for point in points:
+                got = gsparse.gspmm(graph, op, reduce, x, w, schedule=f"spmm_segments{{{point}}}")
+                torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4, msg=f"{op} {reduce} F={F} {point}")
     x = torch.rand(n, 5, generator=gen).to(device).requires_grad_()
     seg = gsparse.gspmm(g, "copy_lhs", "mean", x, schedule="spmm_segments{run=16}")
     ref = gsparse.gspmm(g, "copy_lhs", "mean", x)
     torch.testing.assert_close(torch.autograd.grad(seg.square().sum(), x)[0], torch.autograd.grad(ref.square().sum(), x)[0])
-    for bad, error in (("spmm_segments{run=3}", "run = 3"), ("spmm_segments{lanes=2}", "knob run")):
+    for bad, error in (("spmm_segments{run=3}", "run = 3"), ("spmm_segments{lanes=2}", "knobs run and tile, not lanes"),
+                       ("spmm_segments{tile=3}", "tile = 3"), ("spmm_segments{tile=8}", "exceeds the 5 feature")):
         with pytest.raises(gsparse.ScheduleError, match=error):
             gsparse.gspmm(g, "copy_lhs", "sum", x, schedule=bad)
     with pytest.raises(gsparse.ScheduleError):
