@@ -189,11 +189,21 @@ size_t count(const std::string &text, const std::string &what) {
 }
 
 TEST(SpmmSegments, CudaScheduleAccumulatesRunsInRegisters) {
-    // No GPU needed: the CUDA schedule lowers (and its PTX is emitted) on any machine.
-    for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Mean}) {
+    // No GPU needed: the CUDA schedule lowers (and its PTX is emitted) on any machine. One element a
+    // thread (edge weights, sum and mean), and feature tiles of K elements a thread (unrolled), each
+    // element with its run's register pair and flushes.
+    struct Case {
+        SpmmSpec spec;
+        int64_t feat, tile;
+    };
+    const Case cases[] = {{{BinaryOp::Mul, ReduceOp::Sum}, 64, 1},      {{BinaryOp::Mul, ReduceOp::Mean}, 64, 1},
+                          {{BinaryOp::CopyLhs, ReduceOp::Sum}, 100, 2}, {{BinaryOp::CopyLhs, ReduceOp::Sum}, 100, 4},
+                          {{BinaryOp::CopyLhs, ReduceOp::Sum}, 100, 8}};
+    for (const Case &c : cases) {
+        const int64_t rhs_feat = c.spec.op == BinaryOp::Mul ? 1 : c.feat;
         SpmmSegmentAlgorithm a =
-            build_spmm_segment_algorithm({BinaryOp::Mul, r}, plan_features(BinaryOp::Mul, {64}, {1}), DType::F32);
-        schedule_spmm_segments(a, Device::CUDA, SegmentPoint{32, 1});
+            build_spmm_segment_algorithm(c.spec, plan_features(c.spec.op, {c.feat}, {rhs_feat}), DType::F32);
+        schedule_spmm_segments(a, Device::CUDA, SegmentPoint{32, c.tile});
         Halide::Pipeline p(a.out);
         for (const auto &pass : a.lowering_passes) p.add_custom_lowering_pass(pass.get(), nullptr);
         CaptureStmt capture;
@@ -202,44 +212,21 @@ TEST(SpmmSegments, CudaScheduleAccumulatesRunsInRegisters) {
         auto *pass = dynamic_cast<ext::AccumulateAtomicRuns *>(a.lowering_passes.back().get());
         ASSERT_NE(pass, nullptr);
         // Every copy of the run loop (Halide partitions it at the edge array's end) is rewritten:
-        // per copy a register pair, and two flushes (on a change of row, after the run), each an
-        // atomic add of the run's sum.
+        // per copy and feature element a register pair, and two flushes (on a change of row, after
+        // the run), each an atomic add of the run's sum.
         const int loops = pass->rewritten();
-        EXPECT_GE(loops, 1) << capture.text;
-        EXPECT_EQ(count(capture.text, "allocate run_index$"), static_cast<size_t>(loops)) << capture.text;
-        EXPECT_EQ(count(capture.text, "allocate run_sum$"), static_cast<size_t>(loops)) << capture.text;
-        EXPECT_EQ(count(capture.text, "atomic"), static_cast<size_t>(2 * loops)) << capture.text;
-        EXPECT_EQ(count(capture.text, "+ run_sum$"), static_cast<size_t>(2 * loops)) << capture.text;
+        const std::string what = c.spec.name() + " tile " + std::to_string(c.tile) + "\n" + capture.text;
+        EXPECT_GE(loops, 1) << what;
+        const size_t pairs = static_cast<size_t>(loops * c.tile);
+        EXPECT_EQ(count(capture.text, "allocate run_index$"), pairs) << what;
+        EXPECT_EQ(count(capture.text, "allocate run_sum$"), pairs) << what;
+        EXPECT_EQ(count(capture.text, "atomic"), 2 * pairs) << what;
+        EXPECT_EQ(count(capture.text, "+ run_sum$"), 2 * pairs) << what;
         // Adds, not a compare-and-swap loop or a mutex.
         EXPECT_TRUE(ptx.find("red.global.add.f32") != std::string::npos ||
                     ptx.find("atom.global.add.f32") != std::string::npos) << ptx;
         EXPECT_EQ(ptx.find("atom.global.cas"), std::string::npos) << ptx;
         EXPECT_EQ(ptx.find("mutex"), std::string::npos) << ptx;
-    }
-}
-
-TEST(SpmmSegments, CudaFeatureTilesKeepOneRegisterPairPerElement) {
-    // A thread's K feature elements (unrolled) each get their run's register pair and flushes.
-    for (int64_t tile : {2, 4, 8}) {
-        SpmmSegmentAlgorithm a = build_spmm_segment_algorithm(
-            {BinaryOp::CopyLhs, ReduceOp::Sum}, plan_features(BinaryOp::CopyLhs, {100}, {100}), DType::F32);
-        schedule_spmm_segments(a, Device::CUDA, SegmentPoint{64, tile});
-        Halide::Pipeline p(a.out);
-        for (const auto &pass : a.lowering_passes) p.add_custom_lowering_pass(pass.get(), nullptr);
-        CaptureStmt capture;
-        p.add_custom_lowering_pass(&capture, nullptr);
-        const std::string ptx = lowered_stmt_text(p, a.arguments(), jit_target(Device::CUDA));
-        auto *pass = dynamic_cast<ext::AccumulateAtomicRuns *>(a.lowering_passes.back().get());
-        ASSERT_NE(pass, nullptr);
-        const int loops = pass->rewritten();
-        EXPECT_GE(loops, 1) << capture.text;
-        const size_t pairs = static_cast<size_t>(loops * tile);
-        EXPECT_EQ(count(capture.text, "allocate run_index$"), pairs) << "tile " << tile << capture.text;
-        EXPECT_EQ(count(capture.text, "allocate run_sum$"), pairs) << "tile " << tile << capture.text;
-        EXPECT_EQ(count(capture.text, "atomic"), 2 * pairs) << "tile " << tile << capture.text;
-        EXPECT_TRUE(ptx.find("red.global.add.f32") != std::string::npos ||
-                    ptx.find("atom.global.add.f32") != std::string::npos) << ptx;
-        EXPECT_EQ(ptx.find("atom.global.cas"), std::string::npos) << ptx;
     }
 }
 
