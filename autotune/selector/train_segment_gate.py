@@ -115,7 +115,7 @@ def main():
     ap.add_argument("--depth", type=int, default=1)
     ap.add_argument("--min-leaf", type=int, default=8)
     ap.add_argument("--margin", type=float, default=0.05, help="how much faster a segment run must be (0.05: 5%%)")
-    ap.add_argument("--bands", default="1,2:4,8:16,32:64,256",
+    ap.add_argument("--bands", default="1,2:4,8:16,32:64,128,256",
                     help="feature lengths whose cases grow one tree together (colon-separated comma lists)")
     ap.add_argument("--emit")
     ap.add_argument("--report")
