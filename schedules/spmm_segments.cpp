@@ -96,27 +96,19 @@ void schedule_spmm_segments(SpmmSegmentAlgorithm &a, Device device, const Segmen
     const int M = std::max(1, 256 / T);
     RVar pb("pb"), pt("pt");
     Var fo("fo"), fi("fi"), ft("ft"), fk("fk");
+    scatter.atomic();
     if (K == 1) {
-        scatter.atomic()
-            .split(sz, fo, fi, T, TailStrategy::GuardWithIf)
-            .split(a.p.x, pc, pj, static_cast<int>(run), TailStrategy::GuardWithIf)
-            .split(pc, pb, pt, M, TailStrategy::GuardWithIf)
-            .reorder(pj, fi, pt, pb, fo)
-            .gpu_threads(fi, pt)
-            .gpu_blocks(pb, fo);
+        scatter.split(sz, fo, fi, T, TailStrategy::GuardWithIf);
     } else {
         // Feature f = fo * T * K + fk * T + fi: thread fi's K elements are T apart, and for every
         // fk the warp's loads of one edge are contiguous. fk is unrolled inside the run's loop.
-        scatter.atomic()
-            .split(sz, fo, ft, T * K, TailStrategy::GuardWithIf)
-            .split(ft, fk, fi, T, TailStrategy::GuardWithIf)
-            .split(a.p.x, pc, pj, static_cast<int>(run), TailStrategy::GuardWithIf)
-            .split(pc, pb, pt, M, TailStrategy::GuardWithIf)
-            .reorder(fk, pj, fi, pt, pb, fo)
-            .unroll(fk)
-            .gpu_threads(fi, pt)
-            .gpu_blocks(pb, fo);
+        scatter.split(sz, fo, ft, T * K, TailStrategy::GuardWithIf).split(ft, fk, fi, T, TailStrategy::GuardWithIf);
     }
+    scatter.split(a.p.x, pc, pj, static_cast<int>(run), TailStrategy::GuardWithIf)
+        .split(pc, pb, pt, M, TailStrategy::GuardWithIf);
+    if (K == 1) scatter.reorder(pj, fi, pt, pb, fo);
+    else scatter.reorder(fk, pj, fi, pt, pb, fo).unroll(fk);
+    scatter.gpu_threads(fi, pt).gpu_blocks(pb, fo);
     a.lowering_passes.push_back(std::make_shared<ext::AtomicAddStores>());
     a.lowering_passes.push_back(std::make_shared<ext::AccumulateAtomicRuns>("pj"));
 }
