@@ -33,10 +33,21 @@ std::string segment_tile_invalid_reason(int64_t tile, int64_t feature_len) {
     return "";
 }
 
+int segment_feature_threads(int64_t feature_len, int64_t tile) {
+    const int64_t per_thread = (std::max<int64_t>(feature_len, 1) + tile - 1) / std::max<int64_t>(tile, 1);
+    return static_cast<int>(std::min<int64_t>(per_thread, kSegmentMaxFeatureThreads));
+}
+
 bool segment_tile_covers_rows(int64_t tile, int64_t feature_len) {
     if (tile <= 0 || feature_len < tile) return false;
     // The feature dimension is cut into chunks of tile x threads (blocks over chunks).
-    return feature_len % (tile * scatter_feature_threads((feature_len + tile - 1) / tile)) == 0;
+    return feature_len % (tile * segment_feature_threads(feature_len, tile)) == 0;
+}
+
+int64_t segment_tile_for_rows(int64_t tile, int64_t feature_len) {
+    for (auto it = std::rbegin(kSegmentTileChoices); it != std::rend(kSegmentTileChoices); ++it)
+        if (*it <= tile && segment_tile_covers_rows(*it, feature_len)) return *it;
+    return 1;
 }
 
 SegmentPoint segment_point_of(const ScheduleParams &p) {
@@ -92,7 +103,7 @@ void schedule_spmm_segments(SpmmSegmentAlgorithm &a, Device device, const Segmen
     Stage scatter = a.out.update();
     Var sz = fuse_feature_dims(scatter, a.f, "sz");
     const int K = static_cast<int>(tile);
-    const int T = scatter_feature_threads((a.layout.out_len() + K - 1) / K);
+    const int T = segment_feature_threads(a.layout.out_len(), K);
     const int M = std::max(1, 256 / T);
     RVar pb("pb"), pt("pt");
     Var fo("fo"), fi("fi"), ft("ft"), fk("fk");

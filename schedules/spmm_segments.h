@@ -4,8 +4,8 @@
 // and divided into runs of `run` consecutive edges: a thread owns `tile` feature elements of one run
 // (T apart, so that a warp's loads of one edge stay contiguous) and walks the run's edges in order,
 // reading an edge's indices once for its `tile` loads; threads (feature, run) with T feature threads
-// (the feature length over `tile`, rounded up to a power of two, at most 128) and 256 / T runs a
-// block, blocks over runs and feature chunks. AccumulateAtomicRuns (halide_ext) keeps the run's sum
+// (the feature length over `tile`, rounded up, at most 128: F = 100 with tile 4 is 25 threads, none
+// idle) and 256 / T runs a block, blocks over runs and feature chunks. AccumulateAtomicRuns (halide_ext) keeps the run's sum
 // of a row in a register per feature element and adds it to the output once per row the run
 // touches, so a row costs one atomic add per run that holds part of it: long rows are split over
 // many threads, short rows share one.
@@ -49,12 +49,24 @@ std::string segment_run_invalid_reason(int64_t run);
 /// checked against it).
 std::string segment_tile_invalid_reason(int64_t tile, int64_t feature_len = -1);
 
+/// The most feature threads of a run (a block's feature chunk is this many threads x the tile).
+inline constexpr int64_t kSegmentMaxFeatureThreads = 128;
+
+/// The feature threads T of a run for rows of `feature_len` elements and a tile of `tile`: the
+/// length over the tile, rounded up, at most kSegmentMaxFeatureThreads.
+int segment_feature_threads(int64_t feature_len, int64_t tile);
+
 /// Whether a tile of `tile` elements keeps every feature thread busy on rows of `feature_len`
 /// elements: the row's length is a multiple of the tile times the feature threads
-/// (schedule_spmm_segments), as for power-of-two lengths of at least the tile. Tiles that do not cover rows exactly leave
-/// lanes idle and loads misaligned (F = 47 and 100 with tile 8 were slower than the row schedules on
-/// the zoo's heavy-tailed graphs, H100, 2026-11-27).
+/// (schedule_spmm_segments): every tile that divides a length of at most 128 x the tile, and tile 1
+/// up to 128 elements. Tiles that do not cover rows exactly leave lanes idle (F = 47 and 100 with
+/// tile 8, 32 and 16 threads of a power of two, were slower than the row schedules on the zoo's
+/// heavy-tailed graphs, H100, 2026-11-27).
 bool segment_tile_covers_rows(int64_t tile, int64_t feature_len);
+
+/// The largest tile of kSegmentTileChoices, at most `tile`, that covers rows of `feature_len`
+/// elements exactly; 1 when none does.
+int64_t segment_tile_for_rows(int64_t tile, int64_t feature_len);
 
 /// Whether the point names this schedule.
 inline bool is_segment_point(const ScheduleParams &p) { return p.schedule == kSegmentSchedule; }

@@ -147,14 +147,21 @@ std::optional<ScheduleParams> select_spmm_segments(const Problem &p) {
     if (!nearest || !inside(*nearest, x)) return std::nullopt;
     const SelectorNode &leaf = leaf_of(kSegmentGateNodes, *nearest, x);
     // The first ranked point that fits the problem: the row schedule (nullopt), a segment point of
-    // one feature element a thread, or one of a feature tile that covers the output rows exactly
-    // (the trees were grown on power-of-two F; at other F a tile leaves lanes idle).
+    // one feature element a thread, or one of a feature tile that covers the output rows exactly.
+    // The trees were grown on power-of-two F, where every tile up to F covers them; at another F a
+    // point's tile becomes the largest tile that does (F = 100: tile 8 -> 4, 25 threads; F = 47:
+    // tile 1, 47 threads), which keeps the point's work per thread as close as the length allows.
     const int64_t len = p.layout.out_len();
+    const bool swept_length = (len & (len - 1)) == 0;
     for (int i = leaf.first; i < leaf.first + leaf.count; ++i) {
         const auto &point = gate_points()[static_cast<size_t>(i)];
         if (!point) return std::nullopt;
-        const int64_t tile = segment_point_of(*point).tile;
-        if (tile == 1 || segment_tile_covers_rows(tile, len)) return point;
+        SegmentPoint segment = segment_point_of(*point);
+        if (segment.tile == 1 || segment_tile_covers_rows(segment.tile, len)) return point;
+        if (!swept_length) {
+            segment.tile = segment_tile_for_rows(segment.tile, len);
+            return segment_params(segment);
+        }
     }
     return std::nullopt;
 }

@@ -230,6 +230,30 @@ TEST(SpmmSegments, CudaScheduleAccumulatesRunsInRegisters) {
     }
 }
 
+TEST(SpmmSegments, CudaFeatureThreadsCoverRowsOfAnyLength) {
+    // The feature threads of a run are the row length over the tile, not a power of two: F = 47 runs
+    // 47 threads of one element, F = 100 with tile 4 runs 25 threads, and 256 / T runs fill a block.
+    struct Case {
+        int64_t feat, tile, threads;
+    };
+    for (const Case &c : {Case{47, 1, 47}, Case{100, 4, 25}, Case{64, 2, 32}, Case{300, 1, 128}}) {
+        const SpmmSpec spec{BinaryOp::CopyLhs, ReduceOp::Sum};
+        SpmmSegmentAlgorithm a = build_spmm_segment_algorithm(spec, plan_features(spec.op, {c.feat}, {c.feat}), DType::F32);
+        schedule_spmm_segments(a, Device::CUDA, SegmentPoint{32, c.tile});
+        Halide::Pipeline p(a.out);
+        for (const auto &pass : a.lowering_passes) p.add_custom_lowering_pass(pass.get(), nullptr);
+        CaptureStmt capture;
+        p.add_custom_lowering_pass(&capture, nullptr);
+        lowered_stmt_text(p, a.arguments(), jit_target(Device::CUDA));
+        const std::string what = "F=" + std::to_string(c.feat) + " tile " + std::to_string(c.tile) + "\n" + capture.text;
+        // The scatter's thread loops (feature, run); the zero fill runs 256 threads of its own.
+        const std::string fi = "gpu_thread<CUDA> (.__thread_id_x, 0, " + std::to_string(c.threads) + ")";
+        const std::string pt = "gpu_thread<CUDA> (.__thread_id_y, 0, " + std::to_string(256 / c.threads) + ")";
+        EXPECT_NE(capture.text.find(fi), std::string::npos) << fi << "\n" << what;
+        EXPECT_NE(capture.text.find(pt), std::string::npos) << pt << "\n" << what;
+    }
+}
+
 TEST(SpmmSegments, PointsNameRunAndTileAndInvalidOnesAreRefused) {
     const SegmentPoint p = segment_point_of(ScheduleParams::parse("spmm_segments{run=64,tile=4}"));
     EXPECT_EQ(p.run, 64);

@@ -168,22 +168,45 @@ TEST(SegmentGate, HeavyTailedGraphsTakeTheSegmentForm) {
         ASSERT_TRUE(chosen.has_value()) << "F=" << F;
         EXPECT_GT(segment_point_of(*chosen).tile, 1) << chosen->str();
     }
-    // Feature lengths the tiles do not cover exactly (odd, or not a power of two) get no tiled point:
-    // a tree of a nearby swept F never hands them one.
+    // Feature lengths the trees were not grown on (odd, or not a power of two) get a tile that covers
+    // their rows exactly: the leaf's tile, or the largest smaller one that divides the length.
     for (int64_t F : {1, 2, 3, 5, 6, 7, 11, 13, 47, 48, 96, 100, 200, 300})
         if (const auto chosen = select_spmm_segments(problem(F, power_law))) {
             const int64_t tile = segment_point_of(*chosen).tile;
             EXPECT_TRUE(tile == 1 || segment_tile_covers_rows(tile, F)) << "F=" << F << ": " << chosen->str();
         }
+    // Where the tree of the nearest swept length hands out a tile, a length near it keeps a tile
+    // (F = 96 and 100 next to the trees of 64 / 128, which tile on this graph).
+    for (int64_t F : {96, 100, 200}) {
+        const auto chosen = select_spmm_segments(problem(F, power_law));
+        ASSERT_TRUE(chosen.has_value()) << "F=" << F;
+        EXPECT_GT(segment_point_of(*chosen).tile, 1) << "F=" << F << ": " << chosen->str();
+    }
 }
 
-TEST(SegmentGate, TilesCoverRowsExactlyAtPowersOfTwo) {
-    for (int64_t tile : kSegmentTileChoices) {
+TEST(SegmentGate, TilesCoverRowsExactly) {
+    for (int64_t tile : kSegmentTileChoices)
         for (int64_t F : {8, 16, 32, 64, 128, 256, 512, 1024}) EXPECT_TRUE(segment_tile_covers_rows(tile, F)) << tile << " " << F;
-        for (int64_t F : {47, 48, 100, 130, 200}) EXPECT_EQ(segment_tile_covers_rows(tile, F), false) << tile << " " << F;
+    // Feature threads are the length over the tile, rounded up (at most 128): every tile that divides
+    // a length up to 128 x the tile covers it; one that does not divide it leaves a thread part idle.
+    struct Case {
+        int64_t tile, feat;
+        bool covers;
+        int threads;
+    };
+    for (const Case &c : std::initializer_list<Case>{{1, 47, true, 47},    {2, 47, false, 24},  {1, 100, true, 100},
+                                                     {4, 100, true, 25},   {8, 100, false, 13}, {1, 130, false, 128},
+                                                     {2, 130, true, 65},   {8, 200, true, 25},  {1, 300, false, 128},
+                                                     {4, 300, true, 75},   {8, 4, false, 1},    {1, 1, true, 1}}) {
+        EXPECT_EQ(segment_tile_covers_rows(c.tile, c.feat), c.covers) << c.tile << " " << c.feat;
+        EXPECT_EQ(segment_feature_threads(c.feat, c.tile), c.threads) << c.tile << " " << c.feat;
     }
-    EXPECT_FALSE(segment_tile_covers_rows(8, 4));  // wider than the row
-    EXPECT_TRUE(segment_tile_covers_rows(1, 64));
+    // The tile a point keeps at a length it does not cover.
+    EXPECT_EQ(segment_tile_for_rows(8, 100), 4);
+    EXPECT_EQ(segment_tile_for_rows(8, 47), 1);
+    EXPECT_EQ(segment_tile_for_rows(4, 130), 2);
+    EXPECT_EQ(segment_tile_for_rows(2, 64), 2);
+    EXPECT_EQ(segment_tile_for_rows(8, 4), 4);
 }
 
 TEST(SegmentGate, RegularGraphsAndProblemsOutsideTheSupportKeepTheRowSchedules) {
