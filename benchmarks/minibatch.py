@@ -21,7 +21,7 @@ over the timed steps, CUDA events, after warm-up; the two libraries' timed steps
 alternating order (host-bound steps drift with the host's load).
 
 Also per case: the time to build the step's graphs from the blocks' edge_index tensors alone (gsparse,
-validated: PyG-style drop-in use), the first step in this process
+validated: PyG-style drop-in use; all of a step's blocks, and each block alone), the first step in this process
 (kernels compiled on first use: gsparse's JIT, PyTorch's own lazy initialisation), the peak of
 PyTorch's allocator for each library alone, and the sampler against a plain PyTorch sampler (random
 keys per candidate edge, one sort).
@@ -382,8 +382,10 @@ def block_cases(name, path, fanout_sets, args, device):
         log(f"  {name} fan-outs {fo}: block edges {edges}, sampler {statistics.median(t_ours):.2f} ms "
             f"(plain PyTorch {statistics.median(t_plain):.2f} ms)")
         build_ms = time_build(pool[0]["blocks"])
-        log(f"  building the step's graphs: {build_ms:.3f} ms")
-        extra = {"fanouts": fanouts, "batch": args.batch, "block_edges": edges,
+        block_build_ms = [time_build([block]) for block in pool[0]["blocks"]]
+        log(f"  building the step's graphs: {build_ms:.3f} ms (each block alone: "
+            + ", ".join(f"{e} edges {t:.3f} ms" for e, t in zip(edges, block_build_ms)) + ")")
+        extra = {"fanouts": fanouts, "batch": args.batch, "block_edges": edges, "block_build_ms": block_build_ms,
                  "sampler_ms": statistics.median(t_ours), "plain_sampler_ms": statistics.median(t_plain)}
         for kind in ("sage", "gat", "gcn"):
             if kind == "gcn":
@@ -456,6 +458,12 @@ def write_report(out_dir, meta, cases):
                      f"{c['peak_gb_gsparse']:.2f} / {c['peak_gb_pyg']:.2f} |")
     samp = [c for c in slim if "sampler_ms" in c and c["model"] == "sage"]
     if samp:
+        lines += ["", "Building each block's graph alone (validated, from its edge_index), ms:", "",
+                  "| graph | fan-outs | block edges | build ms |", "|---|---|---|---|"]
+        for c in samp:
+            lines.append(f"| {c['graph']} | {'/'.join(map(str, c['fanouts']))} | "
+                         f"{' / '.join(map(str, c['block_edges']))} | "
+                         f"{' / '.join(f'{t:.3f}' for t in c.get('block_build_ms', []))} |")
         lines += ["", "| graph | fan-outs | gsparse.sampling ms | plain PyTorch sampler ms |", "|---|---|---:|---:|"]
         for c in samp:
             lines.append(f"| {c['graph']} | {'/'.join(map(str, c['fanouts']))} | {c['sampler_ms']:.2f} | "
