@@ -1,6 +1,7 @@
 """gsparse.nn layers against plain PyTorch reference code (gather / index_add over the edge list,
 no PyG): outputs and the gradients of inputs and parameters, in float64."""
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -113,3 +114,32 @@ def test_layer_rejects_mismatched_graph(x, graph):
     layer = gsparse.nn.GCNConv(5, 4).double()
     with pytest.raises(gsparse.ShapeError, match="rows"):
         layer(x[:4], graph)
+
+
+@pytest.mark.parametrize("make", [lambda: gsparse.nn.GCNConv(5, 4), lambda: gsparse.nn.SAGEConv(5, 4, aggr="sum"),
+                                  lambda: gsparse.nn.GATConv(5, 3, heads=2),
+                                  lambda: gsparse.nn.GINConv(torch.nn.Linear(5, 4))])
+def test_layers_rebuild_the_graph_of_a_new_edge_index_at_a_freed_ones_address(x, make):
+    # A new batch's edge_index can land where the last one was (the allocator reuses freed memory):
+    # same address, shape and version, other edges. The layer must not take the old graph for it.
+    # numpy memory gives that reuse deterministically: two tensor objects over one array.
+    torch.manual_seed(4)
+    layer = make().double()
+    rng = np.random.default_rng(0)
+    edges = rng.integers(0, N, size=(2, 3 * N))
+    first = torch.from_numpy(edges)
+    layer(x, first)
+    address, version = first.data_ptr(), first._version
+    del first
+    edges[:] = rng.integers(0, N, size=edges.shape)  # the next batch, written in place
+    second = torch.from_numpy(edges)
+    assert (second.data_ptr(), second._version) == (address, version)
+    fresh = make().double()
+    fresh.load_state_dict(layer.state_dict())
+    torch.testing.assert_close(layer(x, second), fresh(x, second.clone()))
+    # The same tensor object again, unmodified, keeps its graph; modified in place, it is rebuilt.
+    graph = layer._graph._graph
+    layer(x, second)
+    assert layer._graph._graph is graph
+    second[1] = second[0]  # every edge a self-loop
+    torch.testing.assert_close(layer(x, second), fresh(x, second.clone()))
