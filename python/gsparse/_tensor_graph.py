@@ -76,9 +76,14 @@ class TensorGraph:
     """The index tensors of a dynamic graph (see the module docstring)."""
 
     def __init__(self, num_src, num_dst, num_edges, row_ptr, col_idx, edge_ids=None, max_degree=None, coo=None,
-                 coo_source=None):
-        """row_ptr = col_idx = None: the CSR is made from the COO (coo or coo_source) on first use."""
+                 coo_source=None, sources=()):
+        """row_ptr = col_idx = None: the CSR is made from the COO (coo or coo_source) on first use.
+        sources: the caller's index tensors the graph reads where they are (or derives arrays from
+        later), or [(tensor, version)] pairs of a graph this one derives from: modifying one in place
+        afterwards makes every use of the graph raise GraphError instead of reading a mix of old
+        and new edges."""
         self.num_src, self.num_dst, self.num_edges = int(num_src), int(num_dst), int(num_edges)
+        self._sources = tuple(s if isinstance(s, tuple) else (s, s._version) for s in sources if s is not None)
         self._row_ptr = self._col_idx = self._edge_ids = None
         if row_ptr is None:
             if coo is None and coo_source is None:
@@ -102,6 +107,14 @@ class TensorGraph:
         self._coo_ready = None  # (stream, event) of a COO made on the GPU
         self._coo_views = {}  # COO views without a CSR: {reversed: view}
 
+    def _check_sources(self):
+        """GraphError when an index tensor the graph was built from has been modified in place."""
+        for t, version in self._sources:
+            if t._version != version:
+                raise GraphError("an index tensor this graph was built from was modified in place after the graph "
+                                 "was built (a graph built on the device reads its index tensors where they are); "
+                                 "build a new graph from the modified tensor")
+
     def _set_csr(self, row_ptr, col_idx, edge_ids):
         # The kernels read the arrays by address: dense, whatever view the caller handed in (a
         # row of a transposed edge_index has stride 2; contiguous() copies only such views).
@@ -118,6 +131,8 @@ class TensorGraph:
         return self._row_ptr is not None
 
     def _ensure_csr(self):
+        if self._sources:
+            self._check_sources()
         if self._row_ptr is None:
             with self._lock:
                 if self._row_ptr is None:
@@ -150,6 +165,8 @@ class TensorGraph:
     def coo_view(self, reverse=False):
         """The view of the COO alone (no CSR); reverse: of the reversed graph (edges v -> u, same
         ids), for the transposed g-SpMM."""
+        if self._sources:
+            self._check_sources()
         v = self._coo_views.get(reverse)
         if v is None:
             src, dst = self.coo_padded()
@@ -166,6 +183,8 @@ class TensorGraph:
 
     @property
     def view(self):
+        if self._sources:
+            self._check_sources()
         v = self._view
         if v is None:
             with self._lock:
@@ -222,6 +241,8 @@ class TensorGraph:
         return self.edge_ids.to(torch.int64)
 
     def coo_padded(self):
+        if self._sources:
+            self._check_sources()
         if self._coo is None:
             with self._lock:  # threads sharing the graph must all get (and keep alive) the same arrays
                 if self._coo is None:
@@ -300,7 +321,8 @@ class TensorGraph:
         dst[loop_pos] = loops
         dropped = torch.zeros(E + n, dtype=torch.bool, device=dev)
         dropped[new_pos] = cols == pos_row
-        g = TensorGraph(self.num_src, self.num_dst, E + n, row_ptr, src, None, self.max_degree + 1, coo=(src, dst))
+        g = TensorGraph(self.num_src, self.num_dst, E + n, row_ptr, src, None, self.max_degree + 1, coo=(src, dst),
+                        sources=self._sources)
         return g, dropped
 
     def reverse(self):
@@ -310,7 +332,7 @@ class TensorGraph:
             cols, rows = self.coo()
             order = torch.sort(cols, stable=True)
             return TensorGraph(self.num_dst, self.num_src, E, row_ptr_of_sorted(order.values, self.num_src),
-                               rows[order.indices], order.indices.to(torch.int32), None)
+                               rows[order.indices], order.indices.to(torch.int32), None, sources=self._sources)
         cols = self.col_idx[:E]
         coo_source = self._coo_source  # (another thread may pad and drop it meanwhile)
         if coo_source is not None and self.edge_ids is None:
@@ -322,7 +344,7 @@ class TensorGraph:
         row_ptr = row_ptr_of_sorted(order.values, self.num_src)
         rev_cols = rows[order.indices].to(torch.int32)
         eid = (order.indices if self.edge_ids is None else self.edge_ids[order.indices]).to(torch.int32)
-        return TensorGraph(self.num_dst, self.num_src, E, row_ptr, rev_cols, eid, None)
+        return TensorGraph(self.num_dst, self.num_src, E, row_ptr, rev_cols, eid, None, sources=self._sources)
 
 
 def _is_edge_index(t):
@@ -392,12 +414,14 @@ def from_coo(src, dst, num_src, num_dst, validate=True, max_degree=None, edge_in
     if in_order or E == 0:
         row_ptr = row_ptr_of_sorted(dst, num_dst)
         col_idx = src.to(torch.int32)
-        return TensorGraph(num_src, num_dst, E, row_ptr, col_idx, None, max_degree, coo_source=(src, dst))
+        return TensorGraph(num_src, num_dst, E, row_ptr, col_idx, None, max_degree, coo_source=(src, dst),
+                           sources=(src, dst))
     order = torch.sort(dst, stable=True)
     row_ptr = row_ptr_of_sorted(order.values, num_dst)
     col_idx = src[order.indices].to(torch.int32)
     edge_ids = order.indices.to(torch.int32)
-    return TensorGraph(num_src, num_dst, E, row_ptr, col_idx, edge_ids, max_degree, coo_source=(src, dst))
+    return TensorGraph(num_src, num_dst, E, row_ptr, col_idx, edge_ids, max_degree, coo_source=(src, dst),
+                       sources=(src, dst))
 
 
 def from_csr(row_ptr, col_idx, num_src, edge_ids=None, validate=True, max_degree=None):
@@ -435,4 +459,4 @@ def from_csr(row_ptr, col_idx, num_src, edge_ids=None, validate=True, max_degree
         check_async(checks)
     eid = edge_ids.to(torch.int32).contiguous() if edge_ids is not None else None
     return TensorGraph(num_src, num_dst, E, padded_row_ptr(row_ptr, num_dst, E),
-                       col_idx.to(torch.int32).contiguous(), eid, max_degree)
+                       col_idx.to(torch.int32).contiguous(), eid, max_degree, sources=(col_idx, edge_ids))

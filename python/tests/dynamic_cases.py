@@ -414,6 +414,49 @@ def check_bad_input(device):
             raise AssertionError("operands on another device than a dynamic graph must be rejected")
 
 
+def check_index_tensors_modified_after_the_build(device):
+    """A dynamic graph reads the caller's index tensors where they are. Modifying one in place after
+    the build makes every use of the graph raise GraphError naming it (not a mix of old and new
+    edges), for graphs from an edge_index (sorted, unsorted) and from a CSR, and for the graphs
+    derived from them; a graph that copied its edges (a small unsorted COO) is not affected."""
+    x = torch.rand(120, 4, device=device)
+
+    def expect_error(call):
+        try:
+            call()
+        except gsparse.GraphError as e:
+            assert "modified in place" in str(e), str(e)
+        else:
+            raise AssertionError("a use of a graph whose index tensors changed must be rejected")
+
+    for csr, sort in (("now", False), ("now", True)):
+        ei = random_edges().to(device)
+        if sort:
+            ei = ei[:, torch.argsort(ei[1], stable=True)].contiguous()
+        g = gsparse.Graph(ei, num_src=120, num_dst=90, dynamic=True, csr=csr)
+        rev = g.reverse()
+        before = gsparse.gspmm(g, "copy_lhs", "sum", x)
+        ei[0, :10] = 0
+        expect_error(lambda: gsparse.gspmm(g, "copy_lhs", "sum", x))
+        expect_error(lambda: gsparse.gsddmm(g, "dot", x, x[:90], "u", "v"))
+        expect_error(lambda: gsparse.gspmm(rev, "copy_lhs", "sum", x[:90]))
+        fresh = gsparse.gspmm(gsparse.Graph(ei, num_src=120, num_dst=90, dynamic=True, csr=csr), "copy_lhs", "sum", x)
+        assert not torch.equal(fresh, before)
+    # From a CSR whose col_idx the graph uses as it is (int32, contiguous).
+    row_ptr = torch.tensor([0, 2, 3, 5], device=device)
+    col_idx = torch.tensor([1, 2, 0, 3, 4], dtype=torch.int32, device=device)
+    g = gsparse.Graph.from_csr(row_ptr, col_idx, num_src=120, dynamic=True)
+    gsparse.gspmm(g, "copy_lhs", "sum", x)
+    col_idx[0] = 7
+    expect_error(lambda: gsparse.gspmm(g, "copy_lhs", "sum", x))
+    # A small unsorted edge_index is copied into the graph's COO: the graph keeps its edges.
+    ei = torch.tensor([[0, 1, 2], [2, 0, 1]], device=device)
+    g = gsparse.Graph(ei, num_nodes=3, dynamic=True)
+    before = gsparse.gspmm(g, "copy_lhs", "sum", x[:3])
+    ei[0, 0] = 1
+    torch.testing.assert_close(gsparse.gspmm(g, "copy_lhs", "sum", x[:3]), before)
+
+
 def check_gat_block_shares_the_projection(device):
     """GATConv on a block with x_dst = x[:num_dst] (one projection, its first rows for the
     destinations) gives the outputs and gradients of x_dst as a separate tensor (two projections);
