@@ -108,7 +108,9 @@ class TensorGraph:
         self._coo_views = {}  # COO views without a CSR: {reversed: view}
 
     def _check_sources(self):
-        """GraphError when an index tensor the graph was built from has been modified in place."""
+        """GraphError when an index tensor the graph was built from has been modified in place. Called
+        where the graph's arrays leave it (the kernels' views, csr(), the COO), not by the accessors
+        the derivations use: a derived graph inherits the sources and checks them at its own use."""
         for t, version in self._sources:
             if t._version != version:
                 raise GraphError("an index tensor this graph was built from was modified in place after the graph "
@@ -131,8 +133,6 @@ class TensorGraph:
         return self._row_ptr is not None
 
     def _ensure_csr(self):
-        if self._sources:
-            self._check_sources()
         if self._row_ptr is None:
             with self._lock:
                 if self._row_ptr is None:
@@ -199,6 +199,8 @@ class TensorGraph:
     def user_view(self):
         """The view with the edge id of every CSR position set (positions when they are the ids), as
         user programs on CUDA need it (made on first use)."""
+        if self._sources:
+            self._check_sources()
         v = self._user_view
         if v is None:
             with self._lock:
@@ -284,6 +286,8 @@ class TensorGraph:
 
     def csr(self):
         """(row_ptr [num_dst + 1], col_idx [num_edges], edge_ids [num_edges]) int32."""
+        if self._sources:
+            self._check_sources()
         eid = self.edge_ids if self.edge_ids is not None else torch.arange(
             self.num_edges, dtype=torch.int32, device=self.device)
         return self.row_ptr[: self.num_dst + 1], self.col_idx[: self.num_edges], eid
