@@ -116,6 +116,8 @@ void bind_plugins(py::module_ &m) {
     bind_compiled<dsl::SpmmKernel>(m, "UserKernel", "A compiled user program.")
         .def_property_readonly("num_outputs", [](const UserKernel &k) { return k.kernel.num_outputs(); })
         .def_property_readonly("schedule", [](const UserKernel &k) { return k.kernel.schedule(); })
+        .def_property_readonly("orders_rows", [](const UserKernel &k) { return k.kernel.orders_rows(); },
+                               "Whether its schedule runs rows in order of in-degree (the view needs a row order).")
         .def("run", &run<Graph>, py::arg("graph"), py::arg("operands"), py::arg("outs"), py::arg("launch"),
              py::call_guard<py::gil_scoped_release>(),
              "outs (one [num_dst, features] tensor per output) = the program on the graph.")

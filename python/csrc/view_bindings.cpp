@@ -107,6 +107,10 @@ void bind_views(py::module_ &m) {
                  g.check_coo();
              },
              py::arg("src"), py::arg("dst"), py::arg("len"))
+        .def("set_row_order", [](GraphView &g, uintptr_t order) { g.row_order = as_index_ptr(order); },
+             py::arg("order"),
+             "The rows by in-degree, longest first (num_dst int32 entries), for user programs whose "
+             "schedule orders rows.")
         .def_readonly("num_src", &GraphView::num_src)
         .def_readonly("num_dst", &GraphView::num_dst)
         .def_readonly("num_edges", &GraphView::num_edges);

@@ -101,6 +101,7 @@ class TensorGraph:
         self._view_has_coo = False
         self._user_view = None  # the view with edge ids (user programs), and the ids it reads
         self._user_view_ids = None
+        self._row_order = None  # the rows by in-degree, longest first, once a user program asks
         # Guards the arrays and the view made on first use: graphs may be shared by threads, and a
         # view must never point at arrays another thread's build replaced (and freed).
         self._lock = threading.RLock()
@@ -196,9 +197,11 @@ class TensorGraph:
                 v = self._view
         return v
 
-    def user_view(self):
+    def user_view(self, row_order=False):
         """The view with the edge id of every CSR position set (positions when they are the ids), as
-        user programs on CUDA need it (made on first use)."""
+        user programs on CUDA need it (made on first use); with row_order, also the rows by in-degree,
+        longest first (one stable sort on the device, on first use), for user programs whose schedule
+        orders rows."""
         if self._sources:
             self._check_sources()
         v = self._user_view
@@ -212,6 +215,12 @@ class TensorGraph:
                                                    self.row_ptr.data_ptr(), self.row_ptr.numel(),
                                                    self.col_idx.data_ptr(), eid.data_ptr(), self.max_degree)
                 v = self._user_view
+        if row_order and self._row_order is None:
+            with self._lock:
+                if self._row_order is None:
+                    order = torch.sort(self.in_degrees(), descending=True, stable=True).indices.to(torch.int32)
+                    v.set_row_order(order.data_ptr())
+                    self._row_order = order  # the view reads it by address
         return v
 
     def sddmm_view(self):

@@ -188,7 +188,8 @@ class UserProgram(_Compiled):
                 for _ in range(self.num_outputs)]
         out_args = [tensor_arg(o, "out") for o in outs]
         # A dynamic graph: its arrays on their device, by address.
-        self._kernel.run(g._t.user_view() if g._t is not None else g._g, args, out_args, launch_arg(device))
+        view = g._t.user_view(row_order=self._kernel.orders_rows) if g._t is not None else g._g
+        self._kernel.run(view, args, out_args, launch_arg(device))
         del dense
         return outs[0] if self.num_outputs == 1 else tuple(outs)
 

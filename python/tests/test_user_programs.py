@@ -89,6 +89,23 @@ def test_programs_run_on_dynamic_graphs(plugin, device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_rows_in_order_of_in_degree(plugin, device):
+    # The default schedule's balanced_rows point: the rows run longest first (the Graph's
+    # balancedIdx; a dynamic graph's row order sorted on its device on first use), the results land
+    # in the graph's row order, on both CUDA forms (threads over rows, lanes of nonzeros).
+    _, ei = graph()
+    x = torch.randn(60, 8, device=device)
+    w = torch.rand(ei.shape[1], 1, device=device) + 0.5
+    points = [{"balanced_rows": 1}] + ([{"balanced_rows": 1, "nnz_lanes": 1}] if device == "cuda" else [])
+    for g in (graph()[0], gsparse.Graph(ei.to(device), num_nodes=60, dynamic=True)):
+        for point in points:
+            for name, reduce in (("weighted_max", "max"), ("weighted_sum", "sum")):
+                prog = plugin.program(name, 8, device=device, point=point)
+                assert "balanced_rows=1" in prog.schedule
+                torch.testing.assert_close(prog(g, x=x, w=w), weighted(ei, x, w, reduce))
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_user_op_gradients_through_a_given_backward(plugin, device):
     g, ei = graph()
     agg = plugin.program("weighted_sum", features=5, device=device)

@@ -33,7 +33,7 @@
 
 namespace gsparse::dsl {
 
-inline constexpr int kPluginAbiVersion = 2;
+inline constexpr int kPluginAbiVersion = 3;
 
 /// The programs and schedules a plugin registers, by name.
 class PluginRegistry {

@@ -15,7 +15,9 @@
 #include "core/error.h"
 #include "dsl/pipeline_text.h"
 #include "dsl/static_library.h"
+#include "halide_ext/bind_buffer.h"
 #include "halide_ext/ragged_bounds.h"
+#include "halide_ext/store_index_lets.h"
 #include "ops/halide_types.h"
 #include "runtime/device_graph.h"
 #include "runtime/halide_buffers.h"
@@ -145,14 +147,16 @@ const ScheduleDef &default_schedule() {
         d.name = "user_default";
         // 0: chosen from the feature count (feature_tile = min(F, 32), rows_per_block = 128 / it) and
         // the monoid (nnz_lanes: 8 where it merges, else 1). nnz_steps: positions a lane takes an
-        // iteration (its loads in flight together).
+        // iteration (its loads in flight together). balanced_rows: rows in order of in-degree,
+        // longest first (ScheduleContext::balanced_rows), on both devices.
         d.knobs = {{"rows_per_task", {1, 4, 16, 64}, 16},
                    {"vector_width", {1, 4, 8, 16}, 1},
                    {"feature_tile", {0, 1, 2, 4, 8, 16, 32}, 0},
                    {"rows_per_block", {0, 1, 2, 4, 8, 16, 32, 64, 128}, 0},
                    {"nnz_lanes", {0, 1, 2, 4, 8, 16, 32}, 0},
                    {"nnz_steps", {1, 2, 4}, 4},
-                   {"feature_vector", {0, 1, 2, 4, 8}, 0}};
+                   {"feature_vector", {0, 1, 2, 4, 8}, 0},
+                   {"balanced_rows", {0, 1}, 0}};
         d.why_invalid = [](const std::map<std::string, int64_t> &p, int features, Device device) -> std::string {
             if (device == Device::CUDA) {
                 if (p.at("rows_per_task") != 16 || p.at("vector_width") != 1)
@@ -182,6 +186,7 @@ const ScheduleDef &default_schedule() {
             return "";
         };
         d.apply = [](ScheduleContext &c) {
+            if (c.knob("balanced_rows")) c.balanced_rows();
             Var vo("vo"), vi("vi");
             if (c.device == Device::CUDA) {
                 Var fo("fo"), fi("fi");
@@ -248,6 +253,7 @@ SpmmProgram::SpmmProgram(std::string name, Type type)
       row_ptr_(Int(32), 1, "row_ptr"),
       col_idx_(Int(32), 1, "col_idx"),
       edge_ids_(Int(32), 1, "edge_ids"),
+      row_order_(Int(32), 1, "row_order"),
       max_degree_("max_degree"),
       num_edges_("num_edges"),
       num_src_("num_src") {
@@ -303,9 +309,12 @@ struct SpmmKernel::State {
     Device device = Device::CPU;
     std::vector<Operand> operands;
     ImageParam row_ptr, col_idx, edge_ids;
+    ImageParam row_order;  ///< bound when orders_rows
+    bool orders_rows = false;
     Param<int32_t> max_degree, num_edges, num_src;
     Func out;
     Pipeline pipeline;
+    std::vector<std::shared_ptr<Internal::IRMutator>> lowering_passes;  ///< owned here, run by pipeline
     Target target;
     std::vector<Argument> arguments;
     std::once_flag compiled;  // CUDA pipelines are JIT-compiled on their first run
@@ -401,8 +410,9 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     sparse.csr(row_ptr_, num_edges_).nnz_index_array(col_idx_, num_src_).nnz_index_array(edge_ids_, num_edges_);
     ext::infer_ragged_bounds({out, acc}, sparse);
 
-    ScheduleContext ctx{out, acc, f_, v_, k_.x, device, features, knobs, monoid_->merges(), {}};
+    ScheduleContext ctx{out, acc, f_, v_, k_.x, device, features, knobs, monoid_->merges()};
     bool split = false;
+    Func lanes;  // the lane form's partial results, once split
     // The lane form (ScheduleContext::split_nnz_lanes): the messages at position k = ko * L + lane.
     ctx.split_lanes_impl = [&](ScheduleContext &c, int L, int U) {
         if (!monoid_->merges())
@@ -448,6 +458,7 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         ext::infer_ragged_bounds({lane_out, merged, r.lanes}, sparse);
         c.acc = merged;
         c.out = lane_out;
+        lanes = r.lanes;
         return r;
     };
     try {
@@ -456,14 +467,38 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         fail<ScheduleError>("schedule ", point_str(schedule, knobs), " failed on program ", name_, ": ", e.what());
     }
     out = ctx.out;
+    if (ctx.rows_balanced) {
+        // bind_buffer: position v of every stage that works per row computes row row_order(v) --
+        // its degree, its neighbours and its destination operands -- while the calls between
+        // those stages keep reading position v. The order's entries are clamped to the output's
+        // rows (the bounds every read through them takes); out's stores are remapped to row
+        // row_order(v) by BindBufferStores (after StoreIndexLets uncovers let-bound indices).
+        const Expr rows = out.output_buffers()[0].dim(1).extent();
+        const Expr row = clamp(row_order_(v_), 0, rows - 1);
+        std::vector<Func> stages = {out, ctx.acc};
+        std::vector<std::string> own = {out.name(), ctx.acc.name(), acc.name()};
+        if (lanes.defined()) {
+            stages.push_back(lanes);
+            own.push_back(lanes.name());
+        }
+        ext::bind_rows_except(stages, v_, row, own);
+        std::vector<std::string> names;
+        for (const auto &buf : out.output_buffers()) names.push_back(buf.name());
+        s->lowering_passes.push_back(std::make_shared<ext::StoreIndexLets>(names));
+        s->lowering_passes.push_back(std::make_shared<ext::BindBufferStores>(names, 1, row_order_.parameter()));
+        s->row_order = row_order_;
+        s->orders_rows = true;
+    }
     out.bound(f_, 0, features);
 
     s->out = out;
     s->num_outputs = static_cast<int>(num_outputs);
     s->schedule = point_str(schedule, knobs);
     s->pipeline = Pipeline(out);
+    for (const auto &pass : s->lowering_passes) s->pipeline.add_custom_lowering_pass(pass.get(), nullptr);
     s->target = jit_target(device);
     s->arguments = {row_ptr_, col_idx_, edge_ids_};
+    if (s->orders_rows) s->arguments.push_back(row_order_);
     for (const Operand &o : operands_) s->arguments.push_back(o.param);
     s->arguments.push_back(max_degree_);
     s->arguments.push_back(num_edges_);
@@ -474,12 +509,13 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     return k;
 }
 
-/// The graph's side of a run: its sizes and a function giving its three index arrays (row_ptr,
-/// col_idx, edge_ids) as Halide buffers: host buffers on the CPU, device buffers on CUDA; wrappers
-/// of caller memory go to `borrowed`, detached after the call.
+/// The graph's side of a run: its sizes and a function giving its index arrays (row_ptr, col_idx,
+/// edge_ids, and the row order when the kernel orders rows, else undefined) as Halide buffers:
+/// host buffers on the CPU, device buffers on CUDA; wrappers of caller memory go to `borrowed`,
+/// detached after the call.
 struct SpmmKernel::Indices {
     int64_t num_src = 0, num_dst = 0, num_edges = 0, max_degree = 0;
-    std::function<std::array<Buffer<>, 3>(State &, std::vector<Buffer<>> &borrowed)> buffers;
+    std::function<std::array<Buffer<>, 4>(State &, std::vector<Buffer<>> &borrowed)> buffers;
 };
 
 namespace {
@@ -510,16 +546,18 @@ void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operan
     const CSR &csr = g.csr();
     Indices ix;
     ix.num_src = csr.num_cols, ix.num_dst = csr.num_rows, ix.num_edges = csr.nnz(), ix.max_degree = g.max_row_length();
-    ix.buffers = [&g, &csr, &launch](State &s, std::vector<Buffer<>> &) -> std::array<Buffer<>, 3> {
+    ix.buffers = [&g, &csr, &launch](State &s, std::vector<Buffer<>> &) -> std::array<Buffer<>, 4> {
         if (s.device == Device::CUDA) {
-            // Copied to the device once per graph and context (a graph without edges holds one unread entry).
+            // Copied to the device once per graph and context (a graph without edges holds one
+            // unread entry), balancedIdx with them.
             auto dev = DeviceCsr::get(g, 1, launch, s.target);
             auto eids = DeviceEdgeIds::get(g, launch, s.target);
-            return {dev->row_ptr, dev->col_idx, eids->ids};
+            return {dev->row_ptr, dev->col_idx, eids->ids, s.orders_rows ? dev->balanced : Buffer<>()};
         }
         return {index_buffer(csr.row_ptr, "row_ptr"), index_buffer(csr.col_idx, "col_idx"),
                 csr.identity_edge_ids() ? positions(static_cast<int>(std::max<int64_t>(csr.nnz(), 1)))
-                                        : index_buffer(csr.edge_ids, "edge_ids")};
+                                        : index_buffer(csr.edge_ids, "edge_ids"),
+                s.orders_rows ? index_buffer(g.balanced_idx(), "row_order") : Buffer<>()};
     };
     run_on(ix, operands, outs, launch);
 }
@@ -534,21 +572,27 @@ void SpmmKernel::run(const GraphView &g, const std::map<std::string, Tensor> &op
     if (st.device == Device::CUDA && g.identity_edge_ids() && g.num_edges > 0)
         fail<GraphError>("user program ", st.name, " on CUDA needs the view's edge ids (GraphView::edge_ids; "
                          "positions when they are the ids)");
+    if (st.orders_rows && !g.row_order && g.num_dst > 0)
+        fail<GraphError>("user program ", st.name, " runs its rows in order of in-degree (schedule ", st.schedule,
+                         " calls balanced_rows) and needs the view's row order (GraphView::row_order)");
     Indices ix;
     ix.num_src = g.num_src, ix.num_dst = g.num_dst, ix.num_edges = g.num_edges, ix.max_degree = g.degree_bound();
-    ix.buffers = [&g](State &s, std::vector<Buffer<>> &borrowed) -> std::array<Buffer<>, 3> {
+    ix.buffers = [&g](State &s, std::vector<Buffer<>> &borrowed) -> std::array<Buffer<>, 4> {
         const int rp = static_cast<int>(g.row_ptr_len), ne = static_cast<int>(std::max<int64_t>(g.num_edges, 1));
+        const int nd = static_cast<int>(g.num_dst);
         const index_t *eids = g.edge_ids ? g.edge_ids : g.col_idx;  // CUDA views carry ids (checked above)
         if (s.device == Device::CUDA) {
             auto wrap = [&](const index_t *ptr, int n, const char *name) {
                 borrowed.push_back(wrap_device_buffer(Int(32), const_cast<index_t *>(ptr), {n}, s.target, name));
                 return borrowed.back();
             };
-            return {wrap(g.row_ptr, rp, "row_ptr"), wrap(g.col_idx, ne, "col_idx"), wrap(eids, ne, "edge_ids")};
+            return {wrap(g.row_ptr, rp, "row_ptr"), wrap(g.col_idx, ne, "col_idx"), wrap(eids, ne, "edge_ids"),
+                    s.orders_rows ? wrap(g.row_order, nd, "row_order") : Buffer<>()};
         }
         return {Buffer<>(Int(32), const_cast<index_t *>(g.row_ptr), {rp}, "row_ptr"),
                 Buffer<>(Int(32), const_cast<index_t *>(g.col_idx), {ne}, "col_idx"),
-                g.edge_ids ? Buffer<>(Int(32), const_cast<index_t *>(g.edge_ids), {ne}, "edge_ids") : positions(ne)};
+                g.edge_ids ? Buffer<>(Int(32), const_cast<index_t *>(g.edge_ids), {ne}, "edge_ids") : positions(ne),
+                s.orders_rows ? Buffer<>(Int(32), const_cast<index_t *>(g.row_order), {nd}, "row_order") : Buffer<>()};
     };
     run_on(ix, operands, outs, launch);
 }
@@ -605,11 +649,12 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
         return;
     }
     auto bind_indices = [&] {
-        std::array<Buffer<>, 3> ix = g.buffers(s, borrowed);
+        std::array<Buffer<>, 4> ix = g.buffers(s, borrowed);
         keep.insert(keep.end(), ix.begin(), ix.end());
         params.set(s.row_ptr, ix[0]);
         params.set(s.col_idx, ix[1]);
         params.set(s.edge_ids, ix[2]);
+        if (s.orders_rows) params.set(s.row_order, ix[3]);
     };
     params.set(s.max_degree, static_cast<int32_t>(g.max_degree));
     params.set(s.num_edges, static_cast<int32_t>(std::max<int64_t>(g.num_edges, 1)));
@@ -650,6 +695,8 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
 }
 
 std::string SpmmKernel::schedule() const { return state_->schedule; }
+
+bool SpmmKernel::orders_rows() const { return state_->orders_rows; }
 
 void SpmmKernel::compile_to_static_library(const std::string &dir, const std::string &name) const {
     write_static_library(state_->pipeline, state_->arguments, state_->target, dir, name, state_->name);

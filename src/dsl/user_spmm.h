@@ -28,8 +28,10 @@
 // row, compiled on the first run; with a monoid that merges, each row's neighbours also split over
 // lanes of nonzeros, so that one long row no longer runs on one thread); every schedule must keep
 // each row's reduction in order unless its monoid allows otherwise (Monoid::merge,
-// ScheduleContext::split_nnz_lanes). Most directives of built-in operators (schedules/) are not
-// yet open to user programs.
+// ScheduleContext::split_nnz_lanes). Beside Halide's own directives, a schedule may split rows over
+// lanes of nonzeros (ScheduleContext::split_nnz_lanes) and run rows in order of their length
+// (ScheduleContext::balanced_rows); the other directives of the built-in operators (schedules/) are
+// not yet open to user programs.
 #pragma once
 
 #include <Halide.h>
@@ -118,6 +120,17 @@ struct ScheduleContext {
     /// or on a second call.
     NnzLanes split_nnz_lanes(int lanes, int steps = 1);
 
+    /// Runs the rows in order of their in-degree, longest first (the paper's bind_buffer over
+    /// balancedIdx): position v of out, acc and the lanes computes row order(v), and out's stores
+    /// land in row order(v) again (a lowering pass remaps their row term), so the result is in the
+    /// graph's row order. GPU blocks (and CPU tasks) then take rows of similar length together and
+    /// the longest rows first: fewer idle threads where degrees are skewed. Call it anywhere in the
+    /// schedule (the definitions are rebound after it); the directives stay as written. The order
+    /// comes with the graph at run time: computed once per Graph (Graph::balanced_idx), or the
+    /// view's row_order (GraphView); the kernel then takes it as an argument (SpmmKernel::orders_rows).
+    void balanced_rows() { rows_balanced = true; }
+    bool rows_balanced = false;  ///< whether balanced_rows() was called
+
     /// Set by SpmmProgram::compile: builds the lane form.
     std::function<NnzLanes(ScheduleContext &, int, int)> split_lanes_impl;
 };
@@ -150,7 +163,8 @@ struct ScheduleDef {
 /// vector_width (features computed together); CUDA feature_tile (threads over features),
 /// rows_per_block (threads over rows), nnz_lanes (threads over each row's neighbours, merged in
 /// shared memory: monoids that merge; 0 picks 8 for them and 1 otherwise) and nnz_steps (positions
-/// a lane takes an iteration, unrolled).
+/// a lane takes an iteration, unrolled); on both, balanced_rows (1: rows in order of in-degree,
+/// ScheduleContext::balanced_rows).
 const ScheduleDef &default_schedule();
 
 /// A point as text: name{knob=value, ...}.
@@ -208,6 +222,7 @@ private:
     std::string name_;
     Halide::Type type_;
     Halide::ImageParam row_ptr_, col_idx_, edge_ids_;
+    Halide::ImageParam row_order_;  ///< rows by in-degree, longest first (ScheduleContext::balanced_rows)
     Halide::Param<int32_t> max_degree_, num_edges_, num_src_;
     Halide::Var f_{"f"}, v_{"v"};
     Halide::RDom k_;
@@ -245,6 +260,11 @@ public:
     /// The number of outputs (1 unless the program has finalize_outputs).
     int num_outputs() const;
 
+    /// Whether its schedule runs the rows in order of in-degree (ScheduleContext::balanced_rows):
+    /// a run then reads the graph's row order (a GraphView must carry it: GraphView::row_order), and
+    /// the static library takes it after edge_ids.
+    bool orders_rows() const;
+
     /// The lowered Halide statement (for tests and for users reading what was generated).
     std::string lowered_stmt() const;
     /// The target's assembly (PTX for Device::CUDA) of the program's kernel.
@@ -256,8 +276,9 @@ public:
     /// The program as a static library for applications that link it without gsparse or a JIT
     /// (as Halide's generators produce): <dir>/<name>.a and <dir>/<name>.h, declaring
     ///   int name(halide_buffer_t *row_ptr, halide_buffer_t *col_idx, halide_buffer_t *edge_ids,
-    ///            halide_buffer_t *<operand>..., int32_t max_degree, int32_t num_edges,
-    ///            int32_t num_src, halide_buffer_t *out);
+    ///            [halide_buffer_t *row_order,] halide_buffer_t *<operand>..., int32_t max_degree,
+    ///            int32_t num_edges, int32_t num_src, halide_buffer_t *out);
+    /// row_order (num_dst rows by in-degree, longest first: a permutation) only when orders_rows();
     /// operands in the order of their operand() calls (declare them in statements of their own: the
     /// order in which C++ evaluates the sides of `a * b` is unspecified); the CSR arrays of
     /// graph/formats.h with edge_ids holding the edge id of every position; feature buffers

@@ -41,6 +41,10 @@ struct GraphView {
     const index_t *coo_src = nullptr, *coo_dst = nullptr;
     int64_t coo_len = 0;
     int64_t max_degree = -1;
+    /// The rows by in-degree, longest first (num_dst entries, a permutation of 0..num_dst - 1), for
+    /// user programs whose schedule orders rows (dsl::ScheduleContext::balanced_rows); null when
+    /// none runs on the view. Like the other arrays, the caller's to build and validate.
+    const index_t *row_order = nullptr;
 
     bool identity_edge_ids() const { return edge_ids == nullptr; }
     /// The bound passed to kernels as the longest row.

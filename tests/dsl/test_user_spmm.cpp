@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <numeric>
 
 #include "api/gsparse.h"
 #include "dsl/user_spmm.h"
@@ -743,6 +744,138 @@ TEST(UserSpmm, ScheduleWritingOutsideTheOutputIsANamedErrorNotACrash) {
                                     return static_cast<double>(x.data_as<float>()[u * F + f]);
                                 }),
                  1e-6, "guarded");
+}
+
+/// base with its rows in order of in-degree: balanced_rows() before (first) or after the base's
+/// directives.
+dsl::ScheduleDef balanced(const dsl::ScheduleDef &base, bool first) {
+    dsl::ScheduleDef d = base;
+    d.name = base.name + "_balanced";
+    d.apply = [apply = base.apply, first](dsl::ScheduleContext &c) {
+        if (first) c.balanced_rows();
+        apply(c);
+        if (!first) c.balanced_rows();
+    };
+    return d;
+}
+
+/// A float tensor of `shape` holding `value` everywhere (results must overwrite it).
+Tensor filled(std::vector<int64_t> shape, float value) {
+    Tensor t = Tensor::empty(std::move(shape), DType::F32);
+    std::fill(t.data_as<float>(), t.data_as<float>() + t.numel(), value);
+    return t;
+}
+
+/// How many times `needle` occurs in `text`.
+size_t occurrences(const std::string &text, const std::string &needle) {
+    size_t n = 0;
+    for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+    return n;
+}
+
+TEST(UserSpmm, BalancedRowsGiveTheResultInTheGraphsRowOrder) {
+    // Rows run in order of in-degree (bind_buffer over balancedIdx): a row's reduction is the same
+    // in-order one, so every result equals the natural order's exactly, under the default CPU
+    // schedule (tasks of rows, vectorized features) and the lanes form, with the directive called
+    // before or after the others; destination operands are read for the row computed.
+    SpmmProgram sum_p("balanced_sum"), max_p("balanced_max");
+    for (SpmmProgram *p : {&sum_p, &max_p}) {
+        Halide::Expr x = p->operand("x", At::Src);
+        Halide::Expr w = p->operand("w", At::Edge, true);
+        Halide::Expr d = p->operand("d", At::Dst, true);
+        p->message(x * w + d);
+        p->reduce(p == &sum_p ? Monoid::sum() : Monoid::max());
+    }
+    sum_p.finalize([](Halide::Expr acc, Halide::Expr degree) { return acc / Halide::cast<float>(degree); });
+    for (SpmmProgram *p : {&sum_p, &max_p}) {
+        for (int F : {1, 7, 32}) {
+            const dsl::SpmmKernel want_k = p->compile(F);
+            std::vector<dsl::SpmmKernel> kernels = {
+                p->compile(F, Device::CPU, balanced(dsl::default_schedule(), true)),
+                p->compile(F, Device::CPU, balanced(dsl::default_schedule(), false),
+                           {{"rows_per_task", 4}, {"vector_width", F >= 8 ? 8 : 1}}),
+                p->compile(F, Device::CPU, balanced(lanes_schedule(), true), {{"lanes", 3}, {"steps", 3}}),
+                p->compile(F, Device::CPU, balanced(lanes_schedule(), false), {{"lanes", 8}})};
+            for (const dsl::SpmmKernel &k : kernels) {
+                EXPECT_TRUE(k.orders_rows()) << k.schedule();
+                EXPECT_FALSE(want_k.orders_rows());
+                // The row order is an argument, read where the output rows are stored.
+                const std::string stmt = k.lowered_stmt();
+                EXPECT_NE(stmt.find("row_order["), std::string::npos) << stmt;
+                const auto names = k.argument_names();
+                ASSERT_GE(names.size(), 4u);
+                EXPECT_EQ(names[3], "row_order");
+            }
+            for (const Case &c : graphs()) {
+                Graph g = test::random_graph(90 + F, c.opt);
+                const std::map<std::string, Tensor> ops{{"x", test::random_tensor({g.num_src(), F}, 1)},
+                                                        {"w", test::random_tensor({g.num_edges(), 1}, 2)},
+                                                        {"d", test::random_tensor({g.num_dst(), 1}, 3)}};
+                Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
+                want_k.run(g, ops, want);
+                for (const dsl::SpmmKernel &k : kernels) {
+                    Tensor got = filled({g.num_dst(), F}, 7.f);
+                    k.run(g, ops, got);
+                    // The lanes merge their partial results in another association: equal up to rounding.
+                    const bool lanes = k.schedule().find("cpu_lanes") != std::string::npos;
+                    expect_close(got, want, lanes && p == &sum_p ? 1e-5 : 0,
+                                 k.schedule() + " on " + c.name + " F=" + std::to_string(F));
+                }
+            }
+        }
+    }
+}
+
+TEST(UserSpmm, BalancedRowsOnViewsReadTheViewsRowOrder) {
+    // A view carries its row order (GraphView::row_order); without one, a program that orders rows
+    // is a GraphError naming what is missing. Any permutation gives the same result.
+    SpmmProgram p("balanced_view");
+    p.message(p.operand("x", At::Src) + p.operand("d", At::Dst, true));
+    p.reduce(Monoid::sum());
+    const int F = 5;
+    Graph g = test::random_graph(33, graphs()[0].opt);
+    const CSR &csr = g.csr();
+    const std::map<std::string, Tensor> ops{{"x", test::random_tensor({g.num_src(), F}, 1)},
+                                            {"d", test::random_tensor({g.num_dst(), 1}, 2)}};
+    Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
+    p.compile(F).run(g, ops, want);
+    const dsl::SpmmKernel k = p.compile(F, Device::CPU, balanced(dsl::default_schedule(), true));
+    GraphView v;
+    v.num_src = g.num_src(), v.num_dst = g.num_dst(), v.num_edges = g.num_edges();
+    v.row_ptr = csr.row_ptr.data(), v.row_ptr_len = static_cast<int64_t>(csr.row_ptr.size());
+    v.col_idx = csr.col_idx.data();
+    v.edge_ids = csr.identity_edge_ids() ? nullptr : csr.edge_ids.data();
+    v.max_degree = g.max_row_length();
+    Tensor out = Tensor::empty({g.num_dst(), F}, DType::F32);
+    EXPECT_TRUE(test::throws_with<GraphError>([&] { k.run(v, ops, out); }, {"balanced_view", "GraphView::row_order"}));
+    std::vector<index_t> reversed(static_cast<size_t>(g.num_dst()));
+    std::iota(reversed.rbegin(), reversed.rend(), 0);
+    for (const std::vector<index_t> *order : std::vector<const std::vector<index_t> *>{&g.balanced_idx(), &reversed}) {
+        v.row_order = order->data();
+        Tensor got = filled({g.num_dst(), F}, 7.f);
+        k.run(v, ops, got);
+        expect_close(got, want, 0, order == &reversed ? "reversed order" : "balancedIdx");
+    }
+}
+
+TEST(UserSpmm, CudaBalancedRowsLoadTheOrderInTheKernel) {
+    // On CUDA, both forms of the default schedule (threads over rows; a block a row with lanes of
+    // nonzeros) read row_order in the kernel: the row each block or thread computes, and the row
+    // its stores go to.
+    SpmmProgram p("balanced_cuda");
+    p.message(p.operand("x", At::Src) * p.operand("w", At::Edge, true));
+    p.reduce(Monoid::sum());
+    for (int64_t lanes : {1, 8}) {
+        dsl::SpmmKernel k = p.compile(64, Device::CUDA, balanced(dsl::default_schedule(), lanes == 1),
+                                      {{"nnz_lanes", lanes}});
+        EXPECT_TRUE(k.orders_rows());
+        const std::string ptx = k.assembly();
+        EXPECT_EQ(occurrences(ptx, ".entry"), 1u) << k.schedule();
+        EXPECT_NE(ptx.find("row_order"), std::string::npos) << k.schedule() << "\n" << ptx;
+        // The host side checks the order covers the output's rows.
+        const std::string stmt = k.lowered_stmt();
+        EXPECT_NE(stmt.find("\"Input buffer row_order\""), std::string::npos) << stmt;
+    }
 }
 
 TEST(UserSpmm, GraphViewsRunLikeTheGraph) {

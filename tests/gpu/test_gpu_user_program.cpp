@@ -20,6 +20,16 @@ using dsl::At;
 
 class GpuUserProgram : public test::GpuTest {};
 
+/// Whether two float tensors hold the same values, element for element.
+::testing::AssertionResult same_values(const Tensor &a, const Tensor &b) {
+    if (a.numel() != b.numel()) return ::testing::AssertionFailure() << a.numel() << " vs " << b.numel() << " elements";
+    for (int64_t i = 0; i < a.numel(); ++i)
+        if (a.data_as<float>()[i] != b.data_as<float>()[i])
+            return ::testing::AssertionFailure() << "element " << i << ": " << a.data_as<float>()[i] << " vs "
+                                                 << b.data_as<float>()[i];
+    return ::testing::AssertionSuccess();
+}
+
 TEST_F(GpuUserProgram, AttentionAndMaxMatchTheCpu) {
     auto build = [](dsl::SpmmProgram &p, bool max) {
         Halide::Expr s = p.operand("a_src", At::Src, true) + p.operand("a_dst", At::Dst, true);
@@ -59,6 +69,68 @@ TEST_F(GpuUserProgram, AttentionAndMaxMatchTheCpu) {
                                       << " vs " << b;
                 }
                 EXPECT_EQ(bad, 0);
+            }
+        }
+    }
+}
+
+TEST_F(GpuUserProgram, BalancedRowsMatchTheNaturalOrder) {
+    // Rows in order of in-degree (the default schedule's balanced_rows) on both CUDA forms: the
+    // Graph's balancedIdx and a view's own order, against the CPU in the natural order; each row's
+    // reduction is unchanged, so the results are the natural order's GPU results exactly.
+    auto build = [](dsl::SpmmProgram &p) {
+        Halide::Expr d = p.operand("d", At::Dst, true);
+        p.message(p.operand("x", At::Src) * p.operand("w", At::Edge, true) + d);
+        p.reduce(dsl::Monoid::max());
+    };
+    dsl::SpmmProgram cpu_p("bal_cpu"), gpu_p("bal_gpu");
+    build(cpu_p);
+    build(gpu_p);
+    std::vector<test::RandomGraphOptions> shapes(3);
+    shapes[0].long_row = 2000;
+    shapes[1].num_src = 70;
+    shapes[2].avg_degree = 0.5;
+    shapes[2].empty_row_share = 0.7;
+    for (int F : {1, 7, 64}) {
+        dsl::SpmmKernel kc = cpu_p.compile(F);
+        for (int64_t lanes : {1, 0}) {
+            dsl::SpmmKernel natural = gpu_p.compile(F, Device::CUDA, dsl::default_schedule(), {{"nnz_lanes", lanes}});
+            dsl::SpmmKernel ordered = gpu_p.compile(F, Device::CUDA, dsl::default_schedule(),
+                                                    {{"nnz_lanes", lanes}, {"balanced_rows", 1}});
+            ASSERT_TRUE(ordered.orders_rows());
+            for (size_t i = 0; i < shapes.size(); ++i) {
+                Graph g = test::random_graph(300 + i + F, shapes[i]);
+                Tensor x = test::random_tensor({g.num_src(), F}, 1), w = test::random_tensor({g.num_edges(), 1}, 2),
+                       d = test::random_tensor({g.num_dst(), 1}, 3);
+                Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
+                kc.run(g, {{"x", x}, {"w", w}, {"d", d}}, want);
+                const std::map<std::string, Tensor> ops{{"x", to_device(x)}, {"w", to_device(w)}, {"d", to_device(d)}};
+                Tensor a = device_empty({g.num_dst(), F}, DType::F32), b = device_empty({g.num_dst(), F}, DType::F32);
+                natural.run(g, ops, a, launch_);
+                ordered.run(g, ops, b, launch_);
+                const std::string what = ordered.schedule() + " F=" + std::to_string(F) + " shape " + std::to_string(i);
+                EXPECT_TRUE(same_values(to_host(b), to_host(a))) << what;
+                EXPECT_TRUE(same_values(to_host(b), want)) << what;
+                // A view over device copies of the arrays with its own order (reversed balancedIdx).
+                const CSR &csr = g.csr();
+                std::vector<index_t> order(g.balanced_idx().rbegin(), g.balanced_idx().rend());
+                std::vector<index_t> row_ptr = csr.row_ptr;
+                row_ptr.resize(static_cast<size_t>((g.num_dst() + 31) / 32 * 32 + 2), static_cast<index_t>(csr.nnz()));
+                std::vector<index_t> eids(static_cast<size_t>(csr.nnz()));
+                for (int64_t p = 0; p < csr.nnz(); ++p) eids[static_cast<size_t>(p)] = static_cast<index_t>(csr.edge_id(p));
+                Tensor rp = to_device(Tensor::from_vector(row_ptr, {static_cast<int64_t>(row_ptr.size())}));
+                Tensor ci = to_device(Tensor::from_vector(csr.col_idx, {csr.nnz()}));
+                Tensor ei = to_device(Tensor::from_vector(eids, {csr.nnz()}));
+                Tensor ro = to_device(Tensor::from_vector(order, {g.num_dst()}));
+                GraphView v;
+                v.device = Device::CUDA, v.num_src = g.num_src(), v.num_dst = g.num_dst(), v.num_edges = g.num_edges();
+                v.row_ptr = rp.data_as<index_t>(), v.row_ptr_len = rp.numel();
+                v.col_idx = ci.data_as<index_t>(), v.edge_ids = ei.data_as<index_t>();
+                v.max_degree = g.max_row_length();
+                v.row_order = ro.data_as<index_t>();
+                Tensor c = device_empty({g.num_dst(), F}, DType::F32);
+                ordered.run(v, ops, c, launch_);
+                EXPECT_TRUE(same_values(to_host(c), want)) << "view, " << what;
             }
         }
     }
@@ -214,11 +286,11 @@ TEST_F(GpuUserProgram, SearchMeasuresEveryCudaPointAndAllMatchTheCpu) {
     dsl::ScheduleDef def = dsl::default_schedule();
     def.knobs = {{"rows_per_task", {16}, 16},    {"vector_width", {1}, 1},      {"feature_tile", {0, 8}, 0},
                  {"rows_per_block", {0, 4}, 0}, {"nnz_lanes", {0, 1, 4}, 0}, {"nnz_steps", {1, 4}, 4},
-                 {"feature_vector", {0, 4}, 0}};
+                 {"feature_vector", {0, 4}, 0}, {"balanced_rows", {0, 1}, 0}};
     auto measured = dsl::search_schedule(p, def, F, Device::CUDA, g, {{"x", dx}, {"w", dw}}, out, launch_, 3,
                                          [this] { sync(); });
     EXPECT_EQ(measured.size(), def.space(F, Device::CUDA).size());
-    ASSERT_GE(measured.size(), 20u);
+    ASSERT_GE(measured.size(), 40u);
     for (const auto &m : measured) {
         dsl::SpmmKernel k = p.compile(F, Device::CUDA, def, m.point);
         k.run(g, {{"x", dx}, {"w", dw}}, out, launch_);
