@@ -156,14 +156,17 @@ const ScheduleDef &default_schedule() {
                    {"nnz_lanes", {0, 1, 2, 4, 8, 16, 32}, 0},
                    {"nnz_steps", {1, 2, 4}, 4},
                    {"feature_vector", {0, 1, 2, 4, 8}, 0},
+                   {"lane_merge", {0, 1}, 0},
                    {"balanced_rows", {0, 1}, 0}};
         d.why_invalid = [](const std::map<std::string, int64_t> &p, int features, Device device) -> std::string {
             if (device == Device::CUDA) {
                 if (p.at("rows_per_task") != 16 || p.at("vector_width") != 1)
                     return "rows_per_task and vector_width are CPU knobs";
                 const int64_t ft = cuda_feature_tile(p.at("feature_tile"), features);
-                if (p.at("nnz_lanes") == 1 && (p.at("nnz_steps") != 4 || p.at("feature_vector") > 1))
-                    return "nnz_steps and feature_vector apply to nnz_lanes > 1 (or 0)";
+                if (p.at("nnz_lanes") == 1 && (p.at("nnz_steps") != 4 || p.at("feature_vector") > 1 || p.at("lane_merge")))
+                    return "nnz_steps, feature_vector and lane_merge apply to nnz_lanes > 1 (or 0)";
+                if (p.at("lane_merge") && p.at("feature_vector") > 1)
+                    return "lane_merge = 1 (warp shuffles) takes one feature a thread (feature_vector 0 or 1)";
                 if (p.at("nnz_lanes") > 1) {
                     // One row a block: lanes x features threads, the lanes merged in shared memory.
                     const int64_t V = cuda_lane_vector(p.at("feature_vector"), features);
@@ -179,8 +182,8 @@ const ScheduleDef &default_schedule() {
                 return "";
             }
             if (p.at("feature_tile") != 0 || p.at("rows_per_block") != 0 || p.at("nnz_lanes") != 0 ||
-                p.at("nnz_steps") != 4 || p.at("feature_vector") != 0)
-                return "feature_tile, rows_per_block, nnz_lanes, nnz_steps and feature_vector are CUDA knobs";
+                p.at("nnz_steps") != 4 || p.at("feature_vector") != 0 || p.at("lane_merge") != 0)
+                return "feature_tile, rows_per_block, nnz_lanes, nnz_steps, feature_vector and lane_merge are CUDA knobs";
             if (p.at("vector_width") > 1 && p.at("vector_width") / 2 >= features)
                 return "vector_width is at least twice the feature count";
             return "";
@@ -192,9 +195,31 @@ const ScheduleDef &default_schedule() {
                 Var fo("fo"), fi("fi");
                 const int64_t ft = cuda_feature_tile(c.knob("feature_tile"), c.features);
                 const int64_t L = cuda_nnz_lanes(c.knob("nnz_lanes"), c.monoid_merges);
+                const bool shuffles = c.knob("lane_merge") == 1;
                 // Blocks: x over rows (up to 2^31 - 1 of them), y over feature tiles.
-                const int V = static_cast<int>(cuda_lane_vector(c.knob("feature_vector"), c.features));
+                const int V = shuffles ? 1 : static_cast<int>(cuda_lane_vector(c.knob("feature_vector"), c.features));
                 const int lt = static_cast<int>(cuda_lane_tile(c.knob("feature_tile"), c.features, V));
+                if (shuffles && L > 1 && lt <= c.features && c.knob("rows_per_block") <= 1) {
+                    // A block per row and lt features: lt groups of L lanes (the warp's innermost
+                    // threads, gpu_lanes) reduce every L-th neighbour in registers; a unit loop fl
+                    // inside the feature threads runs the merge on lane 0 of each group, reading
+                    // the other lanes' results through warp shuffles (no shared memory, no barrier).
+                    if (c.type.bits() != 32)
+                        fail<ScheduleError>("lane_merge = 1: warp shuffles move 32 bits; ", c.type,
+                                            " features take lane_merge = 0");
+                    c.int32_indexing();
+                    NnzLanes n = c.split_nnz_lanes(static_cast<int>(L), static_cast<int>(c.knob("nnz_steps")));
+                    Var fl("fl");
+                    c.out.split(c.f, fo, fi, lt, TailStrategy::ShiftInwards)
+                        .split(fi, fi, fl, 1)
+                        .reorder(fl, fi, c.v, fo)
+                        .gpu_blocks(c.v, fo)
+                        .gpu_threads(fl, fi);
+                    c.acc.compute_at(c.out, fl).update().unroll(n.merge);
+                    n.lanes.compute_at(c.out, fi).gpu_lanes(n.lane);
+                    n.lanes.update().reorder(n.step, n.lane, n.ko).unroll(n.step).gpu_lanes(n.lane);
+                    return;
+                }
                 if (L > 1 && lt * V <= c.features && c.knob("rows_per_block") <= 1) {
                     // A block per row and lt x V features: its lt x L threads, V features each, reduce
                     // every L-th neighbour (nnz_steps at a time) into shared memory, then lt threads
@@ -311,6 +336,7 @@ struct SpmmKernel::State {
     ImageParam row_ptr, col_idx, edge_ids;
     ImageParam row_order;  ///< bound when orders_rows
     bool orders_rows = false;
+    bool indexing_32bit = false;  ///< compiled without large_buffers (ScheduleContext::int32_indexing)
     Param<int32_t> max_degree, num_edges, num_src;
     Func out;
     Pipeline pipeline;
@@ -411,6 +437,7 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     ext::infer_ragged_bounds({out, acc}, sparse);
 
     ScheduleContext ctx{out, acc, f_, v_, k_.x, device, features, knobs, monoid_->merges()};
+    ctx.type = type_;
     bool split = false;
     Func lanes;  // the lane form's partial results, once split
     // The lane form (ScheduleContext::split_nnz_lanes): the messages at position k = ko * L + lane.
@@ -496,7 +523,8 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     s->schedule = point_str(schedule, knobs);
     s->pipeline = Pipeline(out);
     for (const auto &pass : s->lowering_passes) s->pipeline.add_custom_lowering_pass(pass.get(), nullptr);
-    s->target = jit_target(device);
+    s->target = jit_target(device, !ctx.indexing_32bit);
+    s->indexing_32bit = ctx.indexing_32bit;
     s->arguments = {row_ptr_, col_idx_, edge_ids_};
     if (s->orders_rows) s->arguments.push_back(row_order_);
     for (const Operand &o : operands_) s->arguments.push_back(o.param);
@@ -616,6 +644,18 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
     const int64_t rows_of[3] = {g.num_src, g.num_dst, g.num_edges};  // by At
     const std::vector<const Tensor *> given = match_operands(s.name, s.operands, operands, s.device, dtype,
                                                              s.features, rows_of);
+    if (s.indexing_32bit) {
+        // Compiled with 32-bit indexing (ScheduleContext::int32_indexing): no buffer may reach 2^31 elements.
+        auto check_32bit = [&](const Tensor &t, const std::string &what) {
+            if (needs_large_buffers(t.numel()))
+                fail<ShapeError>("user program ", s.name, " was compiled with 32-bit indexing (schedule ", s.schedule,
+                                 "), but ", what, " has ", t.numel(), " elements (2^31 or more): compile it under a "
+                                 "point without int32_indexing (lane_merge = 0 for the default schedule)");
+        };
+        for (size_t i = 0; i < s.operands.size(); ++i)
+            if (given[i]) check_32bit(*given[i], "operand " + s.operands[i].name);
+        for (size_t i = 0; i < outs.size(); ++i) check_32bit(*outs[i], out_name(i));
+    }
 
     ParamMap params;
     std::vector<Buffer<>> keep, borrowed;  // borrowed: device wrappers of caller memory, detached after the call

@@ -131,6 +131,15 @@ struct ScheduleContext {
     void balanced_rows() { rows_balanced = true; }
     bool rows_balanced = false;  ///< whether balanced_rows() was called
 
+    /// Compiles the kernel with 32-bit buffer indexing (Halide's target without large_buffers):
+    /// cheaper address arithmetic, and what Halide's warp-shuffle lowering needs, so that a schedule
+    /// may put the lanes of nonzeros on gpu_lanes and merge them through registers of the warp
+    /// instead of shared memory. A run then refuses (ShapeError) an operand or output of 2^31
+    /// elements or more.
+    void int32_indexing() { indexing_32bit = true; }
+    bool indexing_32bit = false;  ///< whether int32_indexing() was called
+    Halide::Type type;            ///< the program's element type (warp shuffles move 32 bits)
+
     /// Set by SpmmProgram::compile: builds the lane form.
     std::function<NnzLanes(ScheduleContext &, int, int)> split_lanes_impl;
 };
@@ -163,8 +172,9 @@ struct ScheduleDef {
 /// vector_width (features computed together); CUDA feature_tile (threads over features),
 /// rows_per_block (threads over rows), nnz_lanes (threads over each row's neighbours, merged in
 /// shared memory: monoids that merge; 0 picks 8 for them and 1 otherwise) and nnz_steps (positions
-/// a lane takes an iteration, unrolled); on both, balanced_rows (1: rows in order of in-degree,
-/// ScheduleContext::balanced_rows).
+/// a lane takes an iteration, unrolled), lane_merge (0: the lanes merge through shared memory
+/// after a barrier; 1: through warp shuffles, one feature a thread, with int32_indexing; 32-bit
+/// types); on both, balanced_rows (1: rows in order of in-degree, ScheduleContext::balanced_rows).
 const ScheduleDef &default_schedule();
 
 /// A point as text: name{knob=value, ...}.

@@ -564,7 +564,7 @@ TEST(UserSpmm, LanesOfNonzerosErrorsNameTheProblem) {
                                                  {"already split"}));
     EXPECT_TRUE(test::throws_with<ScheduleError>(
         [&] { summed.compile(4, Device::CUDA, dsl::default_schedule(), {{"nnz_lanes", 1}, {"nnz_steps", 2}}); },
-        {"nnz_steps and feature_vector apply to nnz_lanes > 1"}));
+        {"nnz_steps, feature_vector and lane_merge apply to nnz_lanes > 1"}));
     // The default CUDA schedule: lanes only for monoids that merge, one row a block.
     EXPECT_NE(summed.compile(4, Device::CUDA).lowered_stmt().find("summed_lanes"), std::string::npos);
     EXPECT_EQ(ordered.compile(4, Device::CUDA).lowered_stmt().find("ordered_lanes"), std::string::npos);
@@ -920,6 +920,62 @@ TEST(UserSpmm, GraphViewsRunLikeTheGraph) {
     v.device = Device::CPU;
     v.row_ptr_len = g.num_dst();  // one short
     EXPECT_TRUE(test::throws_with<GraphError>([&] { p.compile(F).run(v, ops, out); }, {"row_ptr has"}));
+}
+
+TEST(UserSpmm, CudaLanesMergeThroughWarpShuffles) {
+    // lane_merge = 1: the lanes of nonzeros on gpu_lanes, merged through warp shuffles (32-bit
+    // indexing) instead of shared memory and a barrier, for single values and a monoid over tuples.
+    SpmmProgram programs[] = {SpmmProgram("shfl_sum"), gsparse_examples::gat_attention("shfl_gat")};
+    SpmmProgram &sum_p = programs[0];
+    sum_p.message(sum_p.operand("x", At::Src) * sum_p.operand("w", At::Edge, true));
+    sum_p.reduce(Monoid::sum());
+    for (const SpmmProgram &p : programs) {
+        for (int64_t L : {8, 32}) {
+            dsl::SpmmKernel k = p.compile(64, Device::CUDA, dsl::default_schedule(),
+                                          {{"nnz_lanes", L}, {"lane_merge", 1}, {"feature_vector", 1}});
+            const std::string ptx = k.assembly();
+            EXPECT_EQ(occurrences(ptx, ".entry"), 1u) << k.schedule();
+            EXPECT_GE(occurrences(ptx, "shfl.sync"), static_cast<size_t>(L - 1)) << k.schedule();
+            EXPECT_EQ(ptx.find("bar.sync"), std::string::npos) << k.schedule();
+            EXPECT_EQ(ptx.find(".shared"), std::string::npos) << k.schedule();
+        }
+    }
+    // The rule: shuffles need the lanes form and one feature a thread, on CUDA, of 32-bit types.
+    const dsl::ScheduleDef &d = dsl::default_schedule();
+    auto expect_error = [&](const SpmmProgram &p, const std::map<std::string, int64_t> &point, Device dev,
+                            const std::string &needle) {
+        EXPECT_TRUE(test::throws_with<ScheduleError>([&] { p.compile(64, dev, d, point); }, {needle}))
+            << dsl::point_str(d, point);
+    };
+    expect_error(sum_p, {{"lane_merge", 1}, {"feature_vector", 4}}, Device::CUDA, "one feature a thread");
+    expect_error(sum_p, {{"lane_merge", 1}, {"nnz_lanes", 1}}, Device::CUDA, "apply to nnz_lanes > 1");
+    expect_error(sum_p, {{"lane_merge", 1}}, Device::CPU, "CUDA knobs");
+    SpmmProgram wide("shfl_f64", Halide::Float(64));
+    wide.message(wide.operand("x", At::Src));
+    wide.reduce(Monoid::sum());
+    expect_error(wide, {{"lane_merge", 1}, {"feature_vector", 1}}, Device::CUDA, "warp shuffles move 32 bits");
+}
+
+TEST(UserSpmm, Int32IndexingRefusesBuffersOf2To31Elements) {
+    // A kernel compiled with 32-bit indexing names the operand that is too large for it before it
+    // reads anything (the tensors here are views of a few bytes with a large shape).
+    dsl::ScheduleDef narrow;
+    narrow.name = "narrow";
+    narrow.apply = [](dsl::ScheduleContext &c) {
+        c.int32_indexing();
+        c.acc.compute_at(c.out, c.v);
+    };
+    SpmmProgram p("narrow_sum");
+    p.message(p.operand("x", At::Src));
+    p.reduce(Monoid::sum());
+    const int F = 1024;
+    const int64_t n = int64_t(1) << 21;  // n x F = 2^31 elements
+    Graph g = Graph::from_edges(n, std::vector<index_t>{0, 1}, std::vector<index_t>{1, 2});
+    float dummy[4] = {};
+    Tensor x = Tensor::wrap(dummy, {n, F}, DType::F32), out = Tensor::wrap(dummy, {n, F}, DType::F32);
+    dsl::SpmmKernel k = p.compile(F, Device::CPU, narrow);
+    EXPECT_TRUE(test::throws_with<ShapeError>([&] { k.run(g, {{"x", x}}, out); },
+                                              {"narrow_sum", "32-bit indexing", "operand x", "2147483648"}));
 }
 
 }  // namespace

@@ -136,6 +136,57 @@ TEST_F(GpuUserProgram, BalancedRowsMatchTheNaturalOrder) {
     }
 }
 
+TEST_F(GpuUserProgram, LanesMergedThroughWarpShufflesMatchTheCpu) {
+    // lane_merge = 1 (lanes on gpu_lanes, merged through warp shuffles) for sum, max and GAT's
+    // one-pass attention (a monoid over tuples), 8 and 32 lanes, one and four steps, against the CPU.
+    auto make = [](const std::string &name, int which) {
+        if (which == 2) return gsparse_examples::gat_attention(name);
+        dsl::SpmmProgram p(name);
+        p.message(p.operand("x", At::Src) * p.operand("w", At::Edge, true) + p.operand("d", At::Dst, true));
+        p.reduce(which == 0 ? dsl::Monoid::sum() : dsl::Monoid::max());
+        return p;
+    };
+    std::vector<test::RandomGraphOptions> shapes(3);
+    shapes[0].long_row = 1500;
+    shapes[1].num_src = 70;
+    shapes[2].avg_degree = 0.5;
+    shapes[2].empty_row_share = 0.7;
+    for (int which : {0, 1, 2}) {
+        dsl::SpmmProgram cpu_p = make("shfl_cpu_" + std::to_string(which), which);
+        dsl::SpmmProgram gpu_p = make("shfl_gpu_" + std::to_string(which), which);
+        for (int F : {1, 7, 64}) {
+            dsl::SpmmKernel kc = cpu_p.compile(F);
+            for (int64_t L : {8, 32})
+                for (int64_t U : {1, 4}) {
+                    dsl::SpmmKernel kg = gpu_p.compile(F, Device::CUDA, dsl::default_schedule(),
+                                                       {{"nnz_lanes", L}, {"nnz_steps", U}, {"lane_merge", 1}});
+                    for (size_t i = 0; i < shapes.size(); ++i) {
+                        Graph g = test::random_graph(500 + i + F, shapes[i]);
+                        std::map<std::string, Tensor> host, dev;
+                        for (const auto &o : gpu_p.operands()) {
+                            const int64_t rows = o.at == At::Src ? g.num_src() : o.at == At::Dst ? g.num_dst() : g.num_edges();
+                            host[o.name] = test::random_tensor({rows, o.broadcast ? 1 : F}, 7 + host.size());
+                            dev[o.name] = to_device(host[o.name]);
+                        }
+                        Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
+                        kc.run(g, host, want);
+                        Tensor out = device_empty({g.num_dst(), F}, DType::F32);
+                        kg.run(g, dev, out, launch_);
+                        Tensor got = to_host(out);
+                        int64_t bad = 0;
+                        for (int64_t k = 0; k < got.numel(); ++k) {
+                            const double a = got.data_as<float>()[k], b = want.data_as<float>()[k];
+                            if (!(std::abs(a - b) <= (which == 1 ? 0 : 1e-4) * (1 + std::abs(b))) && bad++ < 3)
+                                ADD_FAILURE() << kg.schedule() << " F=" << F << " shape " << i << " element " << k
+                                              << ": " << a << " vs " << b;
+                        }
+                        EXPECT_EQ(bad, 0);
+                    }
+                }
+        }
+    }
+}
+
 TEST_F(GpuUserProgram, OnePassAttentionOverTuplesMatchesTheCpu) {
     // Scores up to 120: without the running maximum exp would overflow.
     dsl::SpmmProgram cpu_p = gsparse_examples::gat_attention("one_pass_cpu");

@@ -1,15 +1,16 @@
-"""User programs with their rows in order of in-degree (ScheduleContext::balanced_rows) against the
-natural row order, on the GPU.
+"""User programs under the CUDA forms of the default user schedule, with the rows in their natural
+order and in order of in-degree (ScheduleContext::balanced_rows), on the GPU.
 
-For each graph and user program of the example plugin, under both CUDA forms of the default user
-schedule (nnz_lanes = 1: a thread per row and feature; nnz_lanes = 0: a block per row with lanes of
-nonzeros), the kernel with balanced_rows = 0 and = 1: median of --runs CUDA-event times after
-warm-up, the first call of each in this process (compile, the graph's device copy and, for the
-ordered kernel, its row order), and the largest relative difference between the two results
-(checked before timing). Writes summary.json, report.md and report.png to --out.
+Forms: threads over rows (nnz_lanes = 1: a thread per row and feature); lanes of nonzeros merged
+in shared memory (the default point); lanes merged through warp shuffles (lane_merge = 1, 8 and 32
+lanes). For each graph, user program of the example plugin and form, the kernel with
+balanced_rows = 0 and = 1: median of --runs CUDA-event times after warm-up and the first call in
+this process (compile, the graph's device copy and, for the ordered kernel, its row order). Every
+result is checked against the first form's natural-order result before timing counts. Writes
+summary.json, report.md and report.png to --out.
 
     python benchmarks/user_row_order.py --plugin libgsparse_example_plugin.so \
-        --graph cl-8m=/g/cl-8m.gcsr --graph knn-8m=/g/knn-8m.gcsr --out results/dir
+        --graph cl-8m=/g/cl-8m.gcsr --graph knn-h-5m=/g/knn-h-5m.gcsr:heldout --out results/dir
 """
 
 import argparse
@@ -23,8 +24,12 @@ import torch
 
 import gsparse
 
-# program -> its operands: (name, rows: src|dst|edge, broadcast)
 PROGRAMS = ("weighted_sum", "gat_attention")
+# (form, the default user schedule's point for it)
+FORMS = (("threads over rows", {"nnz_lanes": 1}),
+         ("lanes, shared memory", {}),
+         ("lanes, shuffles", {"lane_merge": 1}),
+         ("32 lanes, shuffles", {"lane_merge": 1, "nnz_lanes": 32}))
 
 
 def operands_for(program, g, F, gen):
@@ -75,12 +80,11 @@ def main():
         print(f"{name}: {g.num_dst} rows, {g.num_edges} edges (loaded in {load_s:.2f} s)", flush=True)
         for F in feats:
             for prog_name in PROGRAMS:
-                for lanes in (1, 0):
+                reference = None
+                for form, base in FORMS:
                     results = {}
                     for balanced in (0, 1):
-                        point = {"nnz_lanes": lanes, "balanced_rows": balanced}
-                        if lanes == 1:
-                            point["nnz_steps"] = 4
+                        point = dict(base, balanced_rows=balanced)
                         prog = plugin.program(prog_name, F, "cuda", None, point)
                         gen = torch.Generator(device="cuda").manual_seed(7)
                         ops = operands_for(prog, g, F, gen)
@@ -89,27 +93,31 @@ def main():
                         out = prog(g, **ops)
                         torch.cuda.synchronize()
                         first_s = time.perf_counter() - t0
+                        if reference is None:
+                            reference = out
+                        diff = ((out - reference).abs() / (1 + reference.abs())).max().item() if out.numel() else 0.0
+                        if not diff < 1e-4:
+                            raise SystemExit(f"{name} {prog_name} {prog.schedule}: differs from {FORMS[0][0]} by {diff}")
                         median, times = time_calls(lambda: prog(g, **ops), args.warmup, args.runs)
                         results[balanced] = {"median_ms": median, "times_ms": times, "first_call_s": first_s,
-                                             "schedule": prog.schedule, "out": out}
-                    a, b = results[0].pop("out"), results[1].pop("out")
-                    diff = ((a - b).abs() / (1 + a.abs())).max().item() if a.numel() else 0.0
+                                             "schedule": prog.schedule, "max_rel_diff": diff}
                     case = {"graph": name, "split": split, "rows": g.num_dst, "edges": g.num_edges, "F": F,
-                            "program": prog_name, "form": "threads over rows" if lanes == 1 else "lanes of nonzeros",
-                            "natural": results[0], "balanced": results[1], "max_rel_diff": diff,
+                            "program": prog_name, "form": form, "natural": results[0], "balanced": results[1],
                             "speedup": results[0]["median_ms"] / results[1]["median_ms"]}
                     cases.append(case)
-                    print(f"  F={F} {prog_name:14s} {case['form']:18s} natural {results[0]['median_ms']:8.3f} ms  "
+                    print(f"  F={F} {prog_name:14s} {form:22s} natural {results[0]['median_ms']:8.3f} ms  "
                           f"balanced {results[1]['median_ms']:8.3f} ms  x{case['speedup']:.2f}  "
-                          f"(first calls {results[0]['first_call_s']:.2f} / {results[1]['first_call_s']:.2f} s, "
-                          f"diff {diff:.1e})", flush=True)
-                    if not diff < 1e-4:
-                        raise SystemExit(f"{name} {prog_name}: balanced and natural results differ by {diff}")
+                          f"(first calls {results[0]['first_call_s']:.2f} / {results[1]['first_call_s']:.2f} s)",
+                          flush=True)
     meta = {"device": device, "date": datetime.date.today().isoformat(), "torch": torch.__version__,
             "runs": args.runs, "warmup": args.warmup}
     with open(os.path.join(args.out, "summary.json"), "w") as f:
-        json.dump({"meta": meta, "cases": cases}, f, indent=1)
-    lines = [f"# User programs: rows in order of in-degree against the natural order ({device}, {meta['date']})", "",
+        # One case a line: the file stays short enough to read and to diff.
+        f.write('{"meta": ' + json.dumps(meta) + ',\n "cases": [\n')
+        f.write(",\n".join("  " + json.dumps(c) for c in cases))
+        f.write("\n]}\n")
+    lines = [f"# User programs under the CUDA forms of the default schedule, rows in natural order and by in-degree "
+             f"({device}, {meta['date']})", "",
              f"Median of {args.runs} CUDA-event times after {args.warmup} warm-up calls; speedup = natural / balanced.",
              "", "| graph | split | F | program | form | natural ms | balanced ms | speedup | first call s (nat / bal) |",
              "|---|---|---:|---|---|---:|---:|---:|---:|"]
@@ -119,22 +127,41 @@ def main():
                      f"{c['natural']['first_call_s']:.2f} / {c['balanced']['first_call_s']:.2f} |")
     with open(os.path.join(args.out, "report.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
+    plot(cases, os.path.join(args.out, "report.png"), device, meta["date"])
+
+
+def plot(cases, path, device, date):
+    """Per graph and program: each form's time in the natural order, and the best time of all forms
+    by in-degree, relative to the default point (lanes merged in shared memory, natural order)."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(max(6, len(cases) * 0.45), 4))
-        labels = [f"{c['graph']}\n{c['program'][:8]}/{'rows' if c['form'].startswith('threads') else 'lanes'}"
-                  for c in cases]
-        ax.bar(range(len(cases)), [c["speedup"] for c in cases],
-               color=["tab:blue" if c["split"] == "train" else "tab:orange" for c in cases])
+        fig, ax = plt.subplots(figsize=(10, 4.5))
+        # Per graph and program: each form's best time (either order) relative to the default point
+        # (lanes, shared memory, natural order).
+        groups = sorted({(c["graph"], c["program"]) for c in cases}, key=lambda k: [c["graph"] for c in cases].index(k[0]))
+        forms = [f for f, _ in FORMS]
+        width = 0.8 / (len(forms) + 1)
+        for i, form in enumerate(forms + ["best, by in-degree"]):
+            ys = []
+            for gname, prog in groups:
+                by_form = {c["form"]: c for c in cases if c["graph"] == gname and c["program"] == prog}
+                base = by_form[FORMS[1][0]]["natural"]["median_ms"]
+                if form in by_form:
+                    ys.append(base / by_form[form]["natural"]["median_ms"])
+                else:
+                    ys.append(base / min(c["balanced"]["median_ms"] for c in by_form.values()))
+            ax.bar([j + i * width for j in range(len(groups))], ys, width, label=form)
         ax.axhline(1.0, color="k", lw=0.8)
-        ax.set_xticks(range(len(cases)))
-        ax.set_xticklabels(labels, rotation=90, fontsize=6)
-        ax.set_ylabel("natural / balanced time")
-        ax.set_title(f"balanced_rows on {device}, {meta['date']} (orange: held-out graphs)", fontsize=8)
+        ax.set_xticks([j + 0.4 for j in range(len(groups))])
+        ax.set_xticklabels([f"{gname}{' (held out)' if any(c['split'] == 'heldout' for c in cases if c['graph'] == gname) else ''}"
+                            f"\n{prog}" for gname, prog in groups], rotation=90, fontsize=6)
+        ax.set_ylabel("speed-up over the default point")
+        ax.legend(fontsize=6)
+        ax.set_title(f"user programs, default schedule's forms ({device}, {date})", fontsize=8)
         fig.tight_layout()
-        fig.savefig(os.path.join(args.out, "report.png"), dpi=130)
+        fig.savefig(path, dpi=130)
     except ImportError:
         print("matplotlib missing: no plot")
 
