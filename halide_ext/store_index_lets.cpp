@@ -49,6 +49,11 @@ Stmt StoreIndexLets::visit(const Store *op) {
     Expr index;
     if (const auto *var = op->index.as<Variable>(); var && lets_.contains(var->name)) {
         index = lets_.get(var->name);
+        if (!expr_uses_var_matching(index, op->name + ".stride.*")) {
+            // The row term is one level further down (t = lane + t.s, t.s = ... v * stride).
+            ExposeStrideLets expose(lets_, op->name);
+            index = expose.mutate(index);
+        }
     } else {
         ExposeStrideLets expose(lets_, op->name);
         index = expose.mutate(op->index);

@@ -7,10 +7,12 @@
 // Expects: a lowered Stmt at custom-lowering-pass time.
 // Produces: the same Stmt in which each Store into one of the named buffers whose index is a
 // Variable bound by an enclosing Let or LetStmt has that Variable replaced by its bound value (one
-// level: the value may itself name Let-bound variables, which stay). A Store whose index merely
-// contains such Variables (a vector store, ramp(t + f, 1, 4), as the CPU's CSE leaves it) has
-// those whose values mention the buffer's strides replaced, so the row term is visible. The Lets
-// stay in place.
+// level: the value may itself name Let-bound variables, which stay, unless the value does not
+// mention the buffer's strides itself: then its Variables whose values do are replaced as below, as
+// where the warp-shuffle lowering binds `t = lane + t.s`, `t.s = fo * 32 + v * out.stride.1`). A
+// Store whose index merely contains such Variables (a vector store, ramp(t + f, 1, 4), as the CPU's
+// CSE leaves it) has those whose values mention the buffer's strides replaced, so the row term is
+// visible. The Lets stay in place.
 #pragma once
 
 #include <Halide.h>

@@ -932,7 +932,8 @@ TEST(UserSpmm, CudaLanesMergeThroughWarpShuffles) {
     for (const SpmmProgram &p : programs) {
         for (int64_t L : {8, 32}) {
             dsl::SpmmKernel k = p.compile(64, Device::CUDA, dsl::default_schedule(),
-                                          {{"nnz_lanes", L}, {"lane_merge", 1}, {"feature_vector", 1}});
+                                          {{"nnz_lanes", L}, {"lane_merge", 1}, {"feature_vector", 1},
+                                           {"balanced_rows", L == 32 ? 1 : 0}});
             const std::string ptx = k.assembly();
             EXPECT_EQ(occurrences(ptx, ".entry"), 1u) << k.schedule();
             EXPECT_GE(occurrences(ptx, "shfl.sync"), static_cast<size_t>(L - 1)) << k.schedule();

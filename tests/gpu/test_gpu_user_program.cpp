@@ -93,10 +93,12 @@ TEST_F(GpuUserProgram, BalancedRowsMatchTheNaturalOrder) {
     shapes[2].empty_row_share = 0.7;
     for (int F : {1, 7, 64}) {
         dsl::SpmmKernel kc = cpu_p.compile(F);
-        for (int64_t lanes : {1, 0}) {
-            dsl::SpmmKernel natural = gpu_p.compile(F, Device::CUDA, dsl::default_schedule(), {{"nnz_lanes", lanes}});
+        // Threads over rows; lanes of nonzeros merged in shared memory; merged through warp shuffles.
+        for (const auto &[lanes, shuffles] : {std::pair<int64_t, int64_t>{1, 0}, {0, 0}, {0, 1}}) {
+            dsl::SpmmKernel natural = gpu_p.compile(F, Device::CUDA, dsl::default_schedule(),
+                                                    {{"nnz_lanes", lanes}, {"lane_merge", shuffles}});
             dsl::SpmmKernel ordered = gpu_p.compile(F, Device::CUDA, dsl::default_schedule(),
-                                                    {{"nnz_lanes", lanes}, {"balanced_rows", 1}});
+                                                    {{"nnz_lanes", lanes}, {"lane_merge", shuffles}, {"balanced_rows", 1}});
             ASSERT_TRUE(ordered.orders_rows());
             for (size_t i = 0; i < shapes.size(); ++i) {
                 Graph g = test::random_graph(300 + i + F, shapes[i]);
@@ -337,7 +339,8 @@ TEST_F(GpuUserProgram, SearchMeasuresEveryCudaPointAndAllMatchTheCpu) {
     dsl::ScheduleDef def = dsl::default_schedule();
     def.knobs = {{"rows_per_task", {16}, 16},    {"vector_width", {1}, 1},      {"feature_tile", {0, 8}, 0},
                  {"rows_per_block", {0, 4}, 0}, {"nnz_lanes", {0, 1, 4}, 0}, {"nnz_steps", {1, 4}, 4},
-                 {"feature_vector", {0, 4}, 0}, {"balanced_rows", {0, 1}, 0}};
+                 {"feature_vector", {0, 4}, 0}, {"lane_merge", {0, 1}, 0},
+                 {"balanced_rows", {0, 1}, 0}};
     auto measured = dsl::search_schedule(p, def, F, Device::CUDA, g, {{"x", dx}, {"w", dw}}, out, launch_, 3,
                                          [this] { sync(); });
     EXPECT_EQ(measured.size(), def.space(F, Device::CUDA).size());
