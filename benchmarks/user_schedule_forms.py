@@ -2,14 +2,14 @@
 order and in order of in-degree (ScheduleContext::balanced_rows), on the GPU.
 
 Forms: threads over rows (nnz_lanes = 1: a thread per row and feature); lanes of nonzeros merged
-in shared memory (the default point); lanes merged through warp shuffles (lane_merge = 1, 8 and 32
-lanes). For each graph, user program of the example plugin and form, the kernel with
-balanced_rows = 0 and = 1: median of --runs CUDA-event times after warm-up and the first call in
+in shared memory (lane_merge = 1: the default point from 8 features up); lanes merged through warp
+shuffles (lane_merge = 2: the default point below 8 features). For each
+graph, user program of the example plugin and form, the kernel with balanced_rows = 0 and = 1: median of --runs CUDA-event times after warm-up and the first call in
 this process (compile, the graph's device copy and, for the ordered kernel, its row order). Every
 result is checked against the first form's natural-order result before timing counts. Writes
 summary.json, report.md and report.png to --out.
 
-    python benchmarks/user_row_order.py --plugin libgsparse_example_plugin.so \
+    python benchmarks/user_schedule_forms.py --plugin libgsparse_example_plugin.so \
         --graph cl-8m=/g/cl-8m.gcsr --graph knn-h-5m=/g/knn-h-5m.gcsr:heldout --out results/dir
 """
 
@@ -27,9 +27,8 @@ import gsparse
 PROGRAMS = ("weighted_sum", "gat_attention")
 # (form, the default user schedule's point for it)
 FORMS = (("threads over rows", {"nnz_lanes": 1}),
-         ("lanes, shared memory", {}),
-         ("lanes, shuffles", {"lane_merge": 1}),
-         ("32 lanes, shuffles", {"lane_merge": 1, "nnz_lanes": 32}))
+         ("lanes, shared memory", {"lane_merge": 1}),
+         ("lanes, shuffles", {"lane_merge": 2}))
 
 
 def operands_for(program, g, F, gen):
@@ -96,7 +95,8 @@ def main():
                         if reference is None:
                             reference = out
                         diff = ((out - reference).abs() / (1 + reference.abs())).max().item() if out.numel() else 0.0
-                        if not diff < 1e-4:
+                        # fp32 sums of rows of up to ~10^5 neighbours in another association
+                        if not diff < 2e-3:
                             raise SystemExit(f"{name} {prog_name} {prog.schedule}: differs from {FORMS[0][0]} by {diff}")
                         median, times = time_calls(lambda: prog(g, **ops), args.warmup, args.runs)
                         results[balanced] = {"median_ms": median, "times_ms": times, "first_call_s": first_s,
@@ -132,14 +132,12 @@ def main():
 
 def plot(cases, path, device, date):
     """Per graph and program: each form's time in the natural order, and the best time of all forms
-    by in-degree, relative to the default point (lanes merged in shared memory, natural order)."""
+    by in-degree, relative to lanes merged in shared memory in the natural order."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         fig, ax = plt.subplots(figsize=(10, 4.5))
-        # Per graph and program: each form's best time (either order) relative to the default point
-        # (lanes, shared memory, natural order).
         groups = sorted({(c["graph"], c["program"]) for c in cases}, key=lambda k: [c["graph"] for c in cases].index(k[0]))
         forms = [f for f, _ in FORMS]
         width = 0.8 / (len(forms) + 1)
@@ -157,7 +155,7 @@ def plot(cases, path, device, date):
         ax.set_xticks([j + 0.4 for j in range(len(groups))])
         ax.set_xticklabels([f"{gname}{' (held out)' if any(c['split'] == 'heldout' for c in cases if c['graph'] == gname) else ''}"
                             f"\n{prog}" for gname, prog in groups], rotation=90, fontsize=6)
-        ax.set_ylabel("speed-up over the default point")
+        ax.set_ylabel("speed-up over lanes, shared memory")
         ax.legend(fontsize=6)
         ax.set_title(f"user programs, default schedule's forms ({device}, {date})", fontsize=8)
         fig.tight_layout()

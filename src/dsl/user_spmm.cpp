@@ -138,6 +138,12 @@ int64_t cuda_lane_vector(int64_t knob, int features) {
 int64_t cuda_lane_tile(int64_t knob, int features, int64_t vector) {
     return knob > 0 ? knob : std::clamp<int64_t>(features / vector, 1, 32);
 }
+/// Whether the lanes merge through warp shuffles: lane_merge = 2, or 0 below 8 features (where a
+/// thread holds at most two features and the shared-memory merge's barrier dominates) unless
+/// feature_vector asks for wider vectors or the type is not 32 bits wide (known when compiling).
+bool cuda_lane_shuffles(int64_t knob, int64_t feature_vector, int features, int type_bits = 32) {
+    return knob == 2 || (knob == 0 && features < 8 && feature_vector <= 1 && type_bits == 32);
+}
 
 }  // namespace
 
@@ -156,7 +162,7 @@ const ScheduleDef &default_schedule() {
                    {"nnz_lanes", {0, 1, 2, 4, 8, 16, 32}, 0},
                    {"nnz_steps", {1, 2, 4}, 4},
                    {"feature_vector", {0, 1, 2, 4, 8}, 0},
-                   {"lane_merge", {0, 1}, 0},
+                   {"lane_merge", {0, 1, 2}, 0},
                    {"balanced_rows", {0, 1}, 0}};
         d.why_invalid = [](const std::map<std::string, int64_t> &p, int features, Device device) -> std::string {
             if (device == Device::CUDA) {
@@ -165,11 +171,13 @@ const ScheduleDef &default_schedule() {
                 const int64_t ft = cuda_feature_tile(p.at("feature_tile"), features);
                 if (p.at("nnz_lanes") == 1 && (p.at("nnz_steps") != 4 || p.at("feature_vector") > 1 || p.at("lane_merge")))
                     return "nnz_steps, feature_vector and lane_merge apply to nnz_lanes > 1 (or 0)";
-                if (p.at("lane_merge") && p.at("feature_vector") > 1)
-                    return "lane_merge = 1 (warp shuffles) takes one feature a thread (feature_vector 0 or 1)";
+                if (p.at("lane_merge") == 2 && p.at("feature_vector") > 1)
+                    return "lane_merge = 2 (warp shuffles) takes one feature a thread (feature_vector 0 or 1)";
                 if (p.at("nnz_lanes") > 1) {
-                    // One row a block: lanes x features threads, the lanes merged in shared memory.
-                    const int64_t V = cuda_lane_vector(p.at("feature_vector"), features);
+                    // One row a block: lanes x features threads, the lanes merged in shared memory
+                    // (V features a thread) or through warp shuffles (one).
+                    const bool shuffles = cuda_lane_shuffles(p.at("lane_merge"), p.at("feature_vector"), features);
+                    const int64_t V = shuffles ? 1 : cuda_lane_vector(p.at("feature_vector"), features);
                     const int64_t lt = cuda_lane_tile(p.at("feature_tile"), features, V);
                     if (p.at("rows_per_block") > 1) return "nnz_lanes > 1 takes one row a block (rows_per_block 0 or 1)";
                     if (lt * V > features) return "nnz_lanes > 1 needs feature_tile x feature_vector <= the feature count";
@@ -195,7 +203,11 @@ const ScheduleDef &default_schedule() {
                 Var fo("fo"), fi("fi");
                 const int64_t ft = cuda_feature_tile(c.knob("feature_tile"), c.features);
                 const int64_t L = cuda_nnz_lanes(c.knob("nnz_lanes"), c.monoid_merges);
-                const bool shuffles = c.knob("lane_merge") == 1;
+                const bool shuffles =
+                    L > 1 && cuda_lane_shuffles(c.knob("lane_merge"), c.knob("feature_vector"), c.features, c.type.bits());
+                if (c.knob("lane_merge") == 2 && c.type.bits() != 32)
+                    fail<ScheduleError>("lane_merge = 2: warp shuffles move 32 bits; ", c.type,
+                                        " features take lane_merge = 0 or 1");
                 // Blocks: x over rows (up to 2^31 - 1 of them), y over feature tiles.
                 const int V = shuffles ? 1 : static_cast<int>(cuda_lane_vector(c.knob("feature_vector"), c.features));
                 const int lt = static_cast<int>(cuda_lane_tile(c.knob("feature_tile"), c.features, V));
@@ -204,9 +216,6 @@ const ScheduleDef &default_schedule() {
                     // threads, gpu_lanes) reduce every L-th neighbour in registers; a unit loop fl
                     // inside the feature threads runs the merge on lane 0 of each group, reading
                     // the other lanes' results through warp shuffles (no shared memory, no barrier).
-                    if (c.type.bits() != 32)
-                        fail<ScheduleError>("lane_merge = 1: warp shuffles move 32 bits; ", c.type,
-                                            " features take lane_merge = 0");
                     c.int32_indexing();
                     NnzLanes n = c.split_nnz_lanes(static_cast<int>(L), static_cast<int>(c.knob("nnz_steps")));
                     Var fl("fl");
@@ -650,7 +659,7 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
             if (needs_large_buffers(t.numel()))
                 fail<ShapeError>("user program ", s.name, " was compiled with 32-bit indexing (schedule ", s.schedule,
                                  "), but ", what, " has ", t.numel(), " elements (2^31 or more): compile it under a "
-                                 "point without int32_indexing (lane_merge = 0 for the default schedule)");
+                                 "point without int32_indexing (lane_merge = 1 for the default schedule)");
         };
         for (size_t i = 0; i < s.operands.size(); ++i)
             if (given[i]) check_32bit(*given[i], "operand " + s.operands[i].name);

@@ -172,9 +172,10 @@ struct ScheduleDef {
 /// vector_width (features computed together); CUDA feature_tile (threads over features),
 /// rows_per_block (threads over rows), nnz_lanes (threads over each row's neighbours, merged in
 /// shared memory: monoids that merge; 0 picks 8 for them and 1 otherwise) and nnz_steps (positions
-/// a lane takes an iteration, unrolled), lane_merge (0: the lanes merge through shared memory
-/// after a barrier; 1: through warp shuffles, one feature a thread, with int32_indexing; 32-bit
-/// types); on both, balanced_rows (1: rows in order of in-degree, ScheduleContext::balanced_rows).
+/// a lane takes an iteration, unrolled), lane_merge (1: the lanes merge through shared memory after
+/// a barrier; 2: through warp shuffles, one feature a thread, with int32_indexing, 32-bit types;
+/// 0: shuffles below 8 features, else shared memory); on both, balanced_rows (1: rows in order of
+/// in-degree, ScheduleContext::balanced_rows).
 const ScheduleDef &default_schedule();
 
 /// A point as text: name{knob=value, ...}.

@@ -923,7 +923,7 @@ TEST(UserSpmm, GraphViewsRunLikeTheGraph) {
 }
 
 TEST(UserSpmm, CudaLanesMergeThroughWarpShuffles) {
-    // lane_merge = 1: the lanes of nonzeros on gpu_lanes, merged through warp shuffles (32-bit
+    // lane_merge = 2: the lanes of nonzeros on gpu_lanes, merged through warp shuffles (32-bit
     // indexing) instead of shared memory and a barrier, for single values and a monoid over tuples.
     SpmmProgram programs[] = {SpmmProgram("shfl_sum"), gsparse_examples::gat_attention("shfl_gat")};
     SpmmProgram &sum_p = programs[0];
@@ -932,7 +932,7 @@ TEST(UserSpmm, CudaLanesMergeThroughWarpShuffles) {
     for (const SpmmProgram &p : programs) {
         for (int64_t L : {8, 32}) {
             dsl::SpmmKernel k = p.compile(64, Device::CUDA, dsl::default_schedule(),
-                                          {{"nnz_lanes", L}, {"lane_merge", 1}, {"feature_vector", 1},
+                                          {{"nnz_lanes", L}, {"lane_merge", 2}, {"feature_vector", 1},
                                            {"balanced_rows", L == 32 ? 1 : 0}});
             const std::string ptx = k.assembly();
             EXPECT_EQ(occurrences(ptx, ".entry"), 1u) << k.schedule();
@@ -941,6 +941,18 @@ TEST(UserSpmm, CudaLanesMergeThroughWarpShuffles) {
             EXPECT_EQ(ptx.find(".shared"), std::string::npos) << k.schedule();
         }
     }
+    // lane_merge = 0 picks shuffles below 8 features, shared memory from 8 up and for 64-bit types.
+    auto merges_by_shuffles = [](const dsl::SpmmKernel &k) {
+        const std::string ptx = k.assembly();
+        const bool shuffles = ptx.find("shfl.sync") != std::string::npos;
+        EXPECT_NE(shuffles, ptx.find("bar.sync") != std::string::npos) << k.schedule();
+        return shuffles;
+    };
+    EXPECT_TRUE(merges_by_shuffles(sum_p.compile(4, Device::CUDA)));
+    EXPECT_TRUE(merges_by_shuffles(sum_p.compile(7, Device::CUDA)));
+    EXPECT_FALSE(merges_by_shuffles(sum_p.compile(8, Device::CUDA)));
+    EXPECT_FALSE(merges_by_shuffles(sum_p.compile(4, Device::CUDA, dsl::default_schedule(), {{"lane_merge", 1}})));
+    EXPECT_FALSE(merges_by_shuffles(sum_p.compile(4, Device::CUDA, dsl::default_schedule(), {{"feature_vector", 2}})));
     // The rule: shuffles need the lanes form and one feature a thread, on CUDA, of 32-bit types.
     const dsl::ScheduleDef &d = dsl::default_schedule();
     auto expect_error = [&](const SpmmProgram &p, const std::map<std::string, int64_t> &point, Device dev,
@@ -948,13 +960,14 @@ TEST(UserSpmm, CudaLanesMergeThroughWarpShuffles) {
         EXPECT_TRUE(test::throws_with<ScheduleError>([&] { p.compile(64, dev, d, point); }, {needle}))
             << dsl::point_str(d, point);
     };
-    expect_error(sum_p, {{"lane_merge", 1}, {"feature_vector", 4}}, Device::CUDA, "one feature a thread");
-    expect_error(sum_p, {{"lane_merge", 1}, {"nnz_lanes", 1}}, Device::CUDA, "apply to nnz_lanes > 1");
+    expect_error(sum_p, {{"lane_merge", 2}, {"feature_vector", 4}}, Device::CUDA, "one feature a thread");
+    expect_error(sum_p, {{"lane_merge", 2}, {"nnz_lanes", 1}}, Device::CUDA, "apply to nnz_lanes > 1");
     expect_error(sum_p, {{"lane_merge", 1}}, Device::CPU, "CUDA knobs");
     SpmmProgram wide("shfl_f64", Halide::Float(64));
     wide.message(wide.operand("x", At::Src));
     wide.reduce(Monoid::sum());
-    expect_error(wide, {{"lane_merge", 1}, {"feature_vector", 1}}, Device::CUDA, "warp shuffles move 32 bits");
+    expect_error(wide, {{"lane_merge", 2}, {"feature_vector", 1}}, Device::CUDA, "warp shuffles move 32 bits");
+    EXPECT_FALSE(merges_by_shuffles(wide.compile(4, Device::CUDA)));
 }
 
 TEST(UserSpmm, Int32IndexingRefusesBuffersOf2To31Elements) {

@@ -94,7 +94,7 @@ TEST_F(GpuUserProgram, BalancedRowsMatchTheNaturalOrder) {
     for (int F : {1, 7, 64}) {
         dsl::SpmmKernel kc = cpu_p.compile(F);
         // Threads over rows; lanes of nonzeros merged in shared memory; merged through warp shuffles.
-        for (const auto &[lanes, shuffles] : {std::pair<int64_t, int64_t>{1, 0}, {0, 0}, {0, 1}}) {
+        for (const auto &[lanes, shuffles] : {std::pair<int64_t, int64_t>{1, 0}, {0, 1}, {0, 2}}) {
             dsl::SpmmKernel natural = gpu_p.compile(F, Device::CUDA, dsl::default_schedule(),
                                                     {{"nnz_lanes", lanes}, {"lane_merge", shuffles}});
             dsl::SpmmKernel ordered = gpu_p.compile(F, Device::CUDA, dsl::default_schedule(),
@@ -139,7 +139,7 @@ TEST_F(GpuUserProgram, BalancedRowsMatchTheNaturalOrder) {
 }
 
 TEST_F(GpuUserProgram, LanesMergedThroughWarpShufflesMatchTheCpu) {
-    // lane_merge = 1 (lanes on gpu_lanes, merged through warp shuffles) for sum, max and GAT's
+    // lane_merge = 2 (lanes on gpu_lanes, merged through warp shuffles) for sum, max and GAT's
     // one-pass attention (a monoid over tuples), 8 and 32 lanes, one and four steps, against the CPU.
     auto make = [](const std::string &name, int which) {
         if (which == 2) return gsparse_examples::gat_attention(name);
@@ -161,7 +161,7 @@ TEST_F(GpuUserProgram, LanesMergedThroughWarpShufflesMatchTheCpu) {
             for (int64_t L : {8, 32})
                 for (int64_t U : {1, 4}) {
                     dsl::SpmmKernel kg = gpu_p.compile(F, Device::CUDA, dsl::default_schedule(),
-                                                       {{"nnz_lanes", L}, {"nnz_steps", U}, {"lane_merge", 1}});
+                                                       {{"nnz_lanes", L}, {"nnz_steps", U}, {"lane_merge", 2}});
                     for (size_t i = 0; i < shapes.size(); ++i) {
                         Graph g = test::random_graph(500 + i + F, shapes[i]);
                         std::map<std::string, Tensor> host, dev;
@@ -339,7 +339,7 @@ TEST_F(GpuUserProgram, SearchMeasuresEveryCudaPointAndAllMatchTheCpu) {
     dsl::ScheduleDef def = dsl::default_schedule();
     def.knobs = {{"rows_per_task", {16}, 16},    {"vector_width", {1}, 1},      {"feature_tile", {0, 8}, 0},
                  {"rows_per_block", {0, 4}, 0}, {"nnz_lanes", {0, 1, 4}, 0}, {"nnz_steps", {1, 4}, 4},
-                 {"feature_vector", {0, 4}, 0}, {"lane_merge", {0, 1}, 0},
+                 {"feature_vector", {0, 4}, 0}, {"lane_merge", {0, 2}, 0},
                  {"balanced_rows", {0, 1}, 0}};
     auto measured = dsl::search_schedule(p, def, F, Device::CUDA, g, {{"x", dx}, {"w", dw}}, out, launch_, 3,
                                          [this] { sync(); });
