@@ -131,37 +131,49 @@ def main():
 
 
 def plot(cases, path, device, date):
-    """Per graph and program: each form's time in the natural order, and the best time of all forms
-    by in-degree, relative to lanes merged in shared memory in the natural order."""
+    """Per graph, program and feature length: each form's time in the natural order, and the best
+    time of all forms by in-degree, relative to lanes merged in shared memory in the natural order."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(10, 4.5))
-        groups = sorted({(c["graph"], c["program"]) for c in cases}, key=lambda k: [c["graph"] for c in cases].index(k[0]))
-        forms = [f for f, _ in FORMS]
-        width = 0.8 / (len(forms) + 1)
-        for i, form in enumerate(forms + ["best, by in-degree"]):
-            ys = []
-            for gname, prog in groups:
-                by_form = {c["form"]: c for c in cases if c["graph"] == gname and c["program"] == prog}
-                base = by_form[FORMS[1][0]]["natural"]["median_ms"]
-                if form in by_form:
-                    ys.append(base / by_form[form]["natural"]["median_ms"])
-                else:
-                    ys.append(base / min(c["balanced"]["median_ms"] for c in by_form.values()))
-            ax.bar([j + i * width for j in range(len(groups))], ys, width, label=form)
-        ax.axhline(1.0, color="k", lw=0.8)
-        ax.set_xticks([j + 0.4 for j in range(len(groups))])
-        ax.set_xticklabels([f"{gname}{' (held out)' if any(c['split'] == 'heldout' for c in cases if c['graph'] == gname) else ''}"
-                            f"\n{prog}" for gname, prog in groups], rotation=90, fontsize=6)
-        ax.set_ylabel("speed-up over lanes, shared memory")
-        ax.legend(fontsize=6)
-        ax.set_title(f"user programs, default schedule's forms ({device}, {date})", fontsize=8)
-        fig.tight_layout()
-        fig.savefig(path, dpi=130)
     except ImportError:
         print("matplotlib missing: no plot")
+        return
+    graphs = list(dict.fromkeys(c["graph"] for c in cases))
+    groups = sorted({(c["graph"], c["program"], c["F"]) for c in cases},
+                    key=lambda k: (-k[2], graphs.index(k[0]), k[1]))
+    forms = [f for f, _ in FORMS]
+    fig, ax = plt.subplots(figsize=(max(8, 0.5 * len(groups)), 4.5))
+    width = 0.8 / (len(forms) + 1)
+    for i, form in enumerate(forms + ["best, by in-degree"]):
+        ys = []
+        for gname, prog, F in groups:
+            by_form = {c["form"]: c for c in cases if (c["graph"], c["program"], c["F"]) == (gname, prog, F)}
+            base = by_form[FORMS[1][0]]["natural"]["median_ms"]
+            if form in by_form:
+                ys.append(base / by_form[form]["natural"]["median_ms"])
+            else:
+                ys.append(base / min(c["balanced"]["median_ms"] for c in by_form.values()))
+        ax.bar([j + i * width for j in range(len(groups))], ys, width, label=form)
+    ax.axhline(1.0, color="k", lw=0.8)
+    ax.set_yscale("log")
+    heldout = {c["graph"] for c in cases if c["split"] == "heldout"}
+    ax.set_xticks([j + 0.4 for j in range(len(groups))])
+    ax.set_xticklabels([f"{g}{' (held out)' if g in heldout else ''}\n{p} F={F}" for g, p, F in groups],
+                       rotation=90, fontsize=6)
+    ax.set_ylabel("speed-up over lanes, shared memory")
+    ax.legend(fontsize=6)
+    ax.set_title(f"user programs, default schedule's forms ({device}, {date})", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=130)
+
+
+def replot(summary, path):
+    """The plot again from a summary.json."""
+    with open(summary) as f:
+        d = json.load(f)
+    plot(d["cases"], path, d["meta"]["device"], d["meta"]["date"])
 
 
 if __name__ == "__main__":
