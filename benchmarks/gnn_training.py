@@ -31,7 +31,6 @@ import datetime as dt
 import json
 import os
 import re
-import statistics
 import sys
 import traceback
 
@@ -39,6 +38,7 @@ import torch
 import torch.nn.functional as F
 
 import gsparse
+from cuda_timing import time_cuda
 
 TWINS = {"reddit": (602, 41), "ogbn-products": (100, 47)}  # (feature length, classes) of the datasets
 
@@ -111,21 +111,6 @@ def is_oom(err):
 
 
 # --- Timing ---------------------------------------------------------------------------------------
-
-def time_cuda(fn, warmup, runs):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(runs):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    return statistics.median(times), times
-
 
 def bench_case(kind, form, g, x, y, classes, args, outside_torch_base):
     device = x.device

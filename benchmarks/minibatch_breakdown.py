@@ -10,7 +10,6 @@ whole training steps.
 
 import argparse
 import json
-import statistics
 import time
 
 import torch
@@ -19,6 +18,7 @@ import torch.nn.functional as F
 import gsparse
 from gsparse import _kernels as K
 from gsparse.sampling import NeighborSampler
+from cuda_timing import time_cuda
 
 
 def host_us(fn, n=200):
@@ -32,17 +32,7 @@ def host_us(fn, n=200):
 
 
 def event_ms(fn, n=20):
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(n):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    return statistics.median(times)
+    return time_cuda(fn, 1, n)[0]
 
 
 def main():

@@ -22,7 +22,7 @@ import torch
 import gsparse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gnn_training import time_cuda  # noqa: E402
+from cuda_timing import time_cuda  # noqa: E402
 
 
 def median_ms(fn):

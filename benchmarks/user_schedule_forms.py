@@ -17,12 +17,12 @@ import argparse
 import datetime
 import json
 import os
-import statistics
 import time
 
 import torch
 
 import gsparse
+from cuda_timing import time_cuda
 
 PROGRAMS = ("weighted_sum", "gat_attention")
 # (form, the default user schedule's point for it)
@@ -38,20 +38,6 @@ def operands_for(program, g, F, gen):
         out[name] = torch.randn(rows[at], 1 if broadcast else F, generator=gen, device="cuda") * (
             0.1 if broadcast else 1.0)
     return out
-
-
-def time_calls(fn, warmup, runs):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(runs):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    return statistics.median(times), times
 
 
 def main():
@@ -98,7 +84,7 @@ def main():
                         # fp32 sums of rows of up to ~10^5 neighbours in another association
                         if not diff < 2e-3:
                             raise SystemExit(f"{name} {prog_name} {prog.schedule}: differs from {FORMS[0][0]} by {diff}")
-                        median, times = time_calls(lambda: prog(g, **ops), args.warmup, args.runs)
+                        median, times = time_cuda(lambda: prog(g, **ops), args.warmup, args.runs)
                         results[balanced] = {"median_ms": median, "times_ms": times, "first_call_s": first_s,
                                              "schedule": prog.schedule, "max_rel_diff": diff}
                     case = {"graph": name, "split": split, "rows": g.num_dst, "edges": g.num_edges, "F": F,

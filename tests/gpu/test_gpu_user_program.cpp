@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sstream>
 
 #include "dsl/user_sddmm.h"
 #include "dsl/user_spmm.h"
@@ -20,13 +21,28 @@ using dsl::At;
 
 class GpuUserProgram : public test::GpuTest {};
 
-/// Whether two float tensors hold the same values, element for element.
-::testing::AssertionResult same_values(const Tensor &a, const Tensor &b) {
-    if (a.numel() != b.numel()) return ::testing::AssertionFailure() << a.numel() << " vs " << b.numel() << " elements";
-    for (int64_t i = 0; i < a.numel(); ++i)
-        if (a.data_as<float>()[i] != b.data_as<float>()[i])
-            return ::testing::AssertionFailure() << "element " << i << ": " << a.data_as<float>()[i] << " vs "
-                                                 << b.data_as<float>()[i];
+/// A graph with a very long row (long_row neighbours), a bipartite one and a mostly empty one.
+std::vector<test::RandomGraphOptions> three_shapes(int64_t long_row) {
+    std::vector<test::RandomGraphOptions> shapes(3);
+    shapes[0].long_row = long_row;
+    shapes[1].num_src = 70;
+    shapes[2].avg_degree = 0.5;
+    shapes[2].empty_row_share = 0.7;
+    return shapes;
+}
+
+/// Whether got matches want element for element within rtol * (1 + |want|) (0: the same values);
+/// the message names the first three elements that do not.
+::testing::AssertionResult close_values(const Tensor &got, const Tensor &want, double rtol = 0) {
+    if (got.numel() != want.numel())
+        return ::testing::AssertionFailure() << got.numel() << " vs " << want.numel() << " elements";
+    int64_t bad = 0;
+    std::ostringstream what;
+    for (int64_t i = 0; i < got.numel(); ++i) {
+        const double a = got.data_as<float>()[i], b = want.data_as<float>()[i];
+        if (!(std::abs(a - b) <= rtol * (1 + std::abs(b))) && bad++ < 3) what << " element " << i << ": " << a << " vs " << b << ";";
+    }
+    if (bad) return ::testing::AssertionFailure() << bad << " elements differ:" << what.str();
     return ::testing::AssertionSuccess();
 }
 
@@ -86,11 +102,7 @@ TEST_F(GpuUserProgram, BalancedRowsMatchTheNaturalOrder) {
     dsl::SpmmProgram cpu_p("bal_cpu"), gpu_p("bal_gpu");
     build(cpu_p);
     build(gpu_p);
-    std::vector<test::RandomGraphOptions> shapes(3);
-    shapes[0].long_row = 2000;
-    shapes[1].num_src = 70;
-    shapes[2].avg_degree = 0.5;
-    shapes[2].empty_row_share = 0.7;
+    const std::vector<test::RandomGraphOptions> shapes = three_shapes(2000);
     for (int F : {1, 7, 64}) {
         dsl::SpmmKernel kc = cpu_p.compile(F);
         // Threads over rows; lanes of nonzeros merged in shared memory; merged through warp shuffles.
@@ -111,8 +123,8 @@ TEST_F(GpuUserProgram, BalancedRowsMatchTheNaturalOrder) {
                 natural.run(g, ops, a, launch_);
                 ordered.run(g, ops, b, launch_);
                 const std::string what = ordered.schedule() + " F=" + std::to_string(F) + " shape " + std::to_string(i);
-                EXPECT_TRUE(same_values(to_host(b), to_host(a))) << what;
-                EXPECT_TRUE(same_values(to_host(b), want)) << what;
+                EXPECT_TRUE(close_values(to_host(b), to_host(a))) << what;
+                EXPECT_TRUE(close_values(to_host(b), want)) << what;
                 // A view over device copies of the arrays with its own order (reversed balancedIdx).
                 const CSR &csr = g.csr();
                 std::vector<index_t> order(g.balanced_idx().rbegin(), g.balanced_idx().rend());
@@ -132,7 +144,7 @@ TEST_F(GpuUserProgram, BalancedRowsMatchTheNaturalOrder) {
                 v.row_order = ro.data_as<index_t>();
                 Tensor c = device_empty({g.num_dst(), F}, DType::F32);
                 ordered.run(v, ops, c, launch_);
-                EXPECT_TRUE(same_values(to_host(c), want)) << "view, " << what;
+                EXPECT_TRUE(close_values(to_host(c), want)) << "view, " << what;
             }
         }
     }
@@ -148,11 +160,7 @@ TEST_F(GpuUserProgram, LanesMergedThroughWarpShufflesMatchTheCpu) {
         p.reduce(which == 0 ? dsl::Monoid::sum() : dsl::Monoid::max());
         return p;
     };
-    std::vector<test::RandomGraphOptions> shapes(3);
-    shapes[0].long_row = 1500;
-    shapes[1].num_src = 70;
-    shapes[2].avg_degree = 0.5;
-    shapes[2].empty_row_share = 0.7;
+    const std::vector<test::RandomGraphOptions> shapes = three_shapes(1500);
     for (int which : {0, 1, 2}) {
         dsl::SpmmProgram cpu_p = make("shfl_cpu_" + std::to_string(which), which);
         dsl::SpmmProgram gpu_p = make("shfl_gpu_" + std::to_string(which), which);
@@ -174,15 +182,8 @@ TEST_F(GpuUserProgram, LanesMergedThroughWarpShufflesMatchTheCpu) {
                         kc.run(g, host, want);
                         Tensor out = device_empty({g.num_dst(), F}, DType::F32);
                         kg.run(g, dev, out, launch_);
-                        Tensor got = to_host(out);
-                        int64_t bad = 0;
-                        for (int64_t k = 0; k < got.numel(); ++k) {
-                            const double a = got.data_as<float>()[k], b = want.data_as<float>()[k];
-                            if (!(std::abs(a - b) <= (which == 1 ? 0 : 1e-4) * (1 + std::abs(b))) && bad++ < 3)
-                                ADD_FAILURE() << kg.schedule() << " F=" << F << " shape " << i << " element " << k
-                                              << ": " << a << " vs " << b;
-                        }
-                        EXPECT_EQ(bad, 0);
+                        EXPECT_TRUE(close_values(to_host(out), want, which == 1 ? 0 : 1e-4))
+                            << kg.schedule() << " F=" << F << " shape " << i;
                     }
                 }
         }
@@ -250,14 +251,7 @@ TEST_F(GpuUserProgram, AttentionGivenTheRowMaximaMatchesTheCpuAtEveryFeatureVect
             dsl::SpmmKernel k = gpu_p.compile(F, Device::CUDA, dsl::default_schedule(), {{"feature_vector", V}});
             Tensor out = device_empty({g.num_dst(), F}, DType::F32);
             k.run(g, dev, out, launch_);
-            Tensor got = to_host(out);
-            int64_t bad = 0;
-            for (int64_t i = 0; i < got.numel(); ++i) {
-                const double a = got.data_as<float>()[i], b = want.data_as<float>()[i];
-                if (!(std::abs(a - b) <= 1e-4 * (1 + std::abs(b))) && bad++ < 3)
-                    ADD_FAILURE() << k.schedule() << " F=" << F << " element " << i << ": " << a << " vs " << b;
-            }
-            EXPECT_EQ(bad, 0) << k.schedule();
+            EXPECT_TRUE(close_values(to_host(out), want, 1e-4)) << k.schedule() << " F=" << F;
         }
     }
 }
