@@ -29,6 +29,7 @@ PROGRAMS = ("weighted_sum", "gat_attention")
 FORMS = (("threads over rows", {"nnz_lanes": 1}),
          ("lanes, shared memory", {"lane_merge": 1}),
          ("lanes, shuffles", {"lane_merge": 2}))
+FORM_KEYS = ("rows", "shared", "shuffles")  # --forms
 
 
 def operands_for(program, g, F, gen):
@@ -47,16 +48,17 @@ def main():
     ap.add_argument("--feat", type=int, action="append")
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--forms", default=",".join(f for f, _ in FORMS),
-                    help="comma list of the forms to time (default: all)")
+    ap.add_argument("--forms", default=",".join(FORM_KEYS),
+                    help=f"comma list of the forms to time, of {','.join(FORM_KEYS)} (default: all)")
     ap.add_argument("--orders", default="0,1", help="balanced_rows values to time (default: 0,1)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     feats = args.feat or [64]
-    forms = [(f, p) for f, p in FORMS if f in args.forms.split(",")]
+    keys = args.forms.split(",")
+    forms = [form for form, key in zip(FORMS, FORM_KEYS) if key in keys]
     orders = [int(o) for o in args.orders.split(",")]
     if not forms or any(o not in (0, 1) for o in orders):
-        raise SystemExit(f"--forms takes {[f for f, _ in FORMS]}, --orders 0 and/or 1")
+        raise SystemExit(f"--forms takes {','.join(FORM_KEYS)}, --orders 0 and/or 1")
     plugin = gsparse.load_plugin(args.plugin)
     os.makedirs(args.out, exist_ok=True)
     device = torch.cuda.get_device_name()
@@ -94,7 +96,8 @@ def main():
                         if not diff < 2e-3:
                             raise SystemExit(f"{name} {prog_name} {prog.schedule}: differs from {forms[0][0]} by {diff}")
                         median, times = time_cuda(lambda: prog(g, **ops), args.warmup, args.runs)
-                        results[balanced] = {"median_ms": median, "times_ms": times, "first_call_s": first_s,
+                        results[balanced] = {"median_ms": median, "times_ms": [round(t, 4) for t in times],
+                                             "first_call_s": first_s,
                                              "schedule": prog.schedule, "max_rel_diff": diff}
                     case = {"graph": name, "split": split, "rows": g.num_dst, "edges": g.num_edges,
                             "max_degree": max_degree, "F": F, "program": prog_name, "form": form,
