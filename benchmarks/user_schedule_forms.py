@@ -3,7 +3,8 @@ order and in order of in-degree (ScheduleContext::balanced_rows), on the GPU.
 
 Forms: threads over rows (nnz_lanes = 1: a thread per row and feature); lanes of nonzeros merged
 in shared memory (lane_merge = 1: the default point from 8 features up); lanes merged through warp
-shuffles (lane_merge = 2: the default point below 8 features). For each
+shuffles (lane_merge = 2: the default point below 8 features); the default point itself (it
+picks among them by the graph's longest row and the feature count). For each
 graph, user program of the example plugin and form, the kernel with balanced_rows = 0 and = 1: median of --runs CUDA-event times after warm-up and the first call in
 this process (compile, the graph's device copy and, for the ordered kernel, its row order). Every
 result is checked against the first form's natural-order result before timing counts. Writes
@@ -28,8 +29,9 @@ PROGRAMS = ("weighted_sum", "gat_attention")
 # (form, the default user schedule's point for it)
 FORMS = (("threads over rows", {"nnz_lanes": 1}),
          ("lanes, shared memory", {"lane_merge": 1}),
-         ("lanes, shuffles", {"lane_merge": 2}))
-FORM_KEYS = ("rows", "shared", "shuffles")  # --forms
+         ("lanes, shuffles", {"lane_merge": 2}),
+         ("default point", {}))
+FORM_KEYS = ("rows", "shared", "shuffles", "default")  # --forms
 
 
 def operands_for(program, g, F, gen):
@@ -98,7 +100,7 @@ def main():
                         median, times = time_cuda(lambda: prog(g, **ops), args.warmup, args.runs)
                         results[balanced] = {"median_ms": median, "times_ms": [round(t, 4) for t in times],
                                              "first_call_s": first_s,
-                                             "schedule": prog.schedule, "max_rel_diff": diff}
+                                             "schedule": prog.schedule_on(g), "max_rel_diff": diff}
                     case = {"graph": name, "split": split, "rows": g.num_dst, "edges": g.num_edges,
                             "max_degree": max_degree, "F": F, "program": prog_name, "form": form,
                             "natural": results.get(0), "balanced": results.get(1)}

@@ -33,6 +33,10 @@ std::string dtype_of(const Halide::Type &t) {
 /// Python needs to check its operands.
 template <typename Kernel>
 struct Compiled {
+    /// The plugin's library, kept loaded while the kernel lives: a kernel keeps the program's monoid
+    /// and its schedule's functions (to compile the points for_graph picks), code of the plugin.
+    /// Declared first, so it is released last.
+    std::shared_ptr<void> library;
     Kernel kernel;
     std::string program;
     std::vector<std::tuple<std::string, std::string, bool>> operands;  ///< (name, src|dst|edge, broadcast)
@@ -44,9 +48,9 @@ using UserKernel = Compiled<dsl::SpmmKernel>;
 using UserEdgeKernel = Compiled<dsl::SddmmKernel>;
 
 template <typename Kernel, typename Program>
-Compiled<Kernel> describe(Kernel kernel, const Program &p, const std::string &program, int features,
-                          const std::string &device) {
-    Compiled<Kernel> k{std::move(kernel), program, {}, features, dtype_of(p.type()), device};
+Compiled<Kernel> describe(std::shared_ptr<void> library, Kernel kernel, const Program &p, const std::string &program,
+                          int features, const std::string &device) {
+    Compiled<Kernel> k{std::move(library), std::move(kernel), program, {}, features, dtype_of(p.type()), device};
     for (const auto &o : p.operands()) k.operands.emplace_back(o.name, dsl::at_name(o.at), o.broadcast);
     return k;
 }
@@ -55,13 +59,13 @@ UserKernel compile(const dsl::Plugin &plugin, const std::string &program, int fe
                    const std::optional<std::string> &schedule, const std::map<std::string, int64_t> &point) {
     dsl::SpmmProgram p = plugin.registry.make_program(program);
     const dsl::ScheduleDef def = schedule ? plugin.registry.make_schedule(*schedule) : dsl::default_schedule();
-    return describe(p.compile(features, device_of(device), def, point), p, program, features, device);
+    return describe(plugin.handle, p.compile(features, device_of(device), def, point), p, program, features, device);
 }
 
 UserEdgeKernel compile_edge(const dsl::Plugin &plugin, const std::string &program, int features,
                             const std::string &device) {
     dsl::SddmmProgram p = plugin.registry.make_edge_program(program);
-    return describe(p.compile(features, device_of(device)), p, program, features, device);
+    return describe(plugin.handle, p.compile(features, device_of(device)), p, program, features, device);
 }
 
 /// The Python class of a compiled program, with its description as read-only attributes.
@@ -116,6 +120,10 @@ void bind_plugins(py::module_ &m) {
     bind_compiled<dsl::SpmmKernel>(m, "UserKernel", "A compiled user program.")
         .def_property_readonly("num_outputs", [](const UserKernel &k) { return k.kernel.num_outputs(); })
         .def_property_readonly("schedule", [](const UserKernel &k) { return k.kernel.schedule(); })
+        .def("schedule_on", [](const UserKernel &k, const Graph &g) { return k.kernel.schedule(g); }, py::arg("graph"),
+             "The point it runs on the graph (the schedule's run-time choice, or the compiled point).")
+        .def("schedule_on", [](const UserKernel &k, const GraphView &g) { return k.kernel.schedule(g); },
+             py::arg("graph"))
         .def_property_readonly("orders_rows", [](const UserKernel &k) { return k.kernel.orders_rows(); },
                                "Whether its schedule runs rows in order of in-degree (the view needs a row order).")
         .def("run", &run<Graph>, py::arg("graph"), py::arg("operands"), py::arg("outs"), py::arg("launch"),

@@ -179,7 +179,15 @@ class UserProgram(_Compiled):
 
     @property
     def schedule(self):
+        """The schedule point it was compiled at."""
         return self._kernel.schedule
+
+    def schedule_on(self, g):
+        """The point it runs on graph g: the compiled one, or the one its schedule picks for g (the
+        default schedule runs a thread per row on graphs whose rows are all short)."""
+        if not isinstance(g, Graph):
+            raise ShapeError(f"g must be a gsparse.Graph, got {type(g).__name__}")
+        return self._kernel.schedule_on(g._t.user_view(row_order=self._kernel.orders_rows) if g._t is not None else g._g)
 
     def __call__(self, g, **operands):
         # The kernel reads the operands by address: `dense` keeps the contiguous copies alive.

@@ -101,8 +101,28 @@ def test_rows_in_order_of_in_degree(plugin, device):
         for point in points:
             for name, reduce in (("weighted_max", "max"), ("weighted_sum", "sum")):
                 prog = plugin.program(name, 8, device=device, point=point)
-                assert "balanced_rows=1" in prog.schedule
+                assert "balanced_rows=1" in prog.schedule and "balanced_rows=1" in prog.schedule_on(g)
                 torch.testing.assert_close(prog(g, x=x, w=w), weighted(ei, x, w, reduce))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_default_point_by_the_graphs_longest_row(plugin, device):
+    # On CUDA the default point runs a thread per row where every row is short (the Graph knows its
+    # longest row); a dynamic graph from an edge_index does not know it and keeps lanes of nonzeros.
+    g, ei = graph()
+    x = torch.randn(60, 8, device=device)
+    w = torch.rand(ei.shape[1], 1, device=device) + 0.5
+    prog = plugin.program("weighted_sum", 8, device=device)
+    dyn = gsparse.Graph(ei.to(device), num_nodes=60, dynamic=True)
+    assert "nnz_lanes=0" in prog.schedule and prog.schedule_on(dyn) == prog.schedule
+    if device == "cuda":
+        assert "nnz_lanes=1" in prog.schedule_on(g)
+    else:  # one form on the CPU
+        assert prog.schedule_on(g) == prog.schedule
+    for graph_ in (g, dyn):
+        torch.testing.assert_close(prog(graph_, x=x, w=w), weighted(ei, x, w, "sum"))
+    with pytest.raises(gsparse.ShapeError, match="gsparse.Graph"):
+        prog.schedule_on(ei)
 
 
 @pytest.mark.parametrize("device", DEVICES)

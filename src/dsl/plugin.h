@@ -33,7 +33,7 @@
 
 namespace gsparse::dsl {
 
-inline constexpr int kPluginAbiVersion = 3;
+inline constexpr int kPluginAbiVersion = 4;
 
 /// The programs and schedules a plugin registers, by name.
 class PluginRegistry {
@@ -63,7 +63,9 @@ private:
     std::map<std::string, std::function<SddmmProgram()>> edge_programs_;
 };
 
-/// A loaded plugin; the shared library stays loaded while any copy lives.
+/// A loaded plugin; the shared library stays loaded while any copy lives. Kernels compiled from its
+/// programs may call its code (a monoid's functions, a schedule's for_graph): keep a copy (or its
+/// handle) alive as long as they live.
 struct Plugin {
     std::string path;
     std::shared_ptr<void> handle;

@@ -196,6 +196,18 @@ const ScheduleDef &default_schedule() {
                 return "vector_width is at least twice the feature count";
             return "";
         };
+        // nnz_lanes = 0 on CUDA: a thread per row and feature where every row is short (measured:
+        // docs/dsl.md), lanes of nonzeros for monoids that merge elsewhere.
+        d.for_graph = [](const std::map<std::string, int64_t> &p, const RunShape &r) {
+            if (r.device != Device::CUDA || !r.monoid_merges || p.at("nnz_lanes") != 0 || r.max_degree > kRowsFormMaxDegree)
+                return p;
+            std::map<std::string, int64_t> rows = p;
+            rows["nnz_lanes"] = 1;
+            rows["nnz_steps"] = 4;
+            rows["feature_vector"] = 0;
+            rows["lane_merge"] = 0;
+            return rows;
+        };
         d.apply = [](ScheduleContext &c) {
             if (c.knob("balanced_rows")) c.balanced_rows();
             Var vo("vo"), vi("vi");
@@ -327,7 +339,7 @@ void SpmmProgram::reduce(Monoid r) {
     if (single == tuples)
         fail<ShapeError>("program ", name_, ": monoid '", r.name,
                          "' needs an identity and combine, or identity_values and combine_values (not both)");
-    monoid_ = std::make_unique<Monoid>(std::move(r));
+    monoid_ = std::make_shared<const Monoid>(std::move(r));
 }
 
 void SpmmProgram::finalize(std::function<Expr(Expr, Expr)> f) { finalize_ = std::move(f); }
@@ -355,6 +367,13 @@ struct SpmmKernel::State {
     std::once_flag compiled;  // CUDA pipelines are JIT-compiled on their first run
     std::string schedule;
     int num_outputs = 1;
+    // A schedule with a run-time choice (ScheduleDef::for_graph): what compiles its other points.
+    std::shared_ptr<const SpmmProgram> program;
+    std::shared_ptr<const ScheduleDef> def;
+    std::map<std::string, int64_t> point;
+    bool monoid_merges = false;
+    std::mutex variants_mu;
+    std::map<std::map<std::string, int64_t>, SpmmKernel> variants;
 };
 
 SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &schedule,
@@ -530,6 +549,12 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     s->out = out;
     s->num_outputs = static_cast<int>(num_outputs);
     s->schedule = point_str(schedule, knobs);
+    if (schedule.for_graph) {
+        s->program = std::make_shared<const SpmmProgram>(*this);
+        s->def = std::make_shared<const ScheduleDef>(schedule);
+        s->point = knobs;
+        s->monoid_merges = monoid_->merges();
+    }
     s->pipeline = Pipeline(out);
     for (const auto &pass : s->lowering_passes) s->pipeline.add_custom_lowering_pass(pass.get(), nullptr);
     s->target = jit_target(device, !ctx.indexing_32bit);
@@ -578,8 +603,27 @@ void SpmmKernel::run(const GraphView &g, const std::map<std::string, Tensor> &op
 
 int SpmmKernel::num_outputs() const { return state_->num_outputs; }
 
+const SpmmKernel *SpmmKernel::variant_for(int64_t num_src, int64_t num_dst, int64_t num_edges,
+                                          int64_t max_degree) const {
+    State &s = *state_;
+    if (!s.def) return nullptr;
+    const RunShape shape{s.device, s.features, s.monoid_merges, num_src, num_dst, num_edges, max_degree};
+    const std::map<std::string, int64_t> point = s.def->complete(s.def->for_graph(s.point, shape), s.features, s.device);
+    if (point == s.point) return nullptr;
+    std::lock_guard<std::mutex> lock(s.variants_mu);
+    auto it = s.variants.find(point);
+    if (it == s.variants.end()) {
+        ScheduleDef fixed = *s.def;  // the variant runs its own point on every graph
+        fixed.for_graph = nullptr;
+        it = s.variants.emplace(point, s.program->compile(s.features, s.device, fixed, point)).first;
+    }
+    return &it->second;
+}
+
 void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operands, const std::vector<Tensor *> &outs,
                      const CudaLaunch &launch) const {
+    if (const SpmmKernel *v = variant_for(g.num_src(), g.num_dst(), g.num_edges(), g.max_row_length()))
+        return v->run(g, operands, outs, launch);
     const CSR &csr = g.csr();
     Indices ix;
     ix.num_src = csr.num_cols, ix.num_dst = csr.num_rows, ix.num_edges = csr.nnz(), ix.max_degree = g.max_row_length();
@@ -603,6 +647,8 @@ void SpmmKernel::run(const GraphView &g, const std::map<std::string, Tensor> &op
                      const CudaLaunch &launch) const {
     const State &st = *state_;
     g.check();
+    if (const SpmmKernel *v = variant_for(g.num_src, g.num_dst, g.num_edges, g.degree_bound()))
+        return v->run(g, operands, outs, launch);
     if (g.device != st.device)
         fail<GraphError>("user program ", st.name, " runs on ", device_name(st.device), " but the graph view's arrays are on ",
                          device_name(g.device));
@@ -746,6 +792,16 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
 std::string SpmmKernel::schedule() const { return state_->schedule; }
 
 bool SpmmKernel::orders_rows() const { return state_->orders_rows; }
+
+std::string SpmmKernel::schedule(const Graph &g) const {
+    const SpmmKernel *v = variant_for(g.num_src(), g.num_dst(), g.num_edges(), g.max_row_length());
+    return v ? v->schedule() : schedule();
+}
+
+std::string SpmmKernel::schedule(const GraphView &g) const {
+    const SpmmKernel *v = variant_for(g.num_src, g.num_dst, g.num_edges, g.degree_bound());
+    return v ? v->schedule() : schedule();
+}
 
 void SpmmKernel::compile_to_static_library(const std::string &dir, const std::string &name) const {
     write_static_library(state_->pipeline, state_->arguments, state_->target, dir, name, state_->name);

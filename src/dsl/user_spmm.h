@@ -148,6 +148,17 @@ struct ScheduleContext {
 /// rule over a point, and the directives. Points are checked before apply runs; the search
 /// (search_schedule) measures every valid point. default_schedule() is the one compile() uses
 /// without a schedule; it is written with this same API.
+/// What a schedule's run-time choice (ScheduleDef::for_graph) knows: the kernel's device, feature
+/// count and monoid, and the graph it is about to run on.
+struct RunShape {
+    Device device = Device::CPU;
+    int features = 0;
+    bool monoid_merges = false;
+    int64_t num_src = 0, num_dst = 0, num_edges = 0;
+    /// The longest row: exact for a Graph, the view's bound for a GraphView (num_edges when unknown).
+    int64_t max_degree = 0;
+};
+
 struct ScheduleDef {
     struct Knob {
         std::string name;
@@ -159,6 +170,14 @@ struct ScheduleDef {
     /// Why the point (every knob set) is invalid for these features on this device, or "" if valid.
     std::function<std::string(const std::map<std::string, int64_t> &point, int features, Device device)> why_invalid;
     std::function<void(ScheduleContext &)> apply;
+    /// Optional: the point to run on a graph, given the point the kernel was compiled at. A schedule
+    /// whose best form depends on the graph (short rows: a thread per row; long ones: lanes of
+    /// nonzeros) says so here; a kernel then runs the point this returns for each graph, compiling
+    /// each point other than its own once, on first use (CUDA: with the kernel's first run there).
+    /// lowered_stmt(), assembly() and the static library are the compiled point's. Returned points
+    /// are checked like compile()'s (ScheduleError).
+    std::function<std::map<std::string, int64_t>(const std::map<std::string, int64_t> &point, const RunShape &run)>
+        for_graph;
 
     /// point completed with the defaults of the knobs it leaves out; ScheduleError for an unknown
     /// knob, a value outside a knob's choices, or a point the validity rule rejects.
@@ -175,8 +194,12 @@ struct ScheduleDef {
 /// a lane takes an iteration, unrolled), lane_merge (1: the lanes merge through shared memory after
 /// a barrier; 2: through warp shuffles, one feature a thread, with int32_indexing, 32-bit types;
 /// 0: shuffles below 8 features, else shared memory); on both, balanced_rows (1: rows in order of
-/// in-degree, ScheduleContext::balanced_rows).
+/// in-degree, ScheduleContext::balanced_rows). Its for_graph runs a thread per row and feature
+/// (nnz_lanes = 1) where nnz_lanes = 0 and a graph's longest row has at most
+/// kRowsFormMaxDegree neighbours.
 const ScheduleDef &default_schedule();
+/// The longest row up to which the default schedule's nnz_lanes = 0 runs a thread per row on CUDA.
+inline constexpr int64_t kRowsFormMaxDegree = 64;
 
 /// A point as text: name{knob=value, ...}.
 std::string point_str(const ScheduleDef &def, const std::map<std::string, int64_t> &point);
@@ -240,7 +263,7 @@ private:
     Halide::Expr u_, e_, degree_;
     std::vector<Operand> operands_;
     std::vector<Halide::Expr> message_;  ///< one value, or a tuple's values
-    std::unique_ptr<Monoid> monoid_;
+    std::shared_ptr<const Monoid> monoid_;  ///< shared by copies (a kernel keeps one to compile variants)
     std::function<Halide::Expr(Halide::Expr, Halide::Expr)> finalize_;
     std::function<Halide::Expr(const Halide::Tuple &, Halide::Expr)> finalize_values_;
     std::function<Halide::Tuple(const Halide::Tuple &, Halide::Expr)> finalize_outputs_;
@@ -283,6 +306,9 @@ public:
 
     /// The schedule point it was compiled at, as text.
     std::string schedule() const;
+    /// The point it runs on g: schedule(), or the one its schedule's for_graph picks for g.
+    std::string schedule(const Graph &g) const;
+    std::string schedule(const GraphView &g) const;
 
     /// The program as a static library for applications that link it without gsparse or a JIT
     /// (as Halide's generators produce): <dir>/<name>.a and <dir>/<name>.h, declaring
@@ -306,6 +332,8 @@ private:
     struct Indices;
     void run_on(const Indices &g, const std::map<std::string, Tensor> &operands, const std::vector<Tensor *> &outs,
                 const CudaLaunch &launch) const;
+    /// The kernel of the point the schedule's for_graph picks for this graph, or null for this one.
+    const SpmmKernel *variant_for(int64_t num_src, int64_t num_dst, int64_t num_edges, int64_t max_degree) const;
     std::shared_ptr<State> state_;
 };
 

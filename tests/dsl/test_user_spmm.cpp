@@ -970,6 +970,100 @@ TEST(UserSpmm, CudaLanesMergeThroughWarpShuffles) {
     EXPECT_FALSE(merges_by_shuffles(wide.compile(4, Device::CUDA)));
 }
 
+TEST(UserSpmm, ForGraphRunsThePointTheScheduleChoosesForEachGraph) {
+    // A schedule whose point depends on the graph (ScheduleDef::for_graph): rows in tasks of 8 where
+    // some row is long, one task per row otherwise. One kernel runs both points, each compiled
+    // once, with the same results; a point the rule refuses is a ScheduleError at the run.
+    dsl::ScheduleDef by_graph;
+    by_graph.name = "by_graph";
+    by_graph.knobs = {{"split", {1, 8, 3}, 1}};
+    by_graph.apply = [](dsl::ScheduleContext &c) {
+        Halide::Var vo("vo"), vi("vi");
+        c.out.split(c.v, vo, vi, static_cast<int>(c.knob("split")), Halide::TailStrategy::GuardWithIf).parallel(vo);
+        c.acc.compute_at(c.out, vi);
+    };
+    by_graph.why_invalid = [](const std::map<std::string, int64_t> &p, int, Device) -> std::string {
+        return p.at("split") == 3 ? "split 3 is refused" : "";
+    };
+    int64_t asked = 0;
+    by_graph.for_graph = [&asked](const std::map<std::string, int64_t> &p, const dsl::RunShape &r) {
+        ++asked;
+        EXPECT_EQ(r.device, Device::CPU);
+        EXPECT_EQ(r.features, 5);
+        EXPECT_TRUE(r.monoid_merges);
+        std::map<std::string, int64_t> q = p;
+        q["split"] = r.max_degree > 100 ? 8 : 1;
+        return q;
+    };
+    SpmmProgram p("by_graph_sum");
+    p.message(p.operand("x", At::Src));
+    p.reduce(Monoid::sum());
+    const int F = 5;
+    const dsl::SpmmKernel k = p.compile(F, Device::CPU, by_graph);
+    EXPECT_EQ(k.schedule(), "by_graph{split=1}");
+    test::RandomGraphOptions short_rows;
+    short_rows.long_row = 20;
+    for (const auto &[opt, want_point] : {std::pair{short_rows, "by_graph{split=1}"},
+                                          std::pair{graphs()[0].opt, "by_graph{split=8}"}}) {
+        Graph g = test::random_graph(41, opt);
+        EXPECT_EQ(k.schedule(g), want_point);
+        const std::map<std::string, Tensor> ops{{"x", test::random_tensor({g.num_src(), F}, 1)}};
+        Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32), got = filled({g.num_dst(), F}, 7.f);
+        p.compile(F).run(g, ops, want);
+        k.run(g, ops, got);
+        expect_close(got, want, 0, want_point);
+    }
+    EXPECT_GE(asked, 4);
+    // A rule that picks a point the validity rule refuses: the run (here on a view) names it.
+    Graph g = test::random_graph(42);
+    GraphView v;
+    v.num_src = g.num_src(), v.num_dst = g.num_dst(), v.num_edges = g.num_edges();
+    v.row_ptr = g.csr().row_ptr.data(), v.row_ptr_len = static_cast<int64_t>(g.csr().row_ptr.size());
+    v.col_idx = g.csr().col_idx.data();
+    v.edge_ids = g.csr().identity_edge_ids() ? nullptr : g.csr().edge_ids.data();
+    by_graph.for_graph = [](const std::map<std::string, int64_t> &p, const dsl::RunShape &) {
+        std::map<std::string, int64_t> q = p;
+        q["split"] = 3;
+        return q;
+    };
+    const dsl::SpmmKernel refused = p.compile(F, Device::CPU, by_graph);
+    Tensor out = Tensor::empty({g.num_dst(), F}, DType::F32);
+    EXPECT_TRUE(test::throws_with<ScheduleError>(
+        [&] { refused.run(v, {{"x", test::random_tensor({g.num_src(), F}, 1)}}, out); }, {"split 3 is refused"}));
+}
+
+TEST(UserSpmm, CudaDefaultRunsAThreadPerRowWhereEveryRowIsShort) {
+    // The default schedule's nnz_lanes = 0: lanes of nonzeros for monoids that merge, but a thread
+    // per row and feature on graphs whose longest row has at most kRowsFormMaxDegree neighbours
+    // (and always for monoids that do not merge, and for explicit nnz_lanes).
+    SpmmProgram p("rows_or_lanes");
+    p.message(p.operand("x", At::Src));
+    p.reduce(Monoid::sum());
+    const dsl::SpmmKernel k = p.compile(16, Device::CUDA);
+    test::RandomGraphOptions short_rows;
+    short_rows.long_row = dsl::kRowsFormMaxDegree;
+    short_rows.avg_degree = 3;
+    Graph regular = test::random_graph(43, short_rows), skewed = test::random_graph(44, graphs()[0].opt);
+    ASSERT_LE(regular.max_row_length(), dsl::kRowsFormMaxDegree);
+    ASSERT_GT(skewed.max_row_length(), dsl::kRowsFormMaxDegree);
+    EXPECT_NE(k.schedule(regular).find("nnz_lanes=1"), std::string::npos) << k.schedule(regular);
+    EXPECT_EQ(k.schedule(skewed), k.schedule());
+    EXPECT_NE(k.schedule().find("nnz_lanes=0"), std::string::npos);
+    const dsl::SpmmKernel fixed = p.compile(16, Device::CUDA, dsl::default_schedule(), {{"nnz_lanes", 8}});
+    EXPECT_EQ(fixed.schedule(regular), fixed.schedule());
+    SpmmProgram custom("rows_or_lanes_custom");
+    custom.message(custom.operand("x", At::Src));
+    Monoid no_merge = Monoid::sum();
+    no_merge.name = "sum_in_order";
+    no_merge.merge = nullptr;
+    custom.reduce(no_merge);
+    const dsl::SpmmKernel in_order = custom.compile(16, Device::CUDA);
+    EXPECT_EQ(in_order.schedule(regular), in_order.schedule());
+    // On the CPU there is one form.
+    const dsl::SpmmKernel cpu = p.compile(16);
+    EXPECT_EQ(cpu.schedule(regular), cpu.schedule());
+}
+
 TEST(UserSpmm, Int32IndexingRefusesBuffersOf2To31Elements) {
     // A kernel compiled with 32-bit indexing names the operand that is too large for it before it
     // reads anything (the tensors here are views of a few bytes with a large shape).

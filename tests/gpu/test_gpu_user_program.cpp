@@ -190,6 +190,59 @@ TEST_F(GpuUserProgram, LanesMergedThroughWarpShufflesMatchTheCpu) {
     }
 }
 
+TEST_F(GpuUserProgram, DefaultRunsAThreadPerRowOnShortRows) {
+    // nnz_lanes = 0 on graphs whose rows are all short: the thread-per-row variant (compiled on the
+    // first such graph) on a Graph and on a view that knows its longest row; a view that does not
+    // runs the compiled lanes form. Both against the CPU, for sum, max and the tuple monoid.
+    test::RandomGraphOptions short_rows;
+    short_rows.long_row = dsl::kRowsFormMaxDegree;
+    short_rows.avg_degree = 4;
+    for (int which : {0, 1, 2}) {
+        dsl::SpmmProgram p = which == 2 ? gsparse_examples::gat_attention("short_gat") : [&] {
+            dsl::SpmmProgram q(which == 0 ? "short_sum" : "short_max");
+            q.message(q.operand("x", At::Src) * q.operand("w", At::Edge, true));
+            q.reduce(which == 0 ? dsl::Monoid::sum() : dsl::Monoid::max());
+            return q;
+        }();
+        for (int F : {1, 7, 64}) {
+            Graph g = test::random_graph(700 + F, short_rows);
+            ASSERT_LE(g.max_row_length(), dsl::kRowsFormMaxDegree);
+            dsl::SpmmKernel kc = p.compile(F), kg = p.compile(F, Device::CUDA);
+            EXPECT_NE(kg.schedule(g).find("nnz_lanes=1"), std::string::npos) << kg.schedule(g);
+            std::map<std::string, Tensor> host, dev;
+            for (const auto &o : p.operands()) {
+                const int64_t rows = o.at == At::Src ? g.num_src() : o.at == At::Dst ? g.num_dst() : g.num_edges();
+                host[o.name] = test::random_tensor({rows, o.broadcast ? 1 : F}, 11 + host.size());
+                dev[o.name] = to_device(host[o.name]);
+            }
+            Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
+            kc.run(g, host, want);
+            Tensor out = device_empty({g.num_dst(), F}, DType::F32);
+            kg.run(g, dev, out, launch_);
+            EXPECT_TRUE(close_values(to_host(out), want, which == 1 ? 0 : 1e-4)) << kg.schedule(g) << " F=" << F;
+            // The same graph as a view, with and without its longest row.
+            const CSR &csr = g.csr();
+            std::vector<index_t> row_ptr = csr.row_ptr, eids(static_cast<size_t>(csr.nnz()));
+            row_ptr.resize(static_cast<size_t>((g.num_dst() + 31) / 32 * 32 + 2), static_cast<index_t>(csr.nnz()));
+            for (int64_t e = 0; e < csr.nnz(); ++e) eids[static_cast<size_t>(e)] = static_cast<index_t>(csr.edge_id(e));
+            Tensor rp = to_device(Tensor::from_vector(row_ptr, {static_cast<int64_t>(row_ptr.size())}));
+            Tensor ci = to_device(Tensor::from_vector(csr.col_idx, {csr.nnz()}));
+            Tensor ei = to_device(Tensor::from_vector(eids, {csr.nnz()}));
+            GraphView v;
+            v.device = Device::CUDA, v.num_src = g.num_src(), v.num_dst = g.num_dst(), v.num_edges = g.num_edges();
+            v.row_ptr = rp.data_as<index_t>(), v.row_ptr_len = rp.numel();
+            v.col_idx = ci.data_as<index_t>(), v.edge_ids = ei.data_as<index_t>();
+            for (int64_t bound : {g.max_row_length(), int64_t(-1)}) {
+                v.max_degree = bound;
+                EXPECT_EQ(kg.schedule(v).find("nnz_lanes=1") != std::string::npos, bound >= 0) << kg.schedule(v);
+                Tensor o = device_empty({g.num_dst(), F}, DType::F32);
+                kg.run(v, dev, o, launch_);
+                EXPECT_TRUE(close_values(to_host(o), want, which == 1 ? 0 : 1e-4)) << kg.schedule(v) << " view F=" << F;
+            }
+        }
+    }
+}
+
 TEST_F(GpuUserProgram, OnePassAttentionOverTuplesMatchesTheCpu) {
     // Scores up to 120: without the running maximum exp would overflow.
     dsl::SpmmProgram cpu_p = gsparse_examples::gat_attention("one_pass_cpu");
