@@ -1,12 +1,13 @@
 """User programs under the CUDA forms of the default user schedule, with the rows in their natural
 order and in order of in-degree (ScheduleContext::balanced_rows), on the GPU.
 
-Forms: threads over rows (nnz_lanes = 1: a thread per row and feature); lanes of nonzeros merged
-in shared memory (lane_merge = 1: the default point from 8 features up); lanes merged through warp
-shuffles (lane_merge = 2: the default point below 8 features); the default point itself (it
-picks among them by the graph's longest row and the feature count). For each
-graph, user program of the example plugin and form, the kernel with balanced_rows = 0 and = 1: median of --runs CUDA-event times after warm-up and the first call in
-this process (compile, the graph's device copy and, for the ordered kernel, its row order). Every
+Forms: threads over rows (nnz_lanes = 1: a thread per row and feature); 8 lanes of nonzeros merged
+in shared memory (lane_merge = 1: the default point from 8 features up on graphs with long rows);
+merged through warp shuffles (lane_merge = 2: the same below 8 features); the default point itself
+(nnz_lanes = 0: it picks among them by the graph's longest row and the feature count). For each
+graph, user program of the example plugin and form, the kernel with balanced_rows = 0 and = 1:
+median of --runs CUDA-event times after warm-up and the first call in this process (compile, the
+graph's device copy and, for the ordered kernel, its row order), and the point that ran. Every
 result is checked against the first form's natural-order result before timing counts. Writes
 summary.json, report.md and report.png to --out.
 
@@ -28,8 +29,8 @@ from cuda_timing import time_cuda
 PROGRAMS = ("weighted_sum", "gat_attention")
 # (form, the default user schedule's point for it)
 FORMS = (("threads over rows", {"nnz_lanes": 1}),
-         ("lanes, shared memory", {"lane_merge": 1}),
-         ("lanes, shuffles", {"lane_merge": 2}),
+         ("lanes, shared memory", {"nnz_lanes": 8, "lane_merge": 1}),
+         ("lanes, shuffles", {"nnz_lanes": 8, "lane_merge": 2}),
          ("default point", {}))
 FORM_KEYS = ("rows", "shared", "shuffles", "default")  # --forms
 
