@@ -182,12 +182,17 @@ class UserProgram(_Compiled):
         """The schedule point it was compiled at."""
         return self._kernel.schedule
 
+    def _graph_arg(self, g):
+        """What the kernel takes for g: a dynamic graph's view (its arrays where they are, with the
+        row order when the schedule orders rows), else the native graph."""
+        return g._t.user_view(row_order=self._kernel.orders_rows) if g._t is not None else g._g
+
     def schedule_on(self, g):
         """The point it runs on graph g: the compiled one, or the one its schedule picks for g (the
         default schedule runs a thread per row on graphs whose rows are all short)."""
         if not isinstance(g, Graph):
             raise ShapeError(f"g must be a gsparse.Graph, got {type(g).__name__}")
-        return self._kernel.schedule_on(g._t.user_view(row_order=self._kernel.orders_rows) if g._t is not None else g._g)
+        return self._kernel.schedule_on(self._graph_arg(g))
 
     def __call__(self, g, **operands):
         # The kernel reads the operands by address: `dense` keeps the contiguous copies alive.
@@ -195,9 +200,7 @@ class UserProgram(_Compiled):
         outs = [torch.empty((g.num_dst, self.features), dtype=self.dtype, device=device)
                 for _ in range(self.num_outputs)]
         out_args = [tensor_arg(o, "out") for o in outs]
-        # A dynamic graph: its arrays on their device, by address.
-        view = g._t.user_view(row_order=self._kernel.orders_rows) if g._t is not None else g._g
-        self._kernel.run(view, args, out_args, launch_arg(device))
+        self._kernel.run(self._graph_arg(g), args, out_args, launch_arg(device))
         del dense
         return outs[0] if self.num_outputs == 1 else tuple(outs)
 

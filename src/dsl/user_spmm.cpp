@@ -223,7 +223,7 @@ const ScheduleDef &default_schedule() {
                 // Blocks: x over rows (up to 2^31 - 1 of them), y over feature tiles.
                 const int V = shuffles ? 1 : static_cast<int>(cuda_lane_vector(c.knob("feature_vector"), c.features));
                 const int lt = static_cast<int>(cuda_lane_tile(c.knob("feature_tile"), c.features, V));
-                if (shuffles && L > 1 && lt <= c.features && c.knob("rows_per_block") <= 1) {
+                if (shuffles && lt <= c.features && c.knob("rows_per_block") <= 1) {
                     // A block per row and lt features: lt groups of L lanes (the warp's innermost
                     // threads, gpu_lanes) reduce every L-th neighbour in registers; a unit loop fl
                     // inside the feature threads runs the merge on lane 0 of each group, reading
@@ -367,13 +367,15 @@ struct SpmmKernel::State {
     std::once_flag compiled;  // CUDA pipelines are JIT-compiled on their first run
     std::string schedule;
     int num_outputs = 1;
-    // A schedule with a run-time choice (ScheduleDef::for_graph): what compiles its other points.
+    // A schedule with a run-time choice (ScheduleDef::for_graph): what compiles its other points,
+    // those compiled, and the choice for the last graph shape (runs on one graph repeat it).
     std::shared_ptr<const SpmmProgram> program;
     std::shared_ptr<const ScheduleDef> def;
     std::map<std::string, int64_t> point;
-    bool monoid_merges = false;
     std::mutex variants_mu;
     std::map<std::map<std::string, int64_t>, SpmmKernel> variants;
+    std::array<int64_t, 4> last_shape{-1, -1, -1, -1};
+    const SpmmKernel *last_variant = nullptr;
 };
 
 SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &schedule,
@@ -553,7 +555,6 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         s->program = std::make_shared<const SpmmProgram>(*this);
         s->def = std::make_shared<const ScheduleDef>(schedule);
         s->point = knobs;
-        s->monoid_merges = monoid_->merges();
     }
     s->pipeline = Pipeline(out);
     for (const auto &pass : s->lowering_passes) s->pipeline.add_custom_lowering_pass(pass.get(), nullptr);
@@ -603,21 +604,38 @@ void SpmmKernel::run(const GraphView &g, const std::map<std::string, Tensor> &op
 
 int SpmmKernel::num_outputs() const { return state_->num_outputs; }
 
+std::map<std::string, int64_t> SpmmKernel::point_for(int64_t num_src, int64_t num_dst, int64_t num_edges,
+                                                     int64_t max_degree) const {
+    const State &s = *state_;
+    if (!s.def) return s.point;
+    const RunShape shape{s.device, s.features, s.program->monoid_->merges(), num_src, num_dst, num_edges, max_degree};
+    return s.def->complete(s.def->for_graph(s.point, shape), s.features, s.device);
+}
+
 const SpmmKernel *SpmmKernel::variant_for(int64_t num_src, int64_t num_dst, int64_t num_edges,
                                           int64_t max_degree) const {
     State &s = *state_;
     if (!s.def) return nullptr;
-    const RunShape shape{s.device, s.features, s.monoid_merges, num_src, num_dst, num_edges, max_degree};
-    const std::map<std::string, int64_t> point = s.def->complete(s.def->for_graph(s.point, shape), s.features, s.device);
-    if (point == s.point) return nullptr;
-    std::lock_guard<std::mutex> lock(s.variants_mu);
-    auto it = s.variants.find(point);
-    if (it == s.variants.end()) {
-        ScheduleDef fixed = *s.def;  // the variant runs its own point on every graph
-        fixed.for_graph = nullptr;
-        it = s.variants.emplace(point, s.program->compile(s.features, s.device, fixed, point)).first;
+    const std::array<int64_t, 4> shape{num_src, num_dst, num_edges, max_degree};
+    {
+        std::lock_guard<std::mutex> lock(s.variants_mu);
+        if (shape == s.last_shape) return s.last_variant;
     }
-    return &it->second;
+    const std::map<std::string, int64_t> point = point_for(num_src, num_dst, num_edges, max_degree);
+    std::lock_guard<std::mutex> lock(s.variants_mu);
+    const SpmmKernel *v = nullptr;
+    if (point != s.point) {
+        auto it = s.variants.find(point);
+        if (it == s.variants.end()) {
+            ScheduleDef fixed = *s.def;  // the variant runs its own point on every graph
+            fixed.for_graph = nullptr;
+            it = s.variants.emplace(point, s.program->compile(s.features, s.device, fixed, point)).first;
+        }
+        v = &it->second;
+    }
+    s.last_shape = shape;
+    s.last_variant = v;
+    return v;
 }
 
 void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operands, const std::vector<Tensor *> &outs,
@@ -794,13 +812,13 @@ std::string SpmmKernel::schedule() const { return state_->schedule; }
 bool SpmmKernel::orders_rows() const { return state_->orders_rows; }
 
 std::string SpmmKernel::schedule(const Graph &g) const {
-    const SpmmKernel *v = variant_for(g.num_src(), g.num_dst(), g.num_edges(), g.max_row_length());
-    return v ? v->schedule() : schedule();
+    if (!state_->def) return schedule();
+    return point_str(*state_->def, point_for(g.num_src(), g.num_dst(), g.num_edges(), g.max_row_length()));
 }
 
 std::string SpmmKernel::schedule(const GraphView &g) const {
-    const SpmmKernel *v = variant_for(g.num_src, g.num_dst, g.num_edges, g.degree_bound());
-    return v ? v->schedule() : schedule();
+    if (!state_->def) return schedule();
+    return point_str(*state_->def, point_for(g.num_src, g.num_dst, g.num_edges, g.degree_bound()));
 }
 
 void SpmmKernel::compile_to_static_library(const std::string &dir, const std::string &name) const {

@@ -144,10 +144,6 @@ struct ScheduleContext {
     std::function<NnzLanes(ScheduleContext &, int, int)> split_lanes_impl;
 };
 
-/// A schedule for user programs with declared knobs: each knob's choices and default, a validity
-/// rule over a point, and the directives. Points are checked before apply runs; the search
-/// (search_schedule) measures every valid point. default_schedule() is the one compile() uses
-/// without a schedule; it is written with this same API.
 /// What a schedule's run-time choice (ScheduleDef::for_graph) knows: the kernel's device, feature
 /// count and monoid, and the graph it is about to run on.
 struct RunShape {
@@ -159,6 +155,10 @@ struct RunShape {
     int64_t max_degree = 0;
 };
 
+/// A schedule for user programs with declared knobs: each knob's choices and default, a validity
+/// rule over a point, and the directives. Points are checked before apply runs; the search
+/// (search_schedule) measures every valid point. default_schedule() is the one compile() uses
+/// without a schedule; it is written with this same API.
 struct ScheduleDef {
     struct Knob {
         std::string name;
@@ -175,7 +175,8 @@ struct ScheduleDef {
     /// nonzeros) says so here; a kernel then runs the point this returns for each graph, compiling
     /// each point other than its own once, on first use (CUDA: with the kernel's first run there).
     /// lowered_stmt(), assembly() and the static library are the compiled point's. Returned points
-    /// are checked like compile()'s (ScheduleError).
+    /// are checked like compile()'s (ScheduleError). It must depend on its arguments alone: a kernel
+    /// keeps its choice for the last graph shape it ran on.
     std::function<std::map<std::string, int64_t>(const std::map<std::string, int64_t> &point, const RunShape &run)>
         for_graph;
 
@@ -332,7 +333,11 @@ private:
     struct Indices;
     void run_on(const Indices &g, const std::map<std::string, Tensor> &operands, const std::vector<Tensor *> &outs,
                 const CudaLaunch &launch) const;
-    /// The kernel of the point the schedule's for_graph picks for this graph, or null for this one.
+    /// The point the schedule's for_graph picks for a graph of these sizes (checked; the compiled
+    /// point for a schedule without for_graph).
+    std::map<std::string, int64_t> point_for(int64_t num_src, int64_t num_dst, int64_t num_edges,
+                                             int64_t max_degree) const;
+    /// The kernel of that point, compiled on first use, or null when it is this kernel's own.
     const SpmmKernel *variant_for(int64_t num_src, int64_t num_dst, int64_t num_edges, int64_t max_degree) const;
     std::shared_ptr<State> state_;
 };
