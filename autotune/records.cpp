@@ -119,21 +119,19 @@ void RecordAppender::append(const MeasurementRecord &record) {
     if (!out_) fail<Error>("cannot write records file '", path_, "'");
 }
 
-namespace {
-
-/// The text of a records file: plain, or gzip-compressed when its name ends in ".gz".
-std::string records_text(const std::string &path) {
+/// The text of a file: plain, or gzip-compressed when its name ends in ".gz".
+std::string read_possibly_compressed(const std::string &path) {
     const bool gz = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
     if (!gz) {
         std::ifstream in(path, std::ios::binary);
-        if (!in) fail<Error>("cannot open records file '", path, "'");
+        if (!in) fail<Error>("cannot open file '", path, "'");
         std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        if (in.bad()) fail<Error>("cannot read records file '", path, "'");
+        if (in.bad()) fail<Error>("cannot read file '", path, "'");
         return text;
     }
 #ifdef GSPARSE_HAVE_ZLIB
     gzFile f = gzopen(path.c_str(), "rb");
-    if (!f) fail<Error>("cannot open records file '", path, "'");
+    if (!f) fail<Error>("cannot open file '", path, "'");
     std::string text;
     std::vector<char> buf(1 << 16);
     int n = 0;
@@ -141,18 +139,16 @@ std::string records_text(const std::string &path) {
     int err = Z_OK;
     const std::string why = n < 0 ? gzerror(f, &err) : "";
     gzclose(f);
-    if (n < 0) fail<Error>("cannot decompress records file '", path, "': ", why);
+    if (n < 0) fail<Error>("cannot decompress file '", path, "': ", why);
     return text;
 #else
-    fail<Error>("records file '", path, "' is gzip-compressed, and this build has no zlib (install zlib1g-dev and "
+    fail<Error>("file '", path, "' is gzip-compressed, and this build has no zlib (install zlib1g-dev and "
                 "rebuild, or gunzip it first)");
 #endif
 }
 
-}  // namespace
-
 std::vector<MeasurementRecord> read_records(const std::string &path) {
-    const std::string text = records_text(path);
+    const std::string text = read_possibly_compressed(path);
     std::vector<MeasurementRecord> records;
     size_t line_no = 0;
     for (size_t at = 0; at < text.size();) {

@@ -45,6 +45,10 @@ private:
     std::ofstream out_;
 };
 
+/// The whole text of a file, plain or gzip-compressed (a name ending in ".gz"; needs a build with
+/// zlib); throws gsparse::Error naming the file when it cannot be read.
+std::string read_possibly_compressed(const std::string &path);
+
 /// Reads a JSON Lines file, plain or gzip-compressed (a name ending in ".gz"; needs a build with
 /// zlib); throws gsparse::Error naming the line for malformed records.
 std::vector<MeasurementRecord> read_records(const std::string &path);

@@ -9,6 +9,10 @@
 //
 // trains nothing: it scores a saved model on the records, problem by problem (Pearson, and the
 // measured time of the model's top-1 and best-of-top-5 picks over the best measured time).
+//
+//   gsparse-train-cost-model --sweep-data autotune/selector/data/h100-zoo-train-2026-11-26.json.gz ...
+//
+// takes the default selector's sweep data (autotune/sweep_data.h) as records as well.
 #include <CLI/CLI.hpp>
 
 #include <cmath>
@@ -19,6 +23,7 @@
 #include "autotune/cost_model.h"
 #include "autotune/features.h"
 #include "autotune/records.h"
+#include "autotune/sweep_data.h"
 #include "core/error.h"
 
 using namespace gsparse;
@@ -36,7 +41,7 @@ std::string fmt_pearson(double r) {
 }  // namespace
 
 int main(int argc, char **argv) {
-    std::vector<std::string> record_files, holdout_graphs;
+    std::vector<std::string> record_files, sweep_files, holdout_graphs;
     std::string out;
     TrainOptions opt;
     opt.log_every = 25;
@@ -46,7 +51,10 @@ int main(int argc, char **argv) {
     CLI::App app{"gsparse-train-cost-model: train the autotuner's cost model on measurement records (JSON Lines)"};
     app.set_version_flag("--version", "gsparse-train-cost-model 0.1.0");
     app.add_option("--records", record_files, "records file (JSON Lines); repeat for several")
-        ->required()
+        ->check(CLI::ExistingFile);
+    app.add_option("--sweep-data", sweep_files,
+                   "the default selector's sweep data (autotune/selector/collect_sweeps.py; features from the "
+                   "stored graph statistics); repeat for several")
         ->check(CLI::ExistingFile);
     std::string evaluate;
     auto *out_opt = app.add_option("--out", out, "model prefix: writes PREFIX.pt and PREFIX.json (required to train)");
@@ -73,6 +81,7 @@ int main(int argc, char **argv) {
         if (!CostModel::available())
             fail<Error>("gsparse was built without LibTorch: the cost model cannot be trained");
         if (out.empty() && evaluate.empty()) fail<Error>("--out is required (or --evaluate MODEL to score a model)");
+        if (record_files.empty() && sweep_files.empty()) fail<Error>("no records: give --records or --sweep-data");
         for (const char *ext : {".pt", ".json"}) {
             const std::string e = ext;
             if (out.size() > e.size() && out.compare(out.size() - e.size(), e.size(), e) == 0)
@@ -96,6 +105,12 @@ int main(int argc, char **argv) {
                 }
             }
             std::printf("%-50s %zu records\n", f.c_str(), part.size());
+            records.insert(records.end(), part.begin(), part.end());
+        }
+        for (const auto &f : sweep_files) {
+            auto part = records_from_sweep_data(f);
+            if (part.empty()) fail<Error>("sweep data '", f, "' holds no measurements");
+            std::printf("%-50s %zu records (sweep data)\n", f.c_str(), part.size());
             records.insert(records.end(), part.begin(), part.end());
         }
         if (!evaluate.empty()) {

@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
 """Search strategies replayed on recorded exhaustive sweeps (the paper's Fig. 11 with many seeds).
 
-  replay_tune.py EXHAUSTIVE_JSON... [--seeds 20] [--model PREFIX] [--tune BIN] [--data BIN] [--out-dir DIR]
+  replay_tune.py EXHAUSTIVE_JSON... [--seeds 20] [--model [NAME=]PREFIX ...] [--graph-dir DIR]
+                 [--tune BIN] [--data BIN] [--out-dir DIR]
 
-Each input is a gsparse-tune --json result of --mode exhaustive on a dataset twin (its graph name
-says which twin, scale and id order), of g-SpMM or g-SDDMM (its op names the operator), plain or
-gzip-compressed (.json.gz). For every seed, gsparse-tune --replay runs the genetic search
-(with the cost model when --model is given, without one too) and random sampling with the same
-number of measured candidates over the sweep's recorded times: no kernel is compiled or timed, so
-the comparison isolates the search from measurement noise. Per twin the report gives how often each
-strategy ends within 5% of the sweep's best and its mean ratio to it. Writes replay.md and
-replay.json into DIR (default: the first input's folder).
+Each input is a gsparse-tune --json result of --mode exhaustive (or one graph's result of
+gsparse-sweep) of g-SpMM or g-SDDMM (its op names the operator), plain or gzip-compressed
+(.json.gz), on a dataset twin (its graph name says which twin, scale and id order) or a graph of
+the zoo (named by its member name: read from --graph-dir/NAME.gcsr when there, else generated with
+`gsparse-data zoo gen`). For every seed, gsparse-tune --replay runs the genetic search (with each
+--model, and without one) and random sampling with the same number of measured candidates over the
+sweep's recorded times: no kernel is compiled or timed, so the comparison isolates the search from
+measurement noise. Per graph the report gives how often each strategy ends within 5% of the sweep's
+best and its mean ratio to it. Writes replay.md and replay.json into DIR (default: the first
+input's folder).
 """
 
 from __future__ import annotations
@@ -31,11 +34,42 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def twin_of(name: str):
-    """('reddit', '1', 'shuffled') from 'reddit twin (scale 1, shuffled ids)'."""
+    """('reddit', '1', 'shuffled') from 'reddit twin (scale 1, shuffled ids)', else None."""
     m = re.match(r"(\S+) twin \(scale ([0-9.e+-]+), (\w+) ids\)", name)
-    if not m:
-        raise SystemExit(f"replay_tune.py: '{name}' is not a dataset twin's name")
-    return m.groups()
+    return m.groups() if m else None
+
+
+def graph_file_of(args, name: str, tmp: str) -> str:
+    """The graph file of a result's graph name: a twin generated into tmp, a zoo member from
+    --graph-dir or generated into tmp."""
+    twin = twin_of(name)
+    if twin:
+        dataset, scale, order = twin
+        path = f"{tmp}/{dataset}-{scale}-{order}.gcsr"
+        if not Path(path).exists():
+            subprocess.run([args.data, "gen", dataset, "--scale", scale, "--order", order, "-o", path],
+                           check=True, capture_output=True)
+        return path
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+        raise SystemExit(f"replay_tune.py: '{name}' is neither a dataset twin's name nor a zoo member's")
+    if args.graph_dir and (Path(args.graph_dir) / f"{name}.gcsr").exists():
+        return str(Path(args.graph_dir) / f"{name}.gcsr")
+    path = Path(tmp) / f"{name}.gcsr"
+    if not path.exists():
+        done = subprocess.run([args.data, "zoo", "gen", name, "-o", tmp, "--quiet"], capture_output=True, text=True)
+        if done.returncode != 0 or not path.exists():
+            raise SystemExit(f"replay_tune.py: '{name}' is neither a dataset twin's name nor a zoo member: "
+                             f"{done.stderr.strip()}")
+    return str(path)
+
+
+def models_of(specs):
+    """{strategy name: model prefix} of --model [NAME=]PREFIX arguments."""
+    models = {}
+    for spec in specs or []:
+        name, prefix = spec.split("=", 1) if "=" in spec else ("cost model", spec)
+        models[f"genetic, {name}"] = prefix
+    return models
 
 
 def op_args(op: str):
@@ -75,7 +109,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("inputs", nargs="+")
     ap.add_argument("--seeds", type=int, default=20)
-    ap.add_argument("--model", help="cost model prefix (PREFIX.pt + PREFIX.json)")
+    ap.add_argument("--model", action="append",
+                    help="cost model [NAME=]PREFIX (PREFIX.pt + PREFIX.json); repeat to compare several")
+    ap.add_argument("--graph-dir", help="folder of zoo graphs as NAME.gcsr (generated when missing)")
     ap.add_argument("--tune", default=str(ROOT / "build" / "autotune" / "gsparse-tune"))
     ap.add_argument("--data", default=str(ROOT / "build" / "datasets" / "gsparse-data"))
     ap.add_argument("--out-dir")
@@ -89,16 +125,12 @@ def main(argv=None) -> int:
             if run.get("mode") != "exhaustive":
                 print(f"replay_tune.py: {path} is not an exhaustive tune; skipped", file=sys.stderr)
                 continue
-            dataset, scale, order = twin_of(run["graph"]["name"])
             feat = run["lhs_feat"][0]
-            graph_file = f"{tmp}/{dataset}-{scale}-{order}.gcsr"
-            if not Path(graph_file).exists():
-                subprocess.run([args.data, "gen", dataset, "--scale", scale, "--order", order, "-o", graph_file],
-                               check=True, capture_output=True)
+            graph_file = graph_file_of(args, run["graph"]["name"], tmp)
             args.current = plain
             best = best_ms(run)
             op = op_args(run.get("op", "spmm copy_u_sum"))
-            strategies = {"genetic, cost model": op + ["--model", args.model]} if args.model else {}
+            strategies = {name: op + ["--model", prefix] for name, prefix in models_of(args.model).items()}
             strategies["genetic, random seeds"] = op + ["--model", "none"]  # not the shipped model (--model auto)
             row = {"graph": run["graph"]["name"], "op": run.get("op", ""), "feat": feat, "valid_points": run["valid_size"],
                    "exhaustive_best_ms": best, "seeds": args.seeds, "device": run.get("device", "")}
@@ -132,7 +164,7 @@ def main(argv=None) -> int:
              "| op | graph | F | strategy | trials | within 5% | mean | worst | random: within 5% | mean | worst |",
              "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        for name in ("genetic, cost model", "genetic, random seeds"):
+        for name in list(models_of(args.model)) + ["genetic, random seeds"]:
             if name not in r:
                 continue
             s = r[name]

@@ -53,10 +53,10 @@ def main():
     members = manifest()
     cases, meta = {}, None
 
-    def add(r, op, default_ms, expert_ms, cusparse_ms, schedule, segments=None, rows_ms=None):
+    def add(r, op, default_ms, expert_ms, cusparse_ms, schedule, segments=None, rows_ms=None, tuned=None):
         """One case of a benchmark record: the graph's family and split, the times of each side
         (segments: the fastest spmm_segments entry, or None; rows_ms: the default row schedule
-        without the segment gate, or None)."""
+        without the segment gate, or None; tuned: the entry of the graph's tuned point, or None)."""
         name = r["graph"]
         family, split = members.get(name, ("twin" if r.get("source") == "twin" else "real", "other"))
         cases[(name, op, r["F"])] = {
@@ -64,7 +64,9 @@ def main():
             "nnz": r.get("nnz"), "avg_degree": r.get("avg_degree"),
             "gsparse_default_ms": default_ms, "gsparse_default_rows_ms": rows_ms, "gsparse_expert_ms": expert_ms,
             "gsparse_segments_ms": segments["median_ms"] if segments else None,
-            "segments_schedule": segments["schedule"] if segments else None, "gsparse_tuned_ms": None,
+            "segments_schedule": segments["schedule"] if segments else None,
+            "gsparse_tuned_ms": tuned["median_ms"] if tuned else None,
+            "tuned_schedule": tuned["schedule"] if tuned else None,
             "cusparse_ms": cusparse_ms, "default_schedule": schedule, "error": r.get("gsparse_error"),
         }
 
@@ -76,9 +78,11 @@ def main():
                         if e.get("competitor") == "gsparse" and e.get("ok") and e.get("check", {}).get("ok", False)}
             d, x, rd = by_label.get("default"), by_label.get("expert"), by_label.get("default-rows")
             segs = [e for label, e in by_label.items() if label.startswith("spmm_segments")]
+            # The graph's tuned point (benchmarks/tuned_points.py: label "tuned").
+            tuned = next((e for e in by_label.values() if e.get("label") == "tuned"), None)
             add(r, r["op"], d["median_ms"] if d else None, x["median_ms"] if x else None,
                 r.get("cusparse_best_median_ms"), d.get("resolved_schedule") if d else None,
-                min(segs, key=lambda e: e["median_ms"]) if segs else None, rd["median_ms"] if rd else None)
+                min(segs, key=lambda e: e["median_ms"]) if segs else None, rd["median_ms"] if rd else None, tuned)
     for doc in load_runs(out_dir, "sddmm"):
         meta = meta or doc.get("metadata")
         for r in doc["records"]:
@@ -98,34 +102,36 @@ def main():
           "(benchmarks/run_zoo.sh). Speed-up = cuSPARSE time / gsparse time (> 1: gsparse faster). "
           "`expert` = the hand-written rules that were the default before the learned selector. "
           "`segments` = g-SpMM by nonzeros at its fastest measured run length; `row default` = the default row "
-          "schedule without the segment gate (`-`: not measured). "
-          "`gsparse_tuned_ms` is not measured in this run.", "",
-          "| split | family | op | cases | default geomean | default worst | expert geomean | expert worst | "
-          "segments geomean | segments worst | row default geomean | row default worst | default >= 1.0 |",
-          "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+          "schedule without the segment gate; `tuned` = the point gsparse-tune found for the graph, op and F "
+          "(run_zoo.sh TUNE=1; `-`: not measured).", "",
+          "| split | family | op | cases | default geomean | default worst | tuned geomean | tuned worst | "
+          "expert geomean | expert worst | segments geomean | segments worst | row default geomean | "
+          "row default worst | default >= 1.0 |",
+          "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     groups = {}
     for c in rows:
         groups.setdefault((c["split"], c["family"], c["op"]), []).append(c)
     for (split, family, op), cs in sorted(groups.items()):
-        sd, sx, ss, sr = ([s for s in (speedup(c, key) for c in cs) if s]
-                          for key in ("gsparse_default_ms", "gsparse_expert_ms", "gsparse_segments_ms",
-                                      "gsparse_default_rows_ms"))
+        sd, st, sx, ss, sr = ([s for s in (speedup(c, key) for c in cs) if s]
+                              for key in ("gsparse_default_ms", "gsparse_tuned_ms", "gsparse_expert_ms",
+                                          "gsparse_segments_ms", "gsparse_default_rows_ms"))
         x = lambda v: "-" if v is None or math.isnan(v) else f"{v:.2f}x"
         md.append(f"| {split} | {family} | {op} | {len(cs)} | {x(geomean(sd))} | {x(min(sd, default=None))} | "
-                  f"{x(geomean(sx))} | {x(min(sx, default=None))} | {x(geomean(ss))} | {x(min(ss, default=None))} | "
+                  f"{x(geomean(st))} | {x(min(st, default=None))} | {x(geomean(sx))} | {x(min(sx, default=None))} | {x(geomean(ss))} | {x(min(ss, default=None))} | "
                   f"{x(geomean(sr))} | {x(min(sr, default=None))} | "
                   f"{sum(s >= 1.0 for s in sd)}/{len(sd)} |")
     md += ["", "## Every case", "",
-           "| split | family | graph | op | F | default ms | default schedule | row default ms | expert ms | segments ms | "
-           "cuSPARSE ms | default / cuSPARSE |",
-           "|---|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|"]
+           "| split | family | graph | op | F | default ms | default schedule | tuned ms | row default ms | expert ms | "
+           "segments ms | cuSPARSE ms | default / cuSPARSE | tuned / cuSPARSE |",
+           "|---|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     fmt = lambda v: "-" if v is None else f"{v:.4f}"
     for c in rows:
-        s = speedup(c, "gsparse_default_ms")
+        s, t = speedup(c, "gsparse_default_ms"), speedup(c, "gsparse_tuned_ms")
         form = "segments" if (c["default_schedule"] or "").startswith("spmm_segments") else "rows"
         md.append(f"| {c['split']} | {c['family']} | {c['graph']} | {c['op']} | {c['F']} | {fmt(c['gsparse_default_ms'])} | "
-                  f"{form} | {fmt(c['gsparse_default_rows_ms'])} | {fmt(c['gsparse_expert_ms'])} | {fmt(c['gsparse_segments_ms'])} | {fmt(c['cusparse_ms'])} | "
-                  f"{'-' if s is None else f'{s:.2f}x'} |")
+                  f"{form} | {fmt(c['gsparse_tuned_ms'])} | {fmt(c['gsparse_default_rows_ms'])} | {fmt(c['gsparse_expert_ms'])} | "
+                  f"{fmt(c['gsparse_segments_ms'])} | {fmt(c['cusparse_ms'])} | "
+                  f"{'-' if s is None else f'{s:.2f}x'} | {'-' if t is None else f'{t:.2f}x'} |")
     with open(os.path.join(out_dir, "report.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     if not rows:
@@ -144,7 +150,7 @@ def main():
                              squeeze=False)
     for ax, (split, fam) in zip(axes.flat, fams):
         for op, marker in (("copy_lhs:sum", "o"), ("mul:sum", "s"), ("sddmm:dot", "^")):
-            for key, color in (("gsparse_default_ms", "C0"), ("gsparse_expert_ms", "C1")):
+            for key, color in (("gsparse_default_ms", "C0"), ("gsparse_tuned_ms", "C2"), ("gsparse_expert_ms", "C1")):
                 pts = sorted((c["F"], speedup(c, key)) for c in rows
                              if c["family"] == fam and c["split"] == split and c["op"] == op and speedup(c, key))
                 by_f = {}
@@ -152,7 +158,7 @@ def main():
                     by_f.setdefault(F, []).append(s)
                 if by_f and not (key == "gsparse_expert_ms" and op.startswith("sddmm")):
                     ax.plot(list(by_f), [geomean(v) for v in by_f.values()], marker=marker, color=color,
-                            label=f"{'default' if key == 'gsparse_default_ms' else 'expert'} {op}")
+                            label=f"{key[len('gsparse_'):-len('_ms')]} {op}")
         ax.axhline(1.0, color="gray", lw=0.8)
         ax.set_xscale("log", base=2)
         ax.set_title(f"{fam} ({split})", fontsize=9)

@@ -6,6 +6,9 @@
 #      $GRAPH_DIR once,
 #   3. runs gsparse-bench-spmm on them (and on $EXTRA: twin or real graph names) with the points of
 #      $SCHEDULES (default: the default schedule and the expert rules it replaced), F = $FEATS, ops $OPS,
+#   3b. with TUNE=1, first tunes every graph at every F of $TUNE_FEATS (gsparse-tune, genetic search ranked by
+#      the shipped cost model, results in $RESULTS/tunes/) and adds each tuned point to the benchmark
+#      (label "tuned": report_zoo.py's gsparse_tuned_ms),
 #   4. runs gsparse-bench-sddmm (u_dot_v, default schedule) on the same graphs, F = $SDDMM_FEATS,
 #   5. report_zoo.py writes summary.json, report.md and a plot per family into $RESULTS.
 # Several runs into the same $RESULTS (other members, ops or feature lengths) add to one report.
@@ -17,6 +20,7 @@
 #   SCHEDULES [benchmarks/schedules/zoo_default_vs_expert.json]   SCALE (twins) [1.0]   TAG (file name part) [run]
 #   TIME_LIMIT seconds each benchmark may run, then it stops (the cases done so far are kept) [none]
 #   SDDMM_FEATS [1,4,16,32,64,128,256]   SKIP_SDDMM=1  g-SpMM only
+#   TUNE=1  tune before benchmarking   TUNE_FEATS [FEATS]   TUNE_OPS (ops of OPS to tune) [copy_lhs:sum]
 #   SKIP_BUILD=1   PYTHON [python3]
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -36,7 +40,9 @@ PYTHON=${PYTHON:-python3}
 
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   [ -f "$BUILD_DIR/CMakeCache.txt" ] || cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-} || exit 1
-  cmake --build "$BUILD_DIR" --target gsparse-data gsparse-bench-spmm gsparse-bench-sddmm -j"$(nproc)" || exit 1
+  targets=(gsparse-data gsparse-bench-spmm gsparse-bench-sddmm)
+  [ "${TUNE:-0}" = 1 ] && targets+=(gsparse-tune)
+  cmake --build "$BUILD_DIR" --target "${targets[@]}" -j"$(nproc)" || exit 1
 fi
 data=$BUILD_DIR/datasets/gsparse-data
 bench=$BUILD_DIR/benchmarks/gsparse-bench-spmm
@@ -58,6 +64,34 @@ done
 
 limit=()
 [ -n "${TIME_LIMIT:-}" ] && limit=(timeout "$TIME_LIMIT")
+
+if [ "${TUNE:-0}" = 1 ]; then
+  # One genetic tune per graph, op and F (a fresh tune each time: --no-cache), then the tuned points as
+  # benchmark points filtered to their graph, op and F.
+  mkdir -p "$RESULTS/tunes"
+  IFS=, read -ra tune_feats <<< "${TUNE_FEATS:-$FEATS}"
+  IFS=, read -ra tune_ops <<< "${TUNE_OPS:-copy_lhs:sum}"
+  IFS=, read -ra tune_graphs <<< "$graphs"  # graph files; twins and real graphs (EXTRA) are not tuned here
+  for g in "${tune_graphs[@]}"; do
+    [ -f "$g" ] || { echo "run_zoo.sh: $g is not a graph file; not tuned"; continue; }
+    name=$(basename "$g" .gcsr)
+    for op in "${tune_ops[@]}"; do
+      binary=${op%%:*} reduce=${op##*:}
+      edge=()
+      [ "$binary" = copy_lhs ] || edge=(--edge-feat 1)  # the benchmark's edge operand: a scalar per edge
+      for f in "${tune_feats[@]}"; do
+        out="$RESULTS/tunes/$name-$binary-$reduce-F$f.json"
+        [ -s "$out" ] && continue
+        "${limit[@]}" "$BUILD_DIR/autotune/gsparse-tune" --graph "$g" --op spmm --binary "$binary" --reduce "$reduce" \
+          --feat "$f" "${edge[@]}" --target cuda --mode genetic --runs 10 --no-cache --cache "$RESULTS/tunes/cache.json" \
+          --quiet --json "$out" > "$RESULTS/tunes/$name-$binary-$reduce-F$f.log" 2>&1 \
+          || echo "run_zoo.sh: tuning $name $op F=$f failed (see its log)"
+      done
+    done
+  done
+  "$PYTHON" benchmarks/tuned_points.py "$RESULTS/tunes" --base "$SCHEDULES" -o "$RESULTS/tunes/points.json" || exit 1
+  SCHEDULES=$RESULTS/tunes/points.json
+fi
 "${limit[@]}" "$bench" --graphs "$graphs" --scale "$SCALE" --order shuffled --feats "$FEATS" --ops "$OPS" --runs "$RUNS" \
   --warmup "$WARMUP" --schedules "$SCHEDULES" --json "$RESULTS/spmm-$TAG.json" --md "$RESULTS/spmm-$TAG.md" \
   2>&1 | tail -n 400 > "$RESULTS/spmm-$TAG.log"

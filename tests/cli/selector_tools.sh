@@ -5,7 +5,8 @@
 #      date may differ);
 #   2. collect_sweeps.py turns a sweep folder into cases (median per point, the expert default) and
 #      refuses sweeps whose graphs have no statistics;
-#   3. report_zoo.py computes speed-ups over cuSPARSE per family from gsparse-bench-spmm records.
+#   3. report_zoo.py computes speed-ups over cuSPARSE per family from gsparse-bench-spmm records;
+#   4. tuned_points.py turns gsparse-tune results into benchmark points, and report_zoo.py reads them.
 # Prints OK on success.
 #   selector_tools.sh SOURCE_DIR [PYTHON]
 set -euo pipefail
@@ -82,10 +83,51 @@ d = json.load(open(sys.argv[1] + "/summary.json"))
 assert (c["family"], c["split"], c["F"]) == ("lattice", "held-out", 8), c
 assert (c["gsparse_default_ms"], c["gsparse_expert_ms"], c["cusparse_ms"]) == (0.1, 0.4, 0.2), c
 assert c["default_schedule"] == "gpu_spmm{kMTile=64}" and c["gsparse_tuned_ms"] is None, c
+assert c["tuned_schedule"] is None, c
 assert c["gsparse_default_rows_ms"] == 0.125, c
 # The fastest segments entry that passed its check (run=64 failed it).
 assert (c["gsparse_segments_ms"], c["segments_schedule"]) == (0.05, "spmm_segments{run=32}"), c
 md = open(sys.argv[1] + "/report.md").read()
-assert "| held-out | lattice | copy_lhs:sum | 1 | 2.00x | 2.00x | 0.50x | 0.50x | 4.00x | 4.00x | 1.60x | 1.60x | 1/1 |" in md, md
+assert "| held-out | lattice | copy_lhs:sum | 1 | 2.00x | 2.00x | - | - | 0.50x | 0.50x | 4.00x | 4.00x | 1.60x | 1.60x | 1/1 |" in md, md
 PY
+
+# 4. tuned_points.py: a finished tune of a graph file becomes a point for that graph's stem, op and F
+#    (an unfinished one and a tuning cache are skipped); report_zoo.py reports the "tuned" entry.
+mkdir -p "$tmp/tunes"
+cat > "$tmp/tunes/lat-F8.json" <<'JSON'
+{"op": "spmm copy_u_sum", "graph": {"name": "/graphs/lat-h-11m.gcsr"}, "lhs_feat": [8],
+ "best": {"ok": true, "schedule": "gpu_spmm", "params": {"kMTile": 8, "kNTile": 8}}}
+JSON
+cat > "$tmp/tunes/mul-F4.json" <<'JSON'
+{"op": "spmm u_mul_e_sum", "graph": {"name": "knn-h-5m"}, "lhs_feat": [4], "best": {"ok": false}}
+JSON
+echo '{"entries": []}' > "$tmp/tunes/cache.json"
+"$py" "$src/benchmarks/tuned_points.py" "$tmp/tunes" --base "$src/benchmarks/schedules/default_only.json" \
+  -o "$tmp/points.json" > /dev/null || fail "tuned_points.py failed"
+"$py" - "$tmp/points.json" <<'PY' || fail "tuned_points.py output"
+import json, sys
+points = json.load(open(sys.argv[1]))
+assert points[0]["schedule"] == "default", points
+(t,) = points[1:]
+assert t == {"schedule": "gpu_spmm", "params": {"kMTile": 8, "kNTile": 8}, "label": "tuned",
+             "graphs": ["lat-h-11m"], "ops": ["copy_lhs:sum"], "feats": [8]}, t
+PY
+"$py" - "$tmp/zoo/spmm-t.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["records"][0]["results"].append({"competitor": "gsparse", "schedule": "gpu_spmm{kMTile=8, kNTile=8}", "label": "tuned",
+                                   "ok": True, "check": {"ok": True}, "median_ms": 0.08})
+json.dump(d, open(sys.argv[1], "w"))
+PY
+"$py" "$src/benchmarks/report_zoo.py" "$tmp/zoo" > /dev/null
+"$py" - "$tmp/zoo" <<'PY' || fail "report_zoo.py tuned output"
+import json, sys
+(c,) = json.load(open(sys.argv[1] + "/summary.json"))["cases"]
+assert (c["gsparse_tuned_ms"], c["tuned_schedule"]) == (0.08, "gpu_spmm{kMTile=8, kNTile=8}"), c
+assert "| 2.00x | 2.00x | 2.50x | 2.50x |" in open(sys.argv[1] + "/report.md").read()
+PY
+rm -rf "$tmp/tunes"; mkdir "$tmp/tunes"
+if "$py" "$src/benchmarks/tuned_points.py" "$tmp/tunes" -o "$tmp/none.json" > /dev/null 2>&1; then
+  fail "tuned_points.py succeeded without a tune"
+fi
 echo OK
