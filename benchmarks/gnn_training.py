@@ -41,6 +41,8 @@ import gsparse
 from cuda_timing import time_cuda
 
 TWINS = {"reddit": (602, 41), "ogbn-products": (100, 47)}  # (feature length, classes) of the datasets
+# Other graphs (zoo members, files): --feat input features and --classes classes; a graph whose
+# sources and destinations differ (bipartite) is skipped, as node classification needs one node set.
 
 
 # --- Models ----------------------------------------------------------------------------------------
@@ -267,8 +269,11 @@ def write_report(results, out_dir):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--graph", action="append", default=[], help="NAME=PATH of a twin (.gcsr), NAME in "
-                    + ", ".join(TWINS))
+    ap.add_argument("--graph", action="append", default=[], help="NAME=PATH of a graph (.gcsr): a twin (NAME in "
+                    + ", ".join(TWINS) + ": its dataset's feature length and classes) or any other graph "
+                    "(--feat, --classes)")
+    ap.add_argument("--feat", type=int, default=128, help="input features of graphs that are not twins")
+    ap.add_argument("--classes", type=int, default=16, help="classes of graphs that are not twins")
     ap.add_argument("--cora", default=None, help="cora.mtx [datasets/real/cora.mtx]")
     ap.add_argument("--models", default="gcn,sage,gat")
     ap.add_argument("--hidden", type=int, default=256)
@@ -290,9 +295,14 @@ def main():
     models = args.models.split(",")
     for spec in args.graph:
         gname, path = spec.split("=", 1)
-        feat, classes = TWINS[gname]
+        feat, classes = TWINS.get(gname, (args.feat, args.classes))
         print(f"loading {gname} from {path}", flush=True)
         g = gsparse.Graph.load(path)
+        if g.num_src != g.num_dst:
+            print(f"{gname}: {g.num_src} sources and {g.num_dst} destinations; skipped (one node set needed)", flush=True)
+            results["timing"].append({"graph": gname, "model": "-", "competitor": "-", "nodes": g.num_dst,
+                                      "edges": g.num_edges, "error": "bipartite graph: skipped"})
+            continue
         gen = torch.Generator().manual_seed(args.seed)
         x = torch.randn(g.num_nodes, feat, generator=gen).to(device)
         y = torch.randint(0, classes, (g.num_nodes,), generator=gen).to(device)

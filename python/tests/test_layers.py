@@ -83,6 +83,21 @@ def test_gcn(x, edge_index, graph):
     compare(layer, ref, x, edge_index)  # a PyG edge_index works as well
 
 
+@pytest.mark.parametrize("improved", [False, True])
+@pytest.mark.parametrize("fold", [True, False])
+def test_gcn_static_normalization_forms(x, edge_index, monkeypatch, improved, fold):
+    # Static graphs fold the normalization into cached edge weights up to an average degree
+    # (FOLD_MAX_AVG_DEGREE), and scale the rows before and after the aggregation above it: both
+    # forms give the reference's outputs and gradients, with and without `improved`.
+    from gsparse.nn import gcn_conv
+    monkeypatch.setattr(gcn_conv, "FOLD_MAX_AVG_DEGREE", 10**9 if fold else 0)
+    torch.manual_seed(4)
+    layer = gsparse.nn.GCNConv(5, 4, improved=improved)
+    graph = gsparse.Graph(edge_index, num_nodes=N)
+    compare(layer, lambda l, xx: ref_gcn(l, xx, edge_index), x, graph)
+    assert any(k[0] == "gcn_static_weights" for k in graph._cache if isinstance(k, tuple)) == fold
+
+
 def test_gcn_edge_weight(x, edge_index, graph):
     torch.manual_seed(1)
     layer = gsparse.nn.GCNConv(5, 3, improved=True).double()
