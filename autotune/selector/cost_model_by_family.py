@@ -7,6 +7,9 @@ the best measured time (geometric means), as `gsparse-train-cost-model --evaluat
         --records zoo-train.jsonl --model shipped=autotune/models/h100_spmm \
         --model "zoo (family held out)=fold-a:lat-*,cl-*;fold-b:rmat-*,knn-*" -o report.md
 
+--records may be repeated; a file that is not JSON Lines (the default selector's sweep data,
+autotune/selector/data/*.json.gz) is read through gsparse-train-cost-model --sweep-data.
+
 A --model NAME=PREFIX scores one model on every graph. NAME=PREFIX:PATTERNS;PREFIX:PATTERNS scores
 each fold model only on the graphs its patterns match (the graphs it was trained without), so every
 family is scored by a model that never saw it.
@@ -21,8 +24,17 @@ import subprocess
 from collect_sweeps import zoo_families
 
 
+def record_args(files):
+    """gsparse-train-cost-model's arguments for records files (JSON Lines, plain or .gz) and sweep data."""
+    args = []
+    for f in files:
+        lines = f.endswith(".jsonl") or f.endswith(".jsonl.gz")
+        args += ["--records" if lines else "--sweep-data", f]
+    return args
+
+
 def evaluate(tool, prefix, records):
-    out = subprocess.run([tool, "--evaluate", prefix, "--records", records], check=True, capture_output=True,
+    out = subprocess.run([tool, "--evaluate", prefix] + record_args(records), check=True, capture_output=True,
                          text=True).stdout
     rows = []
     for line in out.splitlines():
@@ -42,7 +54,8 @@ def evaluate(tool, prefix, records):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tool", required=True)
-    ap.add_argument("--records", required=True)
+    ap.add_argument("--records", action="append", required=True,
+                    help="records file (JSON Lines) or sweep data; repeatable")
     ap.add_argument("--model", action="append", required=True)
     ap.add_argument("-o", "--out", required=True)
     a = ap.parse_args()
