@@ -7,7 +7,7 @@
 #   3. runs gsparse-bench-spmm on them (and on $EXTRA: twin or real graph names) with the points of
 #      $SCHEDULES (default: the default schedule and the expert rules it replaced), F = $FEATS, ops $OPS,
 #   3b. with TUNE=1, first tunes every graph at every F of $TUNE_FEATS (gsparse-tune, genetic search ranked by
-#      the shipped cost model, results in $RESULTS/tunes/) and adds each tuned point to the benchmark
+#      the shipped cost model, and g-SpMM by nonzeros for sum and mean; results in $RESULTS/tunes/) and adds each tuned point to the benchmark
 #      (label "tuned": report_zoo.py's gsparse_tuned_ms),
 #   4. runs gsparse-bench-sddmm (u_dot_v, default schedule) on the same graphs, F = $SDDMM_FEATS,
 #   5. report_zoo.py writes summary.json, report.md and a plot per family into $RESULTS.
@@ -79,6 +79,8 @@ if [ "${TUNE:-0}" = 1 ]; then
       binary=${op%%:*} reduce=${op##*:}
       edge=()
       [ "$binary" = copy_lhs ] || edge=(--edge-feat 1)  # the benchmark's edge operand: a scalar per edge
+      # Sum and mean: the search also measures g-SpMM by nonzeros, the form the default may take.
+      case "$reduce" in sum|mean) edge+=(--segments) ;; esac
       for f in "${tune_feats[@]}"; do
         out="$RESULTS/tunes/$name-$binary-$reduce-F$f.json"
         [ -s "$out" ] && continue

@@ -98,6 +98,10 @@ cat > "$tmp/tunes/lat-F8.json" <<'JSON'
 {"op": "spmm copy_u_sum", "graph": {"name": "/graphs/lat-h-11m.gcsr"}, "lhs_feat": [8],
  "best": {"ok": true, "schedule": "gpu_spmm", "params": {"kMTile": 8, "kNTile": 8}}}
 JSON
+cat > "$tmp/tunes/seg-F32.json" <<'JSON'
+{"op": "spmm copy_u_sum", "graph": {"name": "cl-h-4m"}, "lhs_feat": [32],
+ "best": {"ok": true, "schedule": "spmm_segments", "params": {"run": 32, "tile": 4}}}
+JSON
 cat > "$tmp/tunes/mul-F4.json" <<'JSON'
 {"op": "spmm u_mul_e_sum", "graph": {"name": "knn-h-5m"}, "lhs_feat": [4], "best": {"ok": false}}
 JSON
@@ -108,9 +112,12 @@ echo '{"entries": []}' > "$tmp/tunes/cache.json"
 import json, sys
 points = json.load(open(sys.argv[1]))
 assert points[0]["schedule"] == "default", points
-(t,) = points[1:]
+(t, seg) = points[1:]
 assert t == {"schedule": "gpu_spmm", "params": {"kMTile": 8, "kNTile": 8}, "label": "tuned",
              "graphs": ["lat-h-11m"], "ops": ["copy_lhs:sum"], "feats": [8]}, t
+# A tune whose best is g-SpMM by nonzeros (gsparse-tune --segments) keeps that schedule.
+assert seg == {"schedule": "spmm_segments", "params": {"run": 32, "tile": 4}, "label": "tuned",
+               "graphs": ["cl-h-4m"], "ops": ["copy_lhs:sum"], "feats": [32]}, seg
 PY
 "$py" - "$tmp/zoo/spmm-t.json" <<'PY'
 import json, sys
