@@ -63,8 +63,7 @@ class GCNConv(torch.nn.Module):
             return self._rows_with_loops(g, x)
         if (edge_weight is None and self.add_self_loops and self.normalize and isinstance(g, Graph)
                 and g.num_edges <= FOLD_MAX_AVG_DEGREE * max(g.num_dst, 1)):
-            graph, w = self.static_weights(g, 2.0 if self.improved else 1.0, x.dtype, x.device)
-            out = spmm.gspmm(graph, "mul", "sum", x, w)
+            out = spmm.gspmm(g.with_self_loops(), "mul", "sum", x, self._folded_weights(g, x))
             return out + self.bias if self.bias is not None else out
         graph, w = self._loops_and_weights(g, g, g.num_edges, "num_edges", edge_weight, x)
         if self.normalize:
@@ -107,30 +106,21 @@ class GCNConv(torch.nn.Module):
             out = out + self.bias
         return out
 
-    @staticmethod
-    def static_weights(g, fill, dtype, device):
-        """(graph, w): a static graph's self-loop graph (Graph.with_self_loops, each node's loops
-        replaced by one loop of weight fill unless it had one) and its normalized edge weights
-        D^-1/2[u] A[u, v] D^-1/2[v] as [E, 1] in edge-id order, on device. Cached by the graph."""
-        key = ("gcn_static_weights", fill, dtype, str(device))
-        r = g._cache.get(key)
-        if r is not None:
-            return r
-        graph = g.with_self_loops()
-        if fill == 1.0:
-            a = None
-            deg = graph.in_degrees(device).to(dtype)
-        else:
-            a = g.self_loop_weights(torch.ones(g.num_edges, dtype=dtype, device=device), fill)
-            deg = spmm.gspmm(graph, "copy_rhs", "sum", None, a.unsqueeze(-1)).squeeze(-1)
-        dinv = deg.pow(-0.5).masked_fill(deg == 0, 0.0)
-        src, dst = (t.to(torch.int64) for t in graph.coo(device))
-        w = dinv.index_select(0, src) * dinv.index_select(0, dst)
-        if a is not None:
-            w = w * a
-        r = (graph, w.unsqueeze(-1))
-        g._cache[key] = r
-        return r
+    def _folded_weights(self, g, x):
+        """The normalized edge weights D^-1/2[u] A[u, v] D^-1/2[v] of a static graph's self-loop graph
+        (Graph.with_self_loops) as [E, 1] in edge-id order, in x's dtype and on its device: the
+        normalization of the row-scaling form, folded into the edges. Cached by the graph."""
+        key = ("gcn_static_weights", self.improved, x.dtype, str(x.device))
+        w = g._cache.get(key)
+        if w is None:
+            graph, a = self._loops_and_weights(g, g, g.num_edges, "num_edges", None, x)
+            dinv = self._inv_sqrt_degrees(graph, a, x).squeeze(-1)
+            src, dst = (t.to(torch.int64) for t in graph.coo(x.device))
+            w = (dinv.index_select(0, src) * dinv.index_select(0, dst)).unsqueeze(-1)
+            if a is not None:
+                w = w * a
+            g._cache[key] = w
+        return w
 
     @staticmethod
     def loop_weights(g, fill, normalize, dtype):
