@@ -19,7 +19,50 @@ namespace {
 
 using dsl::At;
 
-class GpuUserProgram : public test::GpuTest {};
+class GpuUserProgram : public test::GpuTest {
+protected:
+    /// Random operands of program p on graph g (F columns, one where broadcast) on the host, and
+    /// their device copies.
+    struct Operands {
+        std::map<std::string, Tensor> host, dev;
+    };
+    Operands random_operands(const dsl::SpmmProgram &p, const Graph &g, int F, uint64_t seed) {
+        Operands o;
+        for (const auto &op : p.operands()) {
+            const int64_t rows = op.at == At::Src ? g.num_src() : op.at == At::Dst ? g.num_dst() : g.num_edges();
+            o.host[op.name] = test::random_tensor({rows, op.broadcast ? 1 : F}, seed + o.host.size());
+            o.dev[op.name] = to_device(o.host[op.name]);
+        }
+        return o;
+    }
+
+    /// A CUDA view of g over device copies of its arrays (row_ptr padded to the view layout, the
+    /// edge id of every position), knowing its longest row; with `order`, that row order.
+    struct DeviceView {
+        Tensor row_ptr, col_idx, edge_ids, row_order;
+        GraphView view;
+    };
+    DeviceView device_view(const Graph &g, const std::vector<index_t> &order = {}) {
+        const CSR &csr = g.csr();
+        std::vector<index_t> row_ptr = csr.row_ptr, eids(static_cast<size_t>(csr.nnz()));
+        row_ptr.resize(static_cast<size_t>((g.num_dst() + 31) / 32 * 32 + 2), static_cast<index_t>(csr.nnz()));
+        for (int64_t e = 0; e < csr.nnz(); ++e) eids[static_cast<size_t>(e)] = static_cast<index_t>(csr.edge_id(e));
+        DeviceView d;
+        d.row_ptr = to_device(Tensor::from_vector(row_ptr, {static_cast<int64_t>(row_ptr.size())}));
+        d.col_idx = to_device(Tensor::from_vector(csr.col_idx, {csr.nnz()}));
+        d.edge_ids = to_device(Tensor::from_vector(eids, {csr.nnz()}));
+        GraphView &v = d.view;
+        v.device = Device::CUDA, v.num_src = g.num_src(), v.num_dst = g.num_dst(), v.num_edges = g.num_edges();
+        v.row_ptr = d.row_ptr.data_as<index_t>(), v.row_ptr_len = d.row_ptr.numel();
+        v.col_idx = d.col_idx.data_as<index_t>(), v.edge_ids = d.edge_ids.data_as<index_t>();
+        v.max_degree = g.max_row_length();
+        if (!order.empty()) {
+            d.row_order = to_device(Tensor::from_vector(order, {g.num_dst()}));
+            v.row_order = d.row_order.data_as<index_t>();
+        }
+        return d;
+    }
+};
 
 /// A graph with a very long row (long_row neighbours), a bipartite one and a mostly empty one.
 std::vector<test::RandomGraphOptions> three_shapes(int64_t long_row) {
@@ -126,24 +169,10 @@ TEST_F(GpuUserProgram, BalancedRowsMatchTheNaturalOrder) {
                 EXPECT_TRUE(close_values(to_host(b), to_host(a))) << what;
                 EXPECT_TRUE(close_values(to_host(b), want)) << what;
                 // A view over device copies of the arrays with its own order (reversed balancedIdx).
-                const CSR &csr = g.csr();
-                std::vector<index_t> order(g.balanced_idx().rbegin(), g.balanced_idx().rend());
-                std::vector<index_t> row_ptr = csr.row_ptr;
-                row_ptr.resize(static_cast<size_t>((g.num_dst() + 31) / 32 * 32 + 2), static_cast<index_t>(csr.nnz()));
-                std::vector<index_t> eids(static_cast<size_t>(csr.nnz()));
-                for (int64_t p = 0; p < csr.nnz(); ++p) eids[static_cast<size_t>(p)] = static_cast<index_t>(csr.edge_id(p));
-                Tensor rp = to_device(Tensor::from_vector(row_ptr, {static_cast<int64_t>(row_ptr.size())}));
-                Tensor ci = to_device(Tensor::from_vector(csr.col_idx, {csr.nnz()}));
-                Tensor ei = to_device(Tensor::from_vector(eids, {csr.nnz()}));
-                Tensor ro = to_device(Tensor::from_vector(order, {g.num_dst()}));
-                GraphView v;
-                v.device = Device::CUDA, v.num_src = g.num_src(), v.num_dst = g.num_dst(), v.num_edges = g.num_edges();
-                v.row_ptr = rp.data_as<index_t>(), v.row_ptr_len = rp.numel();
-                v.col_idx = ci.data_as<index_t>(), v.edge_ids = ei.data_as<index_t>();
-                v.max_degree = g.max_row_length();
-                v.row_order = ro.data_as<index_t>();
+                const DeviceView dv =
+                    device_view(g, std::vector<index_t>(g.balanced_idx().rbegin(), g.balanced_idx().rend()));
                 Tensor c = device_empty({g.num_dst(), F}, DType::F32);
-                ordered.run(v, ops, c, launch_);
+                ordered.run(dv.view, ops, c, launch_);
                 EXPECT_TRUE(close_values(to_host(c), want)) << "view, " << what;
             }
         }
@@ -172,16 +201,11 @@ TEST_F(GpuUserProgram, LanesMergedThroughWarpShufflesMatchTheCpu) {
                                                        {{"nnz_lanes", L}, {"nnz_steps", U}, {"lane_merge", 2}});
                     for (size_t i = 0; i < shapes.size(); ++i) {
                         Graph g = test::random_graph(500 + i + F, shapes[i]);
-                        std::map<std::string, Tensor> host, dev;
-                        for (const auto &o : gpu_p.operands()) {
-                            const int64_t rows = o.at == At::Src ? g.num_src() : o.at == At::Dst ? g.num_dst() : g.num_edges();
-                            host[o.name] = test::random_tensor({rows, o.broadcast ? 1 : F}, 7 + host.size());
-                            dev[o.name] = to_device(host[o.name]);
-                        }
+                        const Operands ops = random_operands(gpu_p, g, F, 7);
                         Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
-                        kc.run(g, host, want);
+                        kc.run(g, ops.host, want);
                         Tensor out = device_empty({g.num_dst(), F}, DType::F32);
-                        kg.run(g, dev, out, launch_);
+                        kg.run(g, ops.dev, out, launch_);
                         EXPECT_TRUE(close_values(to_host(out), want, which == 1 ? 0 : 1e-4))
                             << kg.schedule() << " F=" << F << " shape " << i;
                     }
@@ -209,34 +233,20 @@ TEST_F(GpuUserProgram, DefaultRunsAThreadPerRowOnShortRows) {
             ASSERT_LE(g.max_row_length(), dsl::kRowsFormMaxDegree);
             dsl::SpmmKernel kc = p.compile(F), kg = p.compile(F, Device::CUDA);
             EXPECT_NE(kg.schedule(g).find("nnz_lanes=1"), std::string::npos) << kg.schedule(g);
-            std::map<std::string, Tensor> host, dev;
-            for (const auto &o : p.operands()) {
-                const int64_t rows = o.at == At::Src ? g.num_src() : o.at == At::Dst ? g.num_dst() : g.num_edges();
-                host[o.name] = test::random_tensor({rows, o.broadcast ? 1 : F}, 11 + host.size());
-                dev[o.name] = to_device(host[o.name]);
-            }
+            const Operands ops = random_operands(p, g, F, 11);
             Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
-            kc.run(g, host, want);
+            kc.run(g, ops.host, want);
             Tensor out = device_empty({g.num_dst(), F}, DType::F32);
-            kg.run(g, dev, out, launch_);
+            kg.run(g, ops.dev, out, launch_);
             EXPECT_TRUE(close_values(to_host(out), want, which == 1 ? 0 : 1e-4)) << kg.schedule(g) << " F=" << F;
             // The same graph as a view, with and without its longest row.
-            const CSR &csr = g.csr();
-            std::vector<index_t> row_ptr = csr.row_ptr, eids(static_cast<size_t>(csr.nnz()));
-            row_ptr.resize(static_cast<size_t>((g.num_dst() + 31) / 32 * 32 + 2), static_cast<index_t>(csr.nnz()));
-            for (int64_t e = 0; e < csr.nnz(); ++e) eids[static_cast<size_t>(e)] = static_cast<index_t>(csr.edge_id(e));
-            Tensor rp = to_device(Tensor::from_vector(row_ptr, {static_cast<int64_t>(row_ptr.size())}));
-            Tensor ci = to_device(Tensor::from_vector(csr.col_idx, {csr.nnz()}));
-            Tensor ei = to_device(Tensor::from_vector(eids, {csr.nnz()}));
-            GraphView v;
-            v.device = Device::CUDA, v.num_src = g.num_src(), v.num_dst = g.num_dst(), v.num_edges = g.num_edges();
-            v.row_ptr = rp.data_as<index_t>(), v.row_ptr_len = rp.numel();
-            v.col_idx = ci.data_as<index_t>(), v.edge_ids = ei.data_as<index_t>();
+            DeviceView d = device_view(g);
+            GraphView &v = d.view;
             for (int64_t bound : {g.max_row_length(), int64_t(-1)}) {
                 v.max_degree = bound;
                 EXPECT_EQ(kg.schedule(v).find("nnz_lanes=1") != std::string::npos, bound >= 0) << kg.schedule(v);
                 Tensor o = device_empty({g.num_dst(), F}, DType::F32);
-                kg.run(v, dev, o, launch_);
+                kg.run(v, ops.dev, o, launch_);
                 EXPECT_TRUE(close_values(to_host(o), want, which == 1 ? 0 : 1e-4)) << kg.schedule(v) << " view F=" << F;
             }
         }
