@@ -108,6 +108,9 @@ const std::vector<std::string> kNames = {
     "sddmm_t_l2_ns",
     "sddmm_t_l1_ns",
     "sddmm_est_ns_per_edge",
+    // gpu_spmm, appended later (models trained before read their own features by name):
+    // rowTails = 1, the row-tail form of split rows (no partial buffer, no combine pass).
+    "gpu_row_tails",
 };
 
 }  // namespace
@@ -218,6 +221,7 @@ void gpu_spmm_metrics(const Shape &s, const ScheduleParams &p, Writer &w) {
         w("gpu_smem_tile_waste", std::max(0.0, 1 - avg_unit / (steps * KT)));
     }
     w("gpu_row_split", split);
+    w("gpu_row_tails", static_cast<double>(p.get_or("rowTails", 0) != 0 && split > 0));
     w("gpu_split_ratio", split > 0 ? s.max_row / split : 0);
     w("gpu_segments_per_row", units / rows);
     // The row order (rowBalance): 0 row ids, 1 balancedIdx, 2 the locality order (also longest first,

@@ -496,6 +496,13 @@ int main(int argc, char **argv) {
                     std::printf("note          emitting %s: emitted kernels take the graph's own CSR (rowBalance = 2, "
                                 "not relabeled)\n", key.schedule.str().c_str());
                 }
+                // Row tails need their table at run time: emitted with the same segments combined
+                // through the partial buffer instead.
+                if (key.schedule.get_or("rowTails", 0) != 0) {
+                    key.schedule.values["rowTails"] = 0;
+                    std::printf("note          emitting %s: emitted kernels combine row segments through a buffer "
+                                "(rowTails = 0)\n", key.schedule.str().c_str());
+                }
                 k = emit_spmm_library(key, a.emit_dir, a.emit_name);
             }
             std::printf("emitted       %s, %s (gsparse_kernels::%s)\n", k.library.c_str(), k.wrapper_header.c_str(),

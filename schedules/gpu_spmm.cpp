@@ -26,6 +26,7 @@
 #include <set>
 
 #include "halide_ext/align_local_allocations.h"
+#include "halide_ext/atomic_add_stores.h"
 #include "schedules/spmm_selector.h"
 #include "halide_ext/bind_buffer.h"
 #include "halide_ext/block_uniform_loop.h"
@@ -49,6 +50,12 @@ const char *kName = "gpu_spmm";
 /// rows' neighbours are re-sorted by new id (sum and mean only).
 bool relabel_possible(const Problem &p) {
     return p.source_operand && !p.order_sensitive && p.stats.num_rows == p.stats.num_cols;
+}
+
+/// rowTails = 1 adds with atomics: searched for sum and mean only.
+std::vector<int64_t> tails_choices(const Problem &p) {
+    if (p.order_sensitive) return {0};
+    return {0, 1};
 }
 
 std::vector<int64_t> rb_choices(const Problem &p) {
@@ -90,7 +97,8 @@ ScheduleSpace space(const Problem &p) {
              {"kNnzLanes", {1, 2, 4, 8, 16, 32}, "warp lanes that split a row's nonzeros (combined by shuffles)"},
              {"kVecWidth", upto({1, 2, 4}), "consecutive features a thread owns and loads with one vector load"},
              {"kNnzUnroll", {1, 2}, "nonzeros a lane has in flight at once (kNnzLanes > 1: its reduction loop unrolled; 4 also valid)", 1},
-             {"kSrcTile", tiles, "rows reduced in runs over tiles of this many source ids, tile by tile (0: whole rows; searched up to F = 8)", 0}}};
+             {"kSrcTile", tiles, "rows reduced in runs over tiles of this many source ids, tile by tile (0: whole rows; searched up to F = 8)", 0},
+             {"rowTails", tails_choices(p), "with kRowSplit: 1 the row kernel reduces and stores each row's first kRowSplit nonzeros and a second kernel adds the rest, in tails of kRowSplit, with atomic adds (sum and mean); 0 every segment goes to a partial buffer that a third pass combines per row", 0}}};
 }
 
 /// kNnzLanes, kVecWidth and kNnzUnroll of a point; 1 for points written before the knob existed
@@ -100,6 +108,7 @@ int64_t nnz_lanes(const ScheduleParams &s) { return s.get_or("kNnzLanes", 1); }
 int64_t vec_width(const ScheduleParams &s) { return s.get_or("kVecWidth", 1); }
 int64_t nnz_unroll(const ScheduleParams &s) { return s.get_or("kNnzUnroll", 1); }
 int64_t src_tile(const ScheduleParams &s) { return s.get_or("kSrcTile", 0); }
+int64_t row_tails(const ScheduleParams &s) { return s.get_or("rowTails", 0); }
 
 /// kNnzTile sizes the shared tile of neighbour ids and nothing else: without smemColIdx (and in the
 /// lane form, which cannot stage ids) every kNnzTile gives the same kernel, named by the smallest.
@@ -145,6 +154,16 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
     if (tile && tile * f0 * 4 > (int64_t(64) << 20))
         return "kSrcTile * innermost feature extent * 4 bytes = " + std::to_string(tile * f0 * 4) +
                " exceeds 64 MiB (a tile's rows would not stay in cache)";
+    const int64_t tails = row_tails(s);
+    if (tails != 0 && tails != 1) return "rowTails must be 0 or 1, got " + std::to_string(tails);
+    if (tails) {
+        if (!split) return "rowTails = 1 cuts rows after kRowSplit nonzeros; it needs kRowSplit > 0";
+        if (p.order_sensitive)
+            return "rowTails = 1 adds a row's tails with atomic adds in any order: sum and mean only";
+        if (balance || tile) return "rowTails = 1 takes rows in row order: no rowBalance or kSrcTile";
+        if (smem) return "rowTails = 1 reads neighbour ids directly; it cannot be combined with smemColIdx";
+        if (nnz_lanes(s) > 1) return "rowTails = 1 runs a row's nonzeros on one thread: kNnzLanes = 1";
+    }
     const int64_t V = vec_width(s);
     if (V != 1 && V != 2 && V != 4) return "kVecWidth must be 1, 2 or 4, got " + std::to_string(V);
     if (V > 1 && f0 % V != 0)
@@ -423,10 +442,58 @@ ScheduleParams expert_params(const Problem &p) {
     return s;
 }
 
+/// The tails' update of the row-tail form (split_row_tails), a kernel after the rows: blocks of M
+/// tails x T threads over features, each thread owning V consecutive features of one tail; the
+/// thread reduces its tail into registers (V-wide loads) and adds each feature to the stored row
+/// with an atomic add.
+void schedule_row_tails(SpmmAlgorithm &a, int T, int V, int M) {
+    const int rank = a.layout.rank();
+    Var f0 = a.f[0];
+    Stage upd = a.out.update();
+    RVar tr = a.tail_r.x, tro("tro"), tri("tri");
+    Var tfo("tfo"), tfi("tfi"), tft("tft"), tfv("tfv");
+    upd.atomic()
+        .split(f0, tfo, tfi, T * V, TailStrategy::GuardWithIf)
+        .split(tfi, tft, tfv, V, TailStrategy::GuardWithIf)
+        .split(tr, tro, tri, M, TailStrategy::GuardWithIf);
+    std::vector<VarOrRVar> order = {tfv, tft, tri, tro, tfo};
+    for (int d = 1; d < rank; d++) order.push_back(a.f[d]);
+    upd.reorder(order).unroll(tfv).gpu_threads(tft, tri);
+    if (rank == 1) {
+        upd.gpu_blocks(tro, tfo);
+    } else {
+        Var heads = a.f[1];
+        for (int d = 2; d < rank; d++) upd.fuse(heads, a.f[d], heads);
+        upd.gpu_blocks(tro, tfo, heads);
+    }
+    Var tvo("tvo"), tv("tv");
+    // (Each thread's V features of one tail: V divides the feature extent, so a thread's group is
+    // whole or guarded out entirely.)
+    a.tail_acc.compute_at(a.out, tft).store_in(MemoryType::Register).bound_extent(f0, V);
+    Stage tacc = a.tail_acc.update();
+    if (V > 1) {
+        a.tail_acc.split(f0, tvo, tv, V).vectorize(tv);
+        tacc.split(f0, tvo, tv, V).vectorize(tv).reorder(tv, a.tail_k.x, tvo);
+    } else {
+        tacc.reorder(f0, a.tail_k.x);
+    }
+    a.lowering_passes.push_back(std::make_shared<ext::AtomicAddStores>());
+}
+
 /// The default: the learned selector's point where it decides (spmm_selector.h), else the expert rules.
+/// A default that splits rows takes the row-tail form where that form is valid (sum and mean, one
+/// thread per feature group over a row's nonzeros, neighbour ids read directly, rows in row
+/// order): the same segments without the partial buffer and the pass that combines it.
+ScheduleParams with_row_tails(ScheduleParams s, const Problem &p) {
+    if (s.get_or("kRowSplit", 0) <= 0 || row_tails(s) != 0) return s;
+    ScheduleParams t = s;
+    t.values["rowTails"] = 1;
+    return invalid_reason(t, p) ? s : t;
+}
+
 ScheduleParams default_params(const Problem &p) {
-    if (auto selected = select_spmm_default(p, invalid_reason)) return *selected;
-    return expert_params(p);
+    if (auto selected = select_spmm_default(p, invalid_reason)) return with_row_tails(*selected, p);
+    return with_row_tails(expert_params(p), p);
 }
 
 void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
@@ -456,7 +523,9 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
     // The lane form first: split_rows and bind_rows build on a.acc (which max/min replace).
     NnzLanes lanes;
     if (L > 1) lanes = split_nnz_lanes(a, L);
-    split_rows(a, split, tile);
+    const bool tails = row_tails(s) != 0;
+    if (tails) split_row_tails(a, split);
+    else split_rows(a, split, tile);
     const bool segmented = rows_split(a);
     // The stage that owns the per-row reduction: the output, or the segments' partial results.
     Func rows = segmented ? a.partial : a.out;
@@ -585,6 +654,7 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
         map_blocks(rows);
 
         // Per-thread register accumulators for the block's rows and features.
+        // (Stage 0: with row tails, out's last stage is the tails' update.)
         a.acc.compute_at(rows, vo).store_in(MemoryType::Register).bound_extent(a.v, M);
         a.acc.split(f0, fo, fi, T * R * V).split(fi, fr, fw, T * V).split(fw, ft, fv, V);
         a.acc.reorder(fv, fr, ft, a.v, fo).unroll(fr).gpu_threads(ft, a.v);
@@ -613,6 +683,7 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
         a.row_tile = M;
     }
 
+    if (tails) schedule_row_tails(a, T, V, M);
     if (segmented) {
         // Segments' results go to a device buffer; rows then combine their few segments.
         a.partial.compute_root();

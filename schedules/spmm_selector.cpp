@@ -47,9 +47,15 @@ std::vector<std::optional<ScheduleParams>> parse_points(const char *const (&text
     return out;
 }
 
-/// The selector's points, parsed once; nullopt for "expert".
+/// The selector's points, parsed once; nullopt for "expert". Knobs added after the tables were
+/// grown take the value that points without them mean (rowTails = 0: the form they were measured in).
 const std::vector<std::optional<ScheduleParams>> &parsed_points() {
-    static const auto points = parse_points(kSelectorPoints, "expert");
+    static const auto points = [] {
+        auto parsed = parse_points(kSelectorPoints, "expert");
+        for (auto &p : parsed)
+            if (p) p->values.emplace("rowTails", 0);
+        return parsed;
+    }();
     return points;
 }
 

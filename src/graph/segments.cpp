@@ -26,6 +26,19 @@ RowSegments split_row_segments(const CSR &csr, int64_t segment_len) {
     return s;
 }
 
+RowTails row_tails(const CSR &csr, int64_t tail_len) {
+    if (tail_len < 1) fail<GraphError>("tail length ", tail_len, " must be >= 1");
+    RowTails t;
+    for (int64_t v = 0; v < csr.num_rows; v++) {
+        const int64_t end = csr.row_ptr[static_cast<size_t>(v + 1)];
+        for (int64_t p = csr.row_ptr[static_cast<size_t>(v)] + tail_len; p < end; p += tail_len) {
+            t.tail_start.push_back(static_cast<index_t>(p));
+            t.tail_row.push_back(static_cast<index_t>(v));
+        }
+    }
+    return t;
+}
+
 RowSegments source_tile_segments(const COO &tiled, int64_t tile, int64_t segment_len) {
     if (tile < 1) fail<GraphError>("source tile ", tile, " must be >= 1");
     if (segment_len < 0) fail<GraphError>("segment length ", segment_len, " must be >= 0");

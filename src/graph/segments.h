@@ -27,6 +27,21 @@ struct RowSegments {
     int64_t num_segs() const { return seg_ptr.empty() ? 0 : static_cast<int64_t>(seg_ptr.size()) - 1; }
 };
 
+/// Row tails: the units of the row-tail form of g-SpMM (ops/spmm_algorithm.h, split_row_tails).
+/// Every row longer than tail_len keeps its first tail_len nonzeros (reduced with the row) and the
+/// rest is cut into tails of at most tail_len consecutive positions: tail t starts at position
+/// tail_start[t] of row tail_row[t] and ends tail_len positions later or where the row does. Tails
+/// come in row order.
+struct RowTails {
+    std::vector<index_t> tail_start;  ///< the first position of each tail
+    std::vector<index_t> tail_row;    ///< the row of each tail
+
+    int64_t num_tails() const { return static_cast<int64_t>(tail_row.size()); }
+};
+
+/// The tails of csr's rows for tail_len (>= 1); GraphError for tail_len < 1.
+RowTails row_tails(const CSR &csr, int64_t tail_len);
+
 /// Every row of csr cut into segments of at most segment_len (>= 1) nonzeros. Throws GraphError
 /// for segment_len < 1.
 RowSegments split_row_segments(const CSR &csr, int64_t segment_len);

@@ -19,6 +19,11 @@ std::vector<Argument> SpmmAlgorithm::arguments() const {
     args.push_back(num_src);
     if (rows_bound) args.push_back(row_order);
     if (relabeled) args.push_back(src_order);
+    if (has_row_tails(*this)) {
+        args.push_back(tail_start);
+        args.push_back(tail_row);
+        args.push_back(num_tails);
+    }
     if (rows_split(*this)) {
         args.push_back(row_segs);
         args.push_back(num_segs);

@@ -62,6 +62,18 @@ struct SpmmAlgorithm {
     Halide::Func partial{"spmm_partial"}, comb{"spmm_comb"};
     Halide::RDom j;
 
+    /// Row tails (split_row_tails): the row stage reduces only the first tail_len nonzeros of each
+    /// row (the run binds max_degree = tail_len) and stores the row; the rest of a longer row comes
+    /// in tails of at most tail_len nonzeros, tail t starting at position tail_start(t) of row
+    /// tail_row(t) (graph/segments.h: row_tails), each reduced by tail_acc(f, t) and added to the
+    /// stored row by an atomic update of out over tail_r. 0 when rows are whole or split into
+    /// segments.
+    int tail_len = 0;
+    Halide::ImageParam tail_start, tail_row;
+    Halide::Param<int32_t> num_tails{"num_tails"};
+    Halide::Func tail_acc{"spmm_tail_acc"};
+    Halide::RDom tail_k, tail_r;
+
     /// Row binding (bind_buffer): when bound, position v of the row-owning stage computes row
     /// row_order(v) (a permutation of the rows: balancedIdx, or the locality order when
     /// locality_rows) and its stores are remapped.
@@ -116,5 +128,20 @@ bool rows_split(const SpmmAlgorithm &a);
 /// neighbours by new id, so ties and arg_u would follow the new numbering.
 void relabel_sources(SpmmAlgorithm &a);
 void split_rows(SpmmAlgorithm &a, int segment_len, int64_t src_tile = 0);
+
+/// Turns a built sum or mean algorithm into its row-tail form (see SpmmAlgorithm::tail_len): the
+/// row stage keeps its definition (it reduces a row's first tail_len nonzeros once the run binds
+/// max_degree = tail_len) and out gains an update that adds each tail's reduction to its row:
+///
+///   tail_acc(f, t) = Σ_{k < min(tail_len, end(t) - tail_start(t))} X(f, colIdx(tail_start(t) + k)) ⊕ Y(...)
+///   out(f, tail_row(t)) += tail_acc(f, t) [/ deg(tail_row(t)) for mean]        t < num_tails
+///
+/// The update runs after the rows are stored and is scheduled atomic: a long row's tails add to it
+/// in any order, so the last bits of such a row's sum vary between runs (rows of at most tail_len
+/// nonzeros are reduced in order, as without tails). No partial buffer and no combine pass: rows
+/// that fit in tail_len cost what they cost unsplit. ScheduleError for max / min (their arg ids
+/// need row order) and for tail_len < 1.
+void split_row_tails(SpmmAlgorithm &a, int tail_len);
+bool has_row_tails(const SpmmAlgorithm &a);
 
 }  // namespace gsparse

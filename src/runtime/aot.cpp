@@ -228,6 +228,10 @@ EmittedKernel emit_spmm_library(const SpmmKernelKey &key, const std::string &dir
         fail<ScheduleError>("schedule ", key.schedule.str(),
                             ": rowBalance = 3 (the graph relabeled in its locality order) is not available for emitted "
                             "kernels (their entry points take the graph's own CSR); use rowBalance = 2");
+    if (key.schedule.get_or("rowTails", 0) != 0)
+        fail<ScheduleError>("schedule ", key.schedule.str(),
+                            ": rowTails = 1 is not available for emitted kernels (their graphs carry no table of "
+                            "row tails); use rowTails = 0");
     def.apply(a, key.schedule);
 
     Halide::Pipeline p(a.out);

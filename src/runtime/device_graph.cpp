@@ -140,6 +140,31 @@ std::shared_ptr<DeviceSegments> DeviceSegments::get(const Graph &g, int segment_
     }));
 }
 
+DeviceTails::DeviceTails(const Graph &g, int tail_len, int tail_tile, const CudaLaunch &launch,
+                         const Halide::Target &target)
+    : release_(launch, {&tail_start, &tail_row}) {
+    const CSR &csr = g.csr();
+    RowTails tails = row_tails(csr, tail_len);
+    const int64_t tile = std::max(tail_tile, 1);
+    const int64_t padded = (std::max<int64_t>(tails.num_tails(), 1) + tile - 1) / tile * tile;
+    start_host_ = std::move(tails.tail_start);
+    row_host_ = std::move(tails.tail_row);
+    start_host_.resize(static_cast<size_t>(padded), static_cast<index_t>(csr.nnz()));
+    row_host_.resize(static_cast<size_t>(padded), 0);
+    num_tails = static_cast<int32_t>(padded);
+    tail_start = upload(start_host_, launch, target, "tail_start");
+    tail_row = upload(row_host_, launch, target, "tail_row");
+}
+
+std::shared_ptr<DeviceTails> DeviceTails::get(const Graph &g, int tail_len, int tail_tile, const CudaLaunch &launch,
+                                              const Halide::Target &target) {
+    tail_tile = padding_tile(tail_tile);
+    const std::string key = "cuda_tails/" + std::to_string(tail_len);
+    return std::static_pointer_cast<DeviceTails>(g.attachment(key_of(key.c_str(), launch.context, tail_tile), [&] {
+        return std::static_pointer_cast<void>(std::make_shared<DeviceTails>(g, tail_len, tail_tile, launch, target));
+    }));
+}
+
 DeviceCoo::DeviceCoo(const Graph &g, bool by_dst, int64_t src_tile, const CudaLaunch &launch,
                      const Halide::Target &target)
     : release_(launch, {&src, &dst, &edge_of}) {

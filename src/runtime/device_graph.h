@@ -100,6 +100,27 @@ private:
     DeviceBufferRelease release_;
 };
 
+/// Row tails of a graph for the row-tail form of g-SpMM (graph/segments.h: row_tails), on the
+/// device: tail_start and tail_row padded to a multiple of the tail tile (and to at least one tile)
+/// with empty tails (start nnz, row 0), so that every block reads in-range entries and a graph
+/// without long rows still launches a valid grid. num_tails counts the padded tails.
+class DeviceTails {
+public:
+    DeviceTails(const Graph &g, int tail_len, int tail_tile, const CudaLaunch &launch, const Halide::Target &target);
+    DeviceTails(const DeviceTails &) = delete;
+    DeviceTails &operator=(const DeviceTails &) = delete;
+
+    Halide::Buffer<> tail_start, tail_row;
+    int32_t num_tails = 0;
+
+    static std::shared_ptr<DeviceTails> get(const Graph &g, int tail_len, int tail_tile, const CudaLaunch &launch,
+                                            const Halide::Target &target);
+
+private:
+    std::vector<index_t> start_host_, row_host_;
+    DeviceBufferRelease release_;
+};
+
 /// COO arrays on the device (for g-SDDMM), padded with edges 0 -> 0 to a multiple of
 /// kMaxSddmmEdgeTile: in edge-id order, or grouped by destination (the CSR order, regrouped by
 /// source tiles when src_tile > 0: Graph::coo_by_dst) with edge_of[i] the id of the edge at

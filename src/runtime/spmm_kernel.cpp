@@ -121,7 +121,8 @@ void SpmmKernel::run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, T
         params.set(algo_.max_degree, segs.max_segment_len);
         if (key_.spec.reduce == ReduceOp::Mean) params.set(algo_.row_degree_ptr, index_buffer(csr.row_ptr, "row_ptr"));
     } else {
-        if (algo_.segment_len > 0) fail<KernelError>("row-split kernels run on the GPU only: ", key_.str());
+        if (algo_.segment_len > 0 || algo_.tail_len > 0)
+            fail<KernelError>("row-split kernels run on the GPU only: ", key_.str());
         params.set(algo_.row_ptr, index_buffer(csr.row_ptr, "row_ptr"));
         params.set(algo_.col_idx, index_buffer(csr.col_idx, "col_idx"));
         if (algo_.reads_edge_ids) params.set(algo_.edge_ids, index_buffer(csr.edge_ids, "edge_ids"));
@@ -184,7 +185,8 @@ void SpmmKernel::run_cuda(const Graph &graph, const Tensor &lhs, const Tensor &r
 }
 
 bool SpmmKernel::runs_on_views() const {
-    return algo_.src_tile == 0 && algo_.segment_len == 0 && !algo_.relabeled && !algo_.rows_bound;
+    return algo_.src_tile == 0 && algo_.segment_len == 0 && algo_.tail_len == 0 && !algo_.relabeled &&
+           !algo_.rows_bound;
 }
 
 void SpmmKernel::run(const GraphView &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u,
@@ -283,6 +285,16 @@ const Graph &SpmmKernel::bind_graph_cuda(const Graph &graph, const CudaLaunch &l
         if (algo_.reads_edge_ids) params.set(algo_.edge_ids, dev->edge_ids);
         if (algo_.segment_len) {
             bind_segments(*DeviceSegments::get(g, algo_.segment_len, 0, algo_.row_tile, launch, target_));
+        } else if (algo_.tail_len) {
+            // The rows reduce their first tail_len nonzeros (the bound on the row loop), the tails
+            // the rest; tails come in blocks of row_tile.
+            params.set(algo_.row_ptr, dev->row_ptr);
+            params.set(algo_.max_degree,
+                       static_cast<int32_t>(std::min<int64_t>(algo_.tail_len, g.max_row_length())));
+            auto tails = DeviceTails::get(g, algo_.tail_len, algo_.row_tile, launch, target_);
+            params.set(algo_.tail_start, tails->tail_start);
+            params.set(algo_.tail_row, tails->tail_row);
+            params.set(algo_.num_tails, tails->num_tails);
         } else {
             params.set(algo_.row_ptr, dev->row_ptr);
             params.set(algo_.max_degree, static_cast<int32_t>(g.max_row_length()));

@@ -211,6 +211,46 @@ TEST_F(GpuSpmm, RowBalanceAndRowSplitKeepResultsInRowOrder) {
         }
 }
 
+TEST_F(GpuSpmm, RowTailsEveryOpSumAndMean) {
+    // The row-tail form (rowTails = 1): rows reduce their first kRowSplit nonzeros and store them, a
+    // second kernel adds the tails atomically. On graphs with empty rows, a very long row, duplicate
+    // edges, self-loops and shuffled edge ids; every op, sum and mean, F = 1, odd F, vector loads,
+    // register tiles, broadcast heads with edge scalars, and a graph without any long row (only the
+    // padded empty tail).
+    Graph g = test::random_graph(301);
+    test::RandomGraphOptions short_rows;
+    short_rows.long_row = 0;
+    Graph flat = test::random_graph(302, short_rows);
+    struct Case {
+        int64_t F;
+        const char *point;
+    };
+    const Case cases[] = {
+        {1, "gpu_spmm{kMTile=64, kNRegTile=1, kNTile=1, kNnzTile=16, kRowSplit=256, rowBalance=0, smemColIdx=0, kNnzLanes=1, kVecWidth=1, rowTails=1}"},
+        {7, "gpu_spmm{kMTile=16, kNRegTile=1, kNTile=4, kNnzTile=16, kRowSplit=256, rowBalance=0, smemColIdx=0, kNnzLanes=1, kVecWidth=1, rowTails=1}"},
+        {32, "gpu_spmm{kMTile=8, kNRegTile=1, kNTile=8, kNnzTile=16, kRowSplit=256, rowBalance=0, smemColIdx=0, kNnzLanes=1, kVecWidth=4, rowTails=1}"},
+        {64, "gpu_spmm{kMTile=4, kNRegTile=2, kNTile=16, kNnzTile=16, kRowSplit=1024, rowBalance=0, smemColIdx=0, kNnzLanes=1, kVecWidth=2, rowTails=1}"},
+        {128, "gpu_spmm{kMTile=4, kNRegTile=1, kNTile=32, kNnzTile=16, kRowSplit=256, rowBalance=0, smemColIdx=0, kNnzLanes=1, kVecWidth=4, rowTails=1}"},
+    };
+    for (const Case &c : cases) {
+        const ScheduleParams p = ScheduleParams::parse(c.point);
+        for (const Graph *graph : {&g, &flat})
+            for (BinaryOp op : kOps)
+                for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Mean}) {
+                    Tensor x = features(graph->num_src(), {c.F}, 13);
+                    Tensor w = features(graph->num_edges(), {c.F}, 14, op == BinaryOp::Div);
+                    EXPECT_TRUE(check(*graph, SpmmSpec{op, r}, x, w, &p))
+                        << p.str() << " " << SpmmSpec{op, r}.name() << (graph == &flat ? " (no long row)" : "");
+                }
+    }
+    // Heads with one scalar per edge and head (broadcast).
+    const ScheduleParams heads = ScheduleParams::parse(cases[2].point);
+    Tensor x = features(g.num_src(), {4, 32}, 15);
+    Tensor w = features(g.num_edges(), {4, 1}, 16);
+    for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Mean})
+        EXPECT_TRUE(check(g, SpmmSpec{BinaryOp::Mul, r}, x, w, &heads)) << reduce_op_name(r);
+}
+
 TEST_F(GpuSpmm, BalancedDefaultsOnUnsplitGraphsOfVaryingRowLength) {
     // Rows of widely varying length (60% empty) and no row long enough to be split: the defaults
     // take rows longest first from F = 8 (lanes below 16, shared tiles above, 2-wide loads for even F),

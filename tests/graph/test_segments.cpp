@@ -33,6 +33,36 @@ TEST(Segments, SplitRowsCutsEveryRowIntoConsecutiveRuns) {
     EXPECT_THROW(split_row_segments(csr, 0), GraphError);
 }
 
+TEST(Segments, RowTailsCoverEveryPositionPastEachRowsHeadOnce) {
+    // Every position of a row beyond its first tail_len lies in exactly one tail of that row, tails
+    // start tail_len apart within a row and come in row order; rows of at most tail_len have none.
+    Graph g = random_graph(83);
+    const CSR &csr = g.csr();
+    for (int64_t len : {1, 3, 64, 1 << 20}) {
+        RowTails t = row_tails(csr, len);
+        ASSERT_EQ(t.tail_start.size(), t.tail_row.size());
+        std::vector<int> covered(static_cast<size_t>(csr.nnz()), 0);
+        int64_t expected = 0;
+        for (int64_t v = 0; v < csr.num_rows; v++) expected += std::max<int64_t>(0, (csr.row_length(v) - 1) / len);
+        EXPECT_EQ(t.num_tails(), expected) << len;
+        for (int64_t i = 0; i < t.num_tails(); i++) {
+            const int64_t row = t.tail_row[i], start = t.tail_start[i];
+            ASSERT_GE(row, 0);
+            ASSERT_LT(row, csr.num_rows);
+            if (i > 0) EXPECT_LE(t.tail_row[i - 1], row);
+            EXPECT_EQ((start - csr.row_ptr[row]) % len, 0) << "tail " << i;
+            EXPECT_GE(start, csr.row_ptr[row] + len);
+            const int64_t end = std::min<int64_t>(start + len, csr.row_ptr[row + 1]);
+            ASSERT_LT(start, end);
+            for (int64_t p = start; p < end; p++) covered[p]++;
+        }
+        for (int64_t v = 0; v < csr.num_rows; v++)
+            for (int64_t p = csr.row_ptr[v]; p < csr.row_ptr[v + 1]; p++)
+                EXPECT_EQ(covered[p], p - csr.row_ptr[v] >= len ? 1 : 0) << "row " << v << " position " << p;
+    }
+    EXPECT_THROW(row_tails(csr, 0), GraphError);
+}
+
 TEST(Segments, SourceTileRunsCoverEachRowOnceInTileOrder) {
     RandomGraphOptions opt;
     opt.num_nodes = 300;

@@ -967,3 +967,97 @@ TEST(GpuSpmmIR, CanonicalPointsOfTheSpaceAreValidAndDistinctKernels) {
 
 }  // namespace
 }  // namespace gsparse
+
+namespace gsparse {
+namespace {
+
+/// A point of the row-tail form: rows of M x T threads of V-wide loads, split at `split`.
+ScheduleParams tails_point(int M, int T, int V, int split, int R = 1) {
+    ScheduleParams p = point(M, T, R, 16, 0, split);
+    p.values["kVecWidth"] = V;
+    p.values["rowTails"] = 1;
+    return p;
+}
+
+TEST(GpuSpmmIR, RowTailsStoreRowsThenAddTailsAtomicallyWithoutAPartialBuffer) {
+    // Two kernels: the rows (a loop over the row's first nonzeros, bounded by max_degree, which the
+    // run binds to kRowSplit) and the tails (each tail's loop at most kRowSplit long), whose stores
+    // into the output are atomic adds. No partial buffer and no combine stage.
+    for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Mean})
+        for (auto [F, p] : {std::pair{int64_t(128), tails_point(4, 32, 4, 256)}, {int64_t(7), tails_point(16, 2, 1, 1024, 2)}}) {
+            const SpmmSpec spec{BinaryOp::Mul, r};
+            Lowered l = lower(spec, F, p, false);
+            int blocks = 0;
+            for (const auto &loop : ext::list_loops(l.stmt, "*"))
+                blocks += loop.for_type == Halide::Internal::ForType::GPUBlock && loop.name.find("__block_id_x") != std::string::npos;
+            EXPECT_EQ(blocks, 2) << p.str();
+            EXPECT_TRUE(ext::find_allocations(l.stmt, "spmm_partial*").empty()) << p.str();
+            EXPECT_TRUE(ext::list_loops(l.stmt, "spmm_comb*").empty()) << p.str();
+            EXPECT_EQ(ext::list_loops(l.stmt, "spmm_acc*.s1.k*").size(), 1u) << p.str();
+            const auto tail_loops = ext::list_loops(l.stmt, "spmm_tail_acc*.s1.tk*");
+            ASSERT_FALSE(tail_loops.empty()) << p.str();
+            for (const auto &loop : tail_loops) EXPECT_EQ(loop.extent_upper_bound(), p.get("kRowSplit")) << p.str();
+            const std::string ptx = ptx_of(l);
+            EXPECT_TRUE(ptx.find("red.global.add.f32") != std::string::npos ||
+                        ptx.find("atom.global.add.f32") != std::string::npos) << p.str();
+            EXPECT_EQ(ptx.find("atom.global.cas"), std::string::npos) << p.str();
+        }
+}
+
+TEST(GpuSpmmIR, RowTailsValidity) {
+    const auto &def = spmm_schedule("gpu_spmm");
+    const Problem sum{plan_features(BinaryOp::CopyLhs, {128}, {128}), {}};
+    Problem max = sum;
+    max.order_sensitive = true;
+    auto why = [&](const ScheduleParams &p, const Problem &pr) { return def.invalid_reason(p, pr).value_or(""); };
+    EXPECT_EQ(why(tails_point(4, 32, 4, 256), sum), "");
+    EXPECT_NE(why(tails_point(4, 32, 4, 0), sum).find("needs kRowSplit > 0"), std::string::npos);
+    EXPECT_NE(why(tails_point(4, 32, 4, 256), max).find("sum and mean only"), std::string::npos);
+    ScheduleParams staged = tails_point(4, 32, 4, 256);
+    staged.values["smemColIdx"] = 1;
+    EXPECT_NE(why(staged, sum).find("smemColIdx"), std::string::npos);
+    ScheduleParams lanes = lanes_point(4, 4, 8, 256);
+    lanes.values["rowTails"] = 1;
+    EXPECT_NE(why(lanes, sum).find("kNnzLanes = 1"), std::string::npos);
+    ScheduleParams ordered = tails_point(4, 32, 4, 256);
+    ordered.values["rowBalance"] = 1;
+    EXPECT_FALSE(why(ordered, sum).empty());
+    ScheduleParams two = tails_point(4, 32, 4, 256);
+    two.values["rowTails"] = 2;
+    EXPECT_NE(why(two, sum).find("rowTails must be 0 or 1"), std::string::npos);
+    // The space offers the form for sum and mean, never for max / min.
+    EXPECT_EQ(def.space(sum).knob("rowTails").choices, (std::vector<int64_t>{0, 1}));
+    EXPECT_EQ(def.space(max).knob("rowTails").choices, (std::vector<int64_t>{0}));
+}
+
+TEST(GpuSpmmIR, DefaultsThatSplitRowsTakeTheRowTailFormWhereValid) {
+    // A heavy-tailed graph: every default that splits rows for sum or mean, with one thread per
+    // feature group and direct ids, runs the row-tail form; max keeps the combined segments.
+    const auto &def = spmm_schedule("gpu_spmm");
+    GraphStats stats;
+    stats.num_rows = stats.num_cols = 250000;
+    stats.nnz = 4000000;
+    stats.avg_row_length = 16;
+    stats.max_row_length = 21560;
+    stats.row_length_cov = 4.97;
+    stats.col_length_cov = 12.9;
+    stats.empty_rows = 194;
+    int tails = 0;
+    for (int64_t F : {1, 8, 32, 64, 128, 256})
+        for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max}) {
+            const SpmmSpec spec{BinaryOp::CopyLhs, r};
+            const Problem p = spmm_problem(spec, plan_features(spec.op, {F}, {F}), stats, DType::F32);
+            const ScheduleParams d = def.default_params(p);
+            EXPECT_FALSE(def.invalid_reason(d, p).has_value()) << d.str();
+            ScheduleParams as_tails = d;
+            as_tails.values["rowTails"] = 1;
+            const bool eligible = d.get("kRowSplit") > 0 && !def.invalid_reason(as_tails, p);
+            EXPECT_EQ(d.get_or("rowTails", 0), eligible ? 1 : 0) << F << " " << reduce_op_name(r) << " " << d.str();
+            if (r == ReduceOp::Max) EXPECT_EQ(d.get_or("rowTails", 0), 0);
+            tails += d.get_or("rowTails", 0) != 0;
+        }
+    EXPECT_GT(tails, 0);
+}
+
+}  // namespace
+}  // namespace gsparse
