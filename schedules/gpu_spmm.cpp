@@ -92,7 +92,7 @@ ScheduleSpace space(const Problem &p) {
              {"kNRegTile", upto({1, 2, 4, 8}), "outputs per thread at stride kNTile"},
              {"kNnzTile", {16, 32, 64, 128}, "nonzeros of a row staged per step"},
              {"smemColIdx", {0, 1}, "stage neighbour ids in shared memory"},
-             {"kRowSplit", {0, 256, 1024, 4096}, "split rows into segments of at most this many nonzeros (0: whole rows)"},
+             {"kRowSplit", {0, 64, 128, 256, 1024, 4096}, "split rows into segments of at most this many nonzeros (0: whole rows)"},
              {"rowBalance", rb_choices(p), "blocks take rows in another order (bind_buffer): 1 balancedIdx (longest first), 2 the locality order (rows grouped by the sources they read, longest first within a group), 3 the locality order over the graph relabeled in it (sources renumbered too; square graphs, sum and mean)"},
              {"kNnzLanes", {1, 2, 4, 8, 16, 32}, "warp lanes that split a row's nonzeros (combined by shuffles)"},
              {"kVecWidth", upto({1, 2, 4}), "consecutive features a thread owns and loads with one vector load"},
@@ -442,12 +442,25 @@ ScheduleParams expert_params(const Problem &p) {
     return s;
 }
 
-/// The tails' update of the row-tail form (split_row_tails), a kernel after the rows: blocks of M
-/// tails x T threads over features, each thread owning V consecutive features of one tail; the
-/// thread reduces its tail into registers (V-wide loads) and adds each feature to the stored row
-/// with an atomic add.
-void schedule_row_tails(SpmmAlgorithm &a, int T, int V, int M) {
+/// The tails' update of the row-tail form (split_row_tails), a kernel after the rows, with a layout
+/// of its own: a tail's features over up to 32 threads of V consecutive features (V = 4, 2 or 1,
+/// the widest that divides the feature extent), 128 threads a block; each thread reduces its tail
+/// into registers with V-wide loads and adds each feature to the stored row with an atomic add.
+void schedule_row_tails(SpmmAlgorithm &a) {
     const int rank = a.layout.rank();
+    const int64_t f0_len = a.layout.extents[0];
+    const int bytes = a.lhs.type().bytes();
+    int V = f0_len % 4 == 0 ? 4 : f0_len % 2 == 0 ? 2 : 1;
+    // Rows of vector loads already assume an alignment: the tails' loads stay within it.
+    if (a.operand_alignment > 0) V = std::min(V, std::max(1, a.operand_alignment / bytes));
+    const int T = static_cast<int>(std::min<int64_t>(32, (f0_len + V - 1) / V));
+    const int M = std::max(1, 128 / T);
+    if (V > 1 && a.operand_alignment == 0) {
+        // As for the rows' vector loads (apply): dense rows of known extents, aligned to V elements.
+        declare_dense_operand(a.lhs, a.layout.lhs_extents());
+        declare_dense_operand(a.rhs, a.layout.rhs_extents());
+        a.operand_alignment = assume_operand_alignment({&a.lhs, &a.rhs}, V * bytes);
+    }
     Var f0 = a.f[0];
     Stage upd = a.out.update();
     RVar tr = a.tail_r.x, tro("tro"), tri("tri");
@@ -480,14 +493,20 @@ void schedule_row_tails(SpmmAlgorithm &a, int T, int V, int M) {
     a.lowering_passes.push_back(std::make_shared<ext::AtomicAddStores>());
 }
 
-/// The default: the learned selector's point where it decides (spmm_selector.h), else the expert rules.
 /// A default that splits rows takes the row-tail form where that form is valid (sum and mean, one
 /// thread per feature group over a row's nonzeros, neighbour ids read directly, rows in row
 /// order): the same segments without the partial buffer and the pass that combines it.
+/// From kRowTailsShortSplitFeatures features on, the row-tail form cuts rows after 128 nonzeros:
+/// on the zoo's heavy-tailed training graphs (copy_lhs + sum, H100) tails of 128 were faster than
+/// the selector's 256 or 1024 at F = 128 and 256 in 7 of 8 cases (benchmarks/results/
+/// 2026-11-27-nvidia-h100-80gb-hbm3-row-tails).
+constexpr int64_t kRowTailsShortSplitFeatures = 64;
+
 ScheduleParams with_row_tails(ScheduleParams s, const Problem &p) {
     if (s.get_or("kRowSplit", 0) <= 0 || row_tails(s) != 0) return s;
     ScheduleParams t = s;
     t.values["rowTails"] = 1;
+    if (p.layout.extents[0] >= kRowTailsShortSplitFeatures) t.values["kRowSplit"] = 128;
     return invalid_reason(t, p) ? s : t;
 }
 
@@ -683,7 +702,7 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
         a.row_tile = M;
     }
 
-    if (tails) schedule_row_tails(a, T, V, M);
+    if (tails) schedule_row_tails(a);
     if (segmented) {
         // Segments' results go to a device buffer; rows then combine their few segments.
         a.partial.compute_root();

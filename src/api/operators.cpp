@@ -142,8 +142,11 @@ ScheduleParams gspmm_default_schedule(const Graph &g, const SpmmSpec &spec, cons
                                       Device device) {
     const SpmmPlan plan = plan_spmm(g, spec, lhs, rhs);
     const Problem problem = spmm_problem(spec, plan.layout, g.stats(), plan.dtype);
+    ScheduleParams rows = default_spmm_schedule(device).default_params(problem);
+    // Wide rows in the row-tail form beat the segment form (spmm_selector.h).
+    if (rows.get_or("rowTails", 0) != 0 && problem.layout.extents[0] >= kRowTailsOverSegmentsFeatures) return rows;
     if (auto segments = gated_segments(spec, problem, device)) return *segments;
-    return default_spmm_schedule(device).default_params(problem);
+    return rows;
 }
 
 ScheduleParams gspmm_row_default_schedule(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs,
