@@ -503,7 +503,8 @@ void schedule_row_tails(SpmmAlgorithm &a) {
 constexpr int64_t kRowTailsShortSplitFeatures = 64;
 
 ScheduleParams with_row_tails(ScheduleParams s, const Problem &p) {
-    if (s.get_or("kRowSplit", 0) <= 0 || row_tails(s) != 0) return s;
+    // Graph-blind problems (graph views, ahead-of-time kernels) carry no table of tails.
+    if (s.get_or("kRowSplit", 0) <= 0 || row_tails(s) != 0 || p.stats.nnz <= 0) return s;
     ScheduleParams t = s;
     t.values["rowTails"] = 1;
     if (p.layout.extents[0] >= kRowTailsShortSplitFeatures) t.values["kRowSplit"] = 128;

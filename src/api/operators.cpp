@@ -136,17 +136,22 @@ std::optional<ScheduleParams> gated_segments(const SpmmSpec &spec, const Problem
     return select_spmm_segments(problem);
 }
 
+/// The default of a g-SpMM on a graph: the row default where it runs wide rows in the row-tail
+/// form (spmm_selector.h: kRowTailsOverSegmentsFeatures), else the segment gate's point where the
+/// gate sends the problem, else the row default.
+ScheduleParams default_on_graph(const SpmmSpec &spec, const Problem &problem, Device device) {
+    ScheduleParams rows = default_spmm_schedule(device).default_params(problem);
+    if (rows.get_or("rowTails", 0) != 0 && problem.layout.extents[0] >= kRowTailsOverSegmentsFeatures) return rows;
+    if (auto segments = gated_segments(spec, problem, device)) return *segments;
+    return rows;
+}
+
 }  // namespace
 
 ScheduleParams gspmm_default_schedule(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs,
                                       Device device) {
     const SpmmPlan plan = plan_spmm(g, spec, lhs, rhs);
-    const Problem problem = spmm_problem(spec, plan.layout, g.stats(), plan.dtype);
-    ScheduleParams rows = default_spmm_schedule(device).default_params(problem);
-    // Wide rows in the row-tail form beat the segment form (spmm_selector.h).
-    if (rows.get_or("rowTails", 0) != 0 && problem.layout.extents[0] >= kRowTailsOverSegmentsFeatures) return rows;
-    if (auto segments = gated_segments(spec, problem, device)) return *segments;
-    return rows;
+    return default_on_graph(spec, spmm_problem(spec, plan.layout, g.stats(), plan.dtype), device);
 }
 
 ScheduleParams gspmm_row_default_schedule(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs,
@@ -229,15 +234,13 @@ void gspmm_into(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const T
     key.identity_edge_ids = spmm_identity_edge_ids(spec, g);
     key.device = common_device({uses_lhs(spec.op) ? &lhs : nullptr, uses_rhs(spec.op) ? &rhs : nullptr, &out, arg_u, arg_e});
     const Problem problem = spmm_problem(spec, plan.layout, g.stats(), plan.dtype);
-    if (!options.schedule) {
-        if (auto segments = gated_segments(spec, problem, key.device)) {
-            OpOptions chosen = options;
-            chosen.schedule = *segments;
-            gspmm_segments_on_graph(g, spec, lhs, rhs, out, chosen);
-            return;
-        }
+    key.schedule = options.schedule ? *options.schedule : default_on_graph(spec, problem, key.device);
+    if (!options.schedule && is_segment_point(key.schedule)) {
+        OpOptions chosen = options;
+        chosen.schedule = key.schedule;
+        gspmm_segments_on_graph(g, spec, lhs, rhs, out, chosen);
+        return;
     }
-    key.schedule = options.schedule ? *options.schedule : default_spmm_schedule(key.device).default_params(problem);
     auto kernel = SpmmKernel::get(key, options.cache ? *options.cache : KernelCache::global());
     kernel->run(g, lhs, rhs, out, arg_u, arg_e, options.cuda);
 }
