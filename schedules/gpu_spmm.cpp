@@ -444,22 +444,25 @@ ScheduleParams expert_params(const Problem &p) {
 
 /// The tails' update of the row-tail form (split_row_tails), a kernel after the rows, with a layout
 /// of its own: a tail's features over up to 32 threads of V consecutive features (V = 4, 2 or 1,
-/// the widest that divides the feature extent), 128 threads a block; each thread reduces its tail
-/// into registers with V-wide loads and adds each feature to the stored row with an atomic add.
-int row_tails_vector_width(const SpmmAlgorithm &a) {
-    const int64_t f0_len = a.layout.extents[0];
-    int V = f0_len % 4 == 0 ? 4 : f0_len % 2 == 0 ? 2 : 1;
-    // Rows of vector loads already assume an alignment: the tails' loads stay within it.
-    if (a.operand_alignment > 0) V = std::min(V, std::max(1, a.operand_alignment / a.lhs.type().bytes()));
-    return V;
-}
-
+/// the widest that divides the feature extent; the thread count divides the row's groups), about
+/// 128 threads a block; each thread reduces its tail into registers with V-wide loads and adds
+/// each feature to the stored row with an atomic add.
 void schedule_row_tails(SpmmAlgorithm &a) {
     const int rank = a.layout.rank();
     const int64_t f0_len = a.layout.extents[0];
     const int bytes = a.lhs.type().bytes();
-    const int V = row_tails_vector_width(a);
-    const int T = static_cast<int>(std::min<int64_t>(32, (f0_len + V - 1) / V));
+    int V = f0_len % 4 == 0 ? 4 : f0_len % 2 == 0 ? 2 : 1;
+    // Rows of vector loads already assume an alignment: the tails' loads stay within it.
+    if (a.operand_alignment > 0) V = std::min(V, std::max(1, a.operand_alignment / bytes));
+    // Feature tiles cover the rows exactly (a thread's tail sum is computed for its whole group,
+    // outside any guard): T is the largest divisor of the groups of a row up to 32.
+    const int64_t groups = f0_len / V;
+    int T = 1;
+    for (int64_t t = std::min<int64_t>(32, groups); t >= 1; t--)
+        if (groups % t == 0) {
+            T = static_cast<int>(t);
+            break;
+        }
     const int M = std::max(1, 128 / T);
     if (V > 1 && a.operand_alignment == 0) {
         // As for the rows' vector loads (apply): dense rows of known extents, aligned to V elements.
@@ -550,7 +553,7 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
     NnzLanes lanes;
     if (L > 1) lanes = split_nnz_lanes(a, L);
     const bool tails = row_tails(s) != 0;
-    if (tails) split_row_tails(a, split, row_tails_vector_width(a));
+    if (tails) split_row_tails(a, split);
     else split_rows(a, split, tile);
     const bool segmented = rows_split(a);
     // The stage that owns the per-row reduction: the output, or the segments' partial results.

@@ -140,9 +140,8 @@ void split_rows(SpmmAlgorithm &a, int segment_len, int64_t src_tile = 0);
 /// in any order, so the last bits of such a row's sum vary between runs (rows of at most tail_len
 /// nonzeros are reduced in order, as without tails). No partial buffer and no combine pass: rows
 /// that fit in tail_len cost what they cost unsplit. ScheduleError for max / min (their arg ids
-/// need row order) and for tail_len < 1. feature_group: the innermost features a thread of the
-/// tails' schedule reduces together (its vector width; it must divide the feature extent).
-void split_row_tails(SpmmAlgorithm &a, int tail_len, int feature_group = 1);
+/// need row order) and for tail_len < 1.
+void split_row_tails(SpmmAlgorithm &a, int tail_len);
 bool has_row_tails(const SpmmAlgorithm &a);
 
 }  // namespace gsparse

@@ -22,11 +22,8 @@ using namespace Halide;
 
 bool has_row_tails(const SpmmAlgorithm &a) { return a.tail_len > 0; }
 
-void split_row_tails(SpmmAlgorithm &a, int tail_len, int feature_group) {
+void split_row_tails(SpmmAlgorithm &a, int tail_len) {
     if (tail_len < 1) fail<ScheduleError>("row tails: tail_len must be at least 1, got ", tail_len);
-    if (feature_group < 1 || a.layout.extents[0] % feature_group != 0)
-        fail<ScheduleError>("row tails: feature groups of ", feature_group, " do not divide the feature extent ",
-                            a.layout.extents[0]);
     if (a.spec.reduce != ReduceOp::Sum && a.spec.reduce != ReduceOp::Mean)
         fail<ScheduleError>("row tails add a row's parts with atomic adds in any order: sum and mean only, not ",
                             reduce_op_name(a.spec.reduce));
@@ -69,13 +66,7 @@ void split_row_tails(SpmmAlgorithm &a, int tail_len, int feature_group) {
     a.tail_r = RDom(0, a.num_tails, "tr");
     Expr tail = a.tail_r;
     Expr row = row_of(tail);
-    // A thread's tail sum is computed for its whole group of features, outside the guard of a
-    // feature tile that runs past the last feature: read it at features clamped into the output,
-    // the innermost to the start of the last whole group.
-    std::vector<Expr> lhs(a.f.begin(), a.f.end()), at;
-    for (int d = 0; d < rank; d++)
-        at.push_back(clamp(a.f[static_cast<size_t>(d)], 0,
-                           a.out.output_buffers()[0].dim(d).extent() - (d == 0 ? feature_group : 1)));
+    std::vector<Expr> lhs(a.f.begin(), a.f.end()), at(a.f.begin(), a.f.end());
     lhs.push_back(row);
     at.push_back(tail);
     Expr part = a.tail_acc(at);
