@@ -503,17 +503,23 @@ void schedule_row_tails(SpmmAlgorithm &a) {
 }
 
 /// A default that splits rows takes the row-tail form where that form is valid (sum and mean, one
-/// thread per feature group over a row's nonzeros, neighbour ids read directly, rows in row
-/// order): the same segments without the partial buffer and the pass that combines it.
+/// thread per feature group over a row's nonzeros, neighbour ids read directly, rows in row order)
+/// from kRowTailsMinFeatures features on: the same segments without the partial buffer and the
+/// pass that combines it. Measured on the zoo's heavy-tailed training graphs (copy_lhs + sum, H100,
+/// benchmarks/results/2026-11-27-nvidia-h100-80gb-hbm3-row-tails): at F = 32 the row-tail point
+/// was 1.30x the combined one on cl-8m and 0.89x on bip-2m (where the segment gate does not decide);
+/// at F = 8 the first tails kernel lost (0.58x on cl-h-4m), so smaller F keep the combined form.
+constexpr int64_t kRowTailsMinFeatures = 32;
 /// From kRowTailsShortSplitFeatures features on, the row-tail form cuts rows after 128 nonzeros:
-/// on the zoo's heavy-tailed training graphs (copy_lhs + sum, H100) tails of 128 were faster than
-/// the selector's 256 or 1024 at F = 128 and 256 in 7 of 8 cases (benchmarks/results/
-/// 2026-11-27-nvidia-h100-80gb-hbm3-row-tails).
+/// tails of 128 were faster than the selector's 256 or 1024 at F = 128 and 256 in 7 of 8 cases on
+/// the same training graphs (tail-lengths.md there).
 constexpr int64_t kRowTailsShortSplitFeatures = 64;
 
 ScheduleParams with_row_tails(ScheduleParams s, const Problem &p) {
     // Graph-blind problems (graph views, ahead-of-time kernels) carry no table of tails.
-    if (s.get_or("kRowSplit", 0) <= 0 || row_tails(s) != 0 || p.stats.nnz <= 0) return s;
+    if (s.get_or("kRowSplit", 0) <= 0 || row_tails(s) != 0 || p.stats.nnz <= 0 ||
+        p.layout.extents[0] < kRowTailsMinFeatures)
+        return s;
     ScheduleParams t = s;
     t.values["rowTails"] = 1;
     if (p.layout.extents[0] >= kRowTailsShortSplitFeatures) t.values["kRowSplit"] = 128;

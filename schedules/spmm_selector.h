@@ -47,7 +47,8 @@ std::optional<ScheduleParams> select_spmm_segments(const Problem &p);
 
 /// From this innermost feature length on, a g-SpMM whose row default runs in the row-tail form
 /// (gpu_spmm rowTails = 1) takes it instead of the segment gate's point: on the zoo's heavy-tailed
-/// training graphs at F = 128 and 256 the row tails were faster in 7 of 8 cases (H100, 2026-11-27,
+/// training graphs at F = 64, 128 and 256 the row-tail default was 1.02x-1.32x faster than the
+/// previous default in all 12 cases (H100, 2026-11-27,
 /// benchmarks/results/2026-11-27-nvidia-h100-80gb-hbm3-row-tails); below it the gate stands.
 inline constexpr int64_t kRowTailsOverSegmentsFeatures = 64;
 

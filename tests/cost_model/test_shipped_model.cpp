@@ -79,8 +79,12 @@ TEST(ShippedModel, SpmmLoadsRanksAndKeepsItsHeldOutScore) {
     for (const auto &n : model.feature_names())
         EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
     // Its inputs: every feature, the row-length metrics and graph shape included (trained on the
-    // graph zoo's 24 training graphs and the three twins: autotune/models/README.md).
-    EXPECT_EQ(model.feature_names(), names);
+    // graph zoo's 24 training graphs and the three twins: autotune/models/README.md), except
+    // gpu_row_tails, appended after it was trained (its records hold no row-tail points).
+    std::vector<std::string> trained_on;
+    for (const auto &n : names)
+        if (n != "gpu_row_tails") trained_on.push_back(n);
+    EXPECT_EQ(model.feature_names(), trained_on);
     EXPECT_TRUE(model.knows_schedule("gpu_spmm"));
     EXPECT_FALSE(model.knows_schedule("gpu_sddmm"));
     expect_ranks_its_space(model, gpu_problem(OpKind::Spmm));
