@@ -518,7 +518,7 @@ constexpr int64_t kRowTailsShortSplitFeatures = 64;
 ScheduleParams with_row_tails(ScheduleParams s, const Problem &p) {
     // Graph-blind problems (graph views, ahead-of-time kernels) carry no table of tails.
     if (s.get_or("kRowSplit", 0) <= 0 || row_tails(s) != 0 || p.stats.nnz <= 0 ||
-        p.layout.extents[0] < kRowTailsMinFeatures)
+        p.layout.extents[0] < kRowTailsMinFeatures || !row_tails_defaults_enabled())
         return s;
     ScheduleParams t = s;
     t.values["rowTails"] = 1;

@@ -80,6 +80,15 @@ bool segment_gate_enabled() {
     return enabled;
 }
 
+}  // namespace
+
+bool row_tails_defaults_enabled() {
+    static const bool enabled = env_enabled("GSPARSE_SPMM_ROW_TAILS");
+    return enabled;
+}
+
+namespace {
+
 const SelectorNode &leaf_of(const SelectorNode *nodes, const SelectorTree &tree,
                             const std::array<double, kSelectorFeatureCount> &x) {
     const SelectorNode *node = &nodes[tree.root];

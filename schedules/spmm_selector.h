@@ -52,6 +52,11 @@ std::optional<ScheduleParams> select_spmm_segments(const Problem &p);
 /// benchmarks/results/2026-11-27-nvidia-h100-80gb-hbm3-row-tails); below it the gate stands.
 inline constexpr int64_t kRowTailsOverSegmentsFeatures = 64;
 
+/// Whether defaults may take the row-tail form (gpu_spmm rowTails = 1); GSPARSE_SPMM_ROW_TAILS=0
+/// turns it off (a long row's tails add atomically, so the last bits of its sum vary between calls;
+/// without them every row schedule adds in the same order each call).
+bool row_tails_defaults_enabled();
+
 /// The feature lengths the selector has trees for (ascending).
 std::vector<int64_t> selector_anchor_features();
 
