@@ -33,6 +33,7 @@ RowTails row_tails(const CSR &csr, int64_t tail_len) {
         const int64_t end = csr.row_ptr[static_cast<size_t>(v + 1)];
         for (int64_t p = csr.row_ptr[static_cast<size_t>(v)] + tail_len; p < end; p += tail_len) {
             t.tail_start.push_back(static_cast<index_t>(p));
+            t.tail_end.push_back(static_cast<index_t>(std::min(p + tail_len, end)));
             t.tail_row.push_back(static_cast<index_t>(v));
         }
     }

@@ -29,11 +29,12 @@ struct RowSegments {
 
 /// Row tails: the units of the row-tail form of g-SpMM (ops/spmm_algorithm.h, split_row_tails).
 /// Every row longer than tail_len keeps its first tail_len nonzeros (reduced with the row) and the
-/// rest is cut into tails of at most tail_len consecutive positions: tail t starts at position
-/// tail_start[t] of row tail_row[t] and ends tail_len positions later or where the row does. Tails
+/// rest is cut into tails of at most tail_len consecutive positions: tail t covers positions
+/// [tail_start[t], tail_end[t]) of row tail_row[t], tail_len of them or up to the row's end. Tails
 /// come in row order.
 struct RowTails {
     std::vector<index_t> tail_start;  ///< the first position of each tail
+    std::vector<index_t> tail_end;    ///< one past the last position of each tail
     std::vector<index_t> tail_row;    ///< the row of each tail
 
     int64_t num_tails() const { return static_cast<int64_t>(tail_row.size()); }

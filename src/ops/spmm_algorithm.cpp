@@ -21,6 +21,7 @@ std::vector<Argument> SpmmAlgorithm::arguments() const {
     if (relabeled) args.push_back(src_order);
     if (has_row_tails(*this)) {
         args.push_back(tail_start);
+        args.push_back(tail_end);
         args.push_back(tail_row);
         args.push_back(num_tails);
     }

@@ -64,12 +64,12 @@ struct SpmmAlgorithm {
 
     /// Row tails (split_row_tails): the row stage reduces only the first tail_len nonzeros of each
     /// row (the run binds max_degree = tail_len) and stores the row; the rest of a longer row comes
-    /// in tails of at most tail_len nonzeros, tail t starting at position tail_start(t) of row
-    /// tail_row(t) (graph/segments.h: row_tails), each reduced by tail_acc(f, t) and added to the
+    /// in tails of at most tail_len nonzeros, tail t covering positions [tail_start(t), tail_end(t))
+    /// of row tail_row(t) (graph/segments.h: row_tails), each reduced by tail_acc(f, t) and added to the
     /// stored row by an atomic update of out over tail_r. 0 when rows are whole or split into
     /// segments.
     int tail_len = 0;
-    Halide::ImageParam tail_start, tail_row;
+    Halide::ImageParam tail_start, tail_end, tail_row;
     Halide::Param<int32_t> num_tails{"num_tails"};
     Halide::Func tail_acc{"spmm_tail_acc"};
     Halide::RDom tail_k, tail_r;
@@ -133,7 +133,7 @@ void split_rows(SpmmAlgorithm &a, int segment_len, int64_t src_tile = 0);
 /// row stage keeps its definition (it reduces a row's first tail_len nonzeros once the run binds
 /// max_degree = tail_len) and out gains an update that adds each tail's reduction to its row:
 ///
-///   tail_acc(f, t) = Σ_{k < min(tail_len, end(t) - tail_start(t))} X(f, colIdx(tail_start(t) + k)) ⊕ Y(...)
+///   tail_acc(f, t) = Σ_{k < tail_end(t) - tail_start(t)} X(f, colIdx(tail_start(t) + k)) ⊕ Y(...)
 ///   out(f, tail_row(t)) += tail_acc(f, t) [/ deg(tail_row(t)) for mean]        t < num_tails
 ///
 /// The update runs after the rows are stored and is scheduled atomic: a long row's tails add to it

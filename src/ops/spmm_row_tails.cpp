@@ -3,8 +3,8 @@
 //   acc(f, v)       the algorithm's reduction, over row v's first tail_len nonzeros (the run binds
 //                   max_degree = tail_len; the RDom's extent caps the row loop)
 //   out(f, v)       = finalize(acc(f, v))                            (unchanged: the row stage)
-//   tail_acc(f, t)  = Σ over positions [tail_start(t), min(tail_start(t) + tail_len, row end)) of the
-//                   message
+//   tail_acc(f, t)  = Σ over positions [tail_start(t), tail_end(t)) of the message (at most
+//                   tail_len of them)
 //   out(f, tail_row(t)) += tail_acc(f, t) / scale(tail_row(t))       (atomic update over t)
 //
 // scale is 1 for sum and the row's degree for mean, so a mean row is the sum of its parts each
@@ -32,6 +32,7 @@ void split_row_tails(SpmmAlgorithm &a, int tail_len) {
     a.tail_len = tail_len;
     const Type t = halide_type(a.dtype);
     a.tail_start = ImageParam(Int(32), 1, "tail_start");
+    a.tail_end = ImageParam(Int(32), 1, "tail_end");
     a.tail_row = ImageParam(Int(32), 1, "tail_row");
     Var r("r");
 
@@ -41,10 +42,10 @@ void split_row_tails(SpmmAlgorithm &a, int tail_len) {
     const int rank = a.layout.rank();
     Expr out_rows = a.out.output_buffers()[0].dim(rank).extent();
     auto row_of = [&](const Expr &tail) { return unsafe_promise_clamped(a.tail_row(tail), 0, out_rows - 1); };
-    // Tail r's positions: tail_len from its start, or up to its row's end.
-    Expr start = a.tail_start(r), row_end = a.row_ptr(row_of(r) + 1);
+    // Tail r's positions [tail_start(r), tail_end(r)), at most tail_len of them.
+    Expr start = a.tail_start(r);
     a.tail_k = RDom(0, tail_len, "tk");
-    a.tail_k.where(a.tail_k < row_end - start);
+    a.tail_k.where(a.tail_k < a.tail_end(r) - start);
     Expr pos = start + a.tail_k;
     Expr u = a.col_idx(pos);
     Expr e = a.reads_edge_ids ? Expr(a.edge_ids(pos)) : pos;

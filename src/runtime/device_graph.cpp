@@ -142,17 +142,20 @@ std::shared_ptr<DeviceSegments> DeviceSegments::get(const Graph &g, int segment_
 
 DeviceTails::DeviceTails(const Graph &g, int tail_len, int tail_tile, const CudaLaunch &launch,
                          const Halide::Target &target)
-    : release_(launch, {&tail_start, &tail_row}) {
+    : release_(launch, {&tail_start, &tail_end, &tail_row}) {
     const CSR &csr = g.csr();
     RowTails tails = row_tails(csr, tail_len);
     const int64_t tile = std::max(tail_tile, 1);
     const int64_t padded = (std::max<int64_t>(tails.num_tails(), 1) + tile - 1) / tile * tile;
     start_host_ = std::move(tails.tail_start);
+    end_host_ = std::move(tails.tail_end);
     row_host_ = std::move(tails.tail_row);
     start_host_.resize(static_cast<size_t>(padded), static_cast<index_t>(csr.nnz()));
+    end_host_.resize(static_cast<size_t>(padded), static_cast<index_t>(csr.nnz()));
     row_host_.resize(static_cast<size_t>(padded), 0);
     num_tails = static_cast<int32_t>(padded);
     tail_start = upload(start_host_, launch, target, "tail_start");
+    tail_end = upload(end_host_, launch, target, "tail_end");
     tail_row = upload(row_host_, launch, target, "tail_row");
 }
 

@@ -41,6 +41,7 @@ TEST(Segments, RowTailsCoverEveryPositionPastEachRowsHeadOnce) {
     for (int64_t len : {1, 3, 64, 1 << 20}) {
         RowTails t = row_tails(csr, len);
         ASSERT_EQ(t.tail_start.size(), t.tail_row.size());
+        ASSERT_EQ(t.tail_end.size(), t.tail_row.size());
         std::vector<int> covered(static_cast<size_t>(csr.nnz()), 0);
         int64_t expected = 0;
         for (int64_t v = 0; v < csr.num_rows; v++) expected += std::max<int64_t>(0, (csr.row_length(v) - 1) / len);
@@ -53,6 +54,7 @@ TEST(Segments, RowTailsCoverEveryPositionPastEachRowsHeadOnce) {
             EXPECT_EQ((start - csr.row_ptr[row]) % len, 0) << "tail " << i;
             EXPECT_GE(start, csr.row_ptr[row] + len);
             const int64_t end = std::min<int64_t>(start + len, csr.row_ptr[row + 1]);
+            EXPECT_EQ(t.tail_end[i], end) << "tail " << i;
             ASSERT_LT(start, end);
             for (int64_t p = start; p < end; p++) covered[p]++;
         }
