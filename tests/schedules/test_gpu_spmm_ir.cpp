@@ -59,6 +59,20 @@ ScheduleParams point(int M, int T, int R, int KT, int smem, int split = 0, int b
                            {"kRowSplit", split}, {"rowBalance", balance}, {"kNnzLanes", lanes}, {"kVecWidth", 1}}};
 }
 
+/// The statistics of a square graph of `rows` rows and `nnz` nonzeros.
+GraphStats square_stats(int64_t rows, int64_t nnz, int64_t longest, double cov, double col_cov = 0,
+                        int64_t empty = 0) {
+    GraphStats s;
+    s.num_rows = s.num_cols = rows;
+    s.nnz = nnz;
+    s.avg_row_length = static_cast<double>(nnz) / static_cast<double>(rows);
+    s.max_row_length = longest;
+    s.row_length_cov = cov;
+    s.col_length_cov = col_cov;
+    s.empty_rows = empty;
+    return s;
+}
+
 /// A point with kNnzLanes lanes (no shared tile, one output per thread).
 ScheduleParams lanes_point(int M, int T, int lanes, int split = 0, int balance = 0) {
     return point(M, T, 1, 32, 0, split, balance, lanes);
@@ -938,12 +952,7 @@ TEST(GpuSpmmIR, NnzTileNamesOneKernelWithoutStagedIds) {
 
 TEST(GpuSpmmIR, CanonicalPointsOfTheSpaceAreValidAndDistinctKernels) {
     const auto &def = spmm_schedule("gpu_spmm");
-    GraphStats stats;
-    stats.num_rows = stats.num_cols = 232965;
-    stats.nnz = 114615892;
-    stats.avg_row_length = 492;
-    stats.max_row_length = 21657;
-    stats.row_length_cov = 1.6;
+    const GraphStats stats = square_stats(232965, 114615892, 21657, 1.6);
     for (int64_t F : {8, 32, 128}) {
         const Problem pr{plan_features(BinaryOp::CopyLhs, {F}, {F}), stats};
         const ScheduleSpace space = def.space(pr);
@@ -1035,14 +1044,7 @@ TEST(GpuSpmmIR, DefaultsThatSplitRowsTakeTheRowTailFormWhereValid) {
     // thread per feature group and direct ids, runs the row-tail form; max and smaller F keep the
     // combined segments.
     const auto &def = spmm_schedule("gpu_spmm");
-    GraphStats stats;
-    stats.num_rows = stats.num_cols = 250000;
-    stats.nnz = 4000000;
-    stats.avg_row_length = 16;
-    stats.max_row_length = 21560;
-    stats.row_length_cov = 4.97;
-    stats.col_length_cov = 12.9;
-    stats.empty_rows = 194;
+    const GraphStats stats = square_stats(250000, 4000000, 21560, 4.97, 12.9, 194);  // cl-h-4m
     int tails = 0;
     for (int64_t F : {1, 8, 32, 64, 128, 256})
         for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max}) {
