@@ -7,7 +7,8 @@ gsparse-sweep --points measures the listed points a problem's space holds (the o
 and --sample adds a deterministic sample of the rest. The
 list covers the forms that short and very uneven rows need and the hand-written defaults did not
 try on them: several rows per warp with few nonzero lanes each, one row per thread, whole or split
-rows, rows longest first or relabeled, and the thread-per-feature forms with shared id tiles.
+rows, rows longest first or relabeled, and the thread-per-feature forms with shared id tiles and
+row tails.
 Every point is written in canonical form (kNnzTile 16 unless ids are staged).
 """
 import argparse
@@ -17,10 +18,12 @@ import json
 POW2 = [1, 2, 4, 8, 16, 32]
 
 
-def point(M, T, R, KT, smem, split, balance, L, V, U):
+def point(M, T, R, KT, smem, split, balance, L, V, U, tails=0):
     values = {"kMTile": M, "kNTile": T, "kNRegTile": R, "kNnzTile": KT if smem and L == 1 else 16,
               "smemColIdx": smem, "kRowSplit": split, "rowBalance": balance, "kNnzLanes": L,
               "kVecWidth": V, "kNnzUnroll": U, "kSrcTile": 0}
+    if tails:  # written only when set: points of earlier sweeps (rowTails = 0) keep their text
+        values["rowTails"] = 1
     return "gpu_spmm{" + ", ".join(f"{k}={v}" for k, v in sorted(values.items())) + "}"
 
 
@@ -46,9 +49,12 @@ def lanes_family(F):
         yield point(M, T, 1, 16, 0, split, balance, L, 1, U)
 
 
-# (smemColIdx, kRowSplit, rowBalance) of the thread-per-feature forms.
-ROW_FORMS = [(0, 0, 0), (1, 0, 0), (0, 256, 0), (0, 1024, 0), (1, 1024, 0), (1, 0, 1), (1, 0, 2), (0, 0, 3),
-             (1, 0, 3), (0, 1024, 3)]
+# (smemColIdx, kRowSplit, rowBalance, rowTails) of the thread-per-feature forms: whole rows, rows
+# split into segments combined through a buffer, and the row-tail form (a row's first kRowSplit
+# nonzeros with the row, the rest added atomically; sum and mean).
+ROW_FORMS = [(0, 0, 0, 0), (1, 0, 0, 0), (0, 256, 0, 0), (0, 1024, 0, 0), (1, 1024, 0, 0), (1, 0, 1, 0),
+             (1, 0, 2, 0), (0, 0, 3, 0), (1, 0, 3, 0), (0, 1024, 3, 0), (0, 64, 0, 1), (0, 128, 0, 1),
+             (0, 256, 0, 1)]
 
 
 def feature_family(F):
@@ -57,13 +63,13 @@ def feature_family(F):
         return
     top = pow2_at_most(min(F, 128))
     vmax = 4 if F % 4 == 0 else 2 if F % 2 == 0 else 1
-    for M, T, (R, V), (smem, split, balance) in itertools.product(
+    for M, T, (R, V), (smem, split, balance, tails) in itertools.product(
             [2, 4, 8, 32], sorted({top, top // 2}), sorted({(1, vmax), (2, vmax), (2, 1)}), ROW_FORMS):
         while T * R * V > F and T > 1:
             T //= 2
         if not 32 <= M * T <= 1024:
             continue
-        yield point(M, T, R, 32, smem, split, balance, 1, V, 1)
+        yield point(M, T, R, 32, smem, split, balance, 1, V, 1, tails)
 
 
 def main():
