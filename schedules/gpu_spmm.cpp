@@ -489,8 +489,7 @@ void schedule_row_tails(SpmmAlgorithm &a) {
         upd.gpu_blocks(tro, tfo, heads);
     }
     Var tvo("tvo"), tv("tv");
-    // (Each thread's V features of one tail: V divides the feature extent, so a thread's group is
-    // whole or guarded out entirely.)
+    // (Each thread's V features of one tail: the feature tiles cover the rows exactly.)
     a.tail_acc.compute_at(a.out, tft).store_in(MemoryType::Register).bound_extent(f0, V);
     Stage tacc = a.tail_acc.update();
     if (V > 1) {
@@ -689,7 +688,6 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
         map_blocks(rows);
 
         // Per-thread register accumulators for the block's rows and features.
-        // (Stage 0: with row tails, out's last stage is the tails' update.)
         a.acc.compute_at(rows, vo).store_in(MemoryType::Register).bound_extent(a.v, M);
         a.acc.split(f0, fo, fi, T * R * V).split(fi, fr, fw, T * V).split(fw, ft, fv, V);
         a.acc.reorder(fv, fr, ft, a.v, fo).unroll(fr).gpu_threads(ft, a.v);

@@ -140,13 +140,11 @@ std::shared_ptr<DeviceSegments> DeviceSegments::get(const Graph &g, int segment_
     }));
 }
 
-DeviceTails::DeviceTails(const Graph &g, int tail_len, int tail_tile, const CudaLaunch &launch,
-                         const Halide::Target &target)
+DeviceTails::DeviceTails(const Graph &g, int tail_len, const CudaLaunch &launch, const Halide::Target &target)
     : release_(launch, {&tail_start, &tail_end, &tail_row}) {
     const CSR &csr = g.csr();
     RowTails tails = row_tails(csr, tail_len);
-    const int64_t tile = std::max(tail_tile, 1);
-    const int64_t padded = (std::max<int64_t>(tails.num_tails(), 1) + tile - 1) / tile * tile;
+    const int64_t padded = std::max<int64_t>(tails.num_tails(), 1);
     start_host_ = std::move(tails.tail_start);
     end_host_ = std::move(tails.tail_end);
     row_host_ = std::move(tails.tail_row);
@@ -159,12 +157,11 @@ DeviceTails::DeviceTails(const Graph &g, int tail_len, int tail_tile, const Cuda
     tail_row = upload(row_host_, launch, target, "tail_row");
 }
 
-std::shared_ptr<DeviceTails> DeviceTails::get(const Graph &g, int tail_len, int tail_tile, const CudaLaunch &launch,
+std::shared_ptr<DeviceTails> DeviceTails::get(const Graph &g, int tail_len, const CudaLaunch &launch,
                                               const Halide::Target &target) {
-    tail_tile = padding_tile(tail_tile);
     const std::string key = "cuda_tails/" + std::to_string(tail_len);
-    return std::static_pointer_cast<DeviceTails>(g.attachment(key_of(key.c_str(), launch.context, tail_tile), [&] {
-        return std::static_pointer_cast<void>(std::make_shared<DeviceTails>(g, tail_len, tail_tile, launch, target));
+    return std::static_pointer_cast<DeviceTails>(g.attachment(key_of(key.c_str(), launch.context, 1), [&] {
+        return std::static_pointer_cast<void>(std::make_shared<DeviceTails>(g, tail_len, launch, target));
     }));
 }
 

@@ -101,19 +101,19 @@ private:
 };
 
 /// Row tails of a graph for the row-tail form of g-SpMM (graph/segments.h: row_tails), on the
-/// device: tail_start, tail_end and tail_row padded to a multiple of the tail tile (and to at least
-/// one tile) with empty tails (start = end = nnz, row 0), so that every block reads in-range entries
-/// and a graph without long rows still launches a valid grid. num_tails counts the padded tails.
+/// device: tail_start, tail_end and tail_row, with one empty tail (start = end = nnz, row 0) when
+/// the graph has no long row, so that the tails' kernel still launches a valid grid (its blocks
+/// guard the tails past num_tails). num_tails counts the tails uploaded.
 class DeviceTails {
 public:
-    DeviceTails(const Graph &g, int tail_len, int tail_tile, const CudaLaunch &launch, const Halide::Target &target);
+    DeviceTails(const Graph &g, int tail_len, const CudaLaunch &launch, const Halide::Target &target);
     DeviceTails(const DeviceTails &) = delete;
     DeviceTails &operator=(const DeviceTails &) = delete;
 
     Halide::Buffer<> tail_start, tail_end, tail_row;
     int32_t num_tails = 0;
 
-    static std::shared_ptr<DeviceTails> get(const Graph &g, int tail_len, int tail_tile, const CudaLaunch &launch,
+    static std::shared_ptr<DeviceTails> get(const Graph &g, int tail_len, const CudaLaunch &launch,
                                             const Halide::Target &target);
 
 private:

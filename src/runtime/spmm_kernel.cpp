@@ -287,11 +287,11 @@ const Graph &SpmmKernel::bind_graph_cuda(const Graph &graph, const CudaLaunch &l
             bind_segments(*DeviceSegments::get(g, algo_.segment_len, 0, algo_.row_tile, launch, target_));
         } else if (algo_.tail_len) {
             // The rows reduce their first tail_len nonzeros (the bound on the row loop), the tails
-            // the rest; tails come in blocks of row_tile.
+            // the rest.
             params.set(algo_.row_ptr, dev->row_ptr);
             params.set(algo_.max_degree,
                        static_cast<int32_t>(std::min<int64_t>(algo_.tail_len, g.max_row_length())));
-            auto tails = DeviceTails::get(g, algo_.tail_len, algo_.row_tile, launch, target_);
+            auto tails = DeviceTails::get(g, algo_.tail_len, launch, target_);
             params.set(algo_.tail_start, tails->tail_start);
             params.set(algo_.tail_end, tails->tail_end);
             params.set(algo_.tail_row, tails->tail_row);
