@@ -10,6 +10,7 @@
 #include "bindings.h"
 #include "core/error.h"
 #include "dsl/plugin.h"
+#include "dsl/user_gradients.h"
 #include "graph/graph_view.h"
 #include "tensor_args.h"
 
@@ -68,6 +69,37 @@ UserEdgeKernel compile_edge(const dsl::Plugin &plugin, const std::string &progra
     return describe(plugin.handle, p.compile(features, device_of(device)), p, program, features, device);
 }
 
+/// A program's derived backward (dsl/user_gradients.h), compiled: the name under which its programs
+/// read the output's gradient, the scale program (or none), and per forward operand (name, where it
+/// is read, broadcast, form: rows | reverse_rows | edges, its compiled g-SpMM or per-edge program).
+using OperandGradientKernel = std::tuple<std::string, std::string, bool, std::string, std::optional<UserKernel>,
+                                         std::optional<UserEdgeKernel>>;
+using GradientKernels = std::tuple<std::string, std::optional<UserKernel>, std::vector<OperandGradientKernel>>;
+
+GradientKernels compile_gradients(const dsl::Plugin &plugin, const std::string &program, int features,
+                                  const std::string &device) {
+    const dsl::ProgramGradients grads = dsl::derive_gradients(plugin.registry.make_program(program));
+    const Device d = device_of(device);
+    auto rows = [&](const dsl::SpmmProgram &p) {
+        return describe(plugin.handle, p.compile(features, d), p, p.name(), features, device);
+    };
+    std::optional<UserKernel> scale;
+    if (grads.scale) scale = rows(*grads.scale);
+    std::vector<OperandGradientKernel> operands;
+    for (const dsl::OperandGradient &g : grads.operands) {
+        using Form = dsl::OperandGradient::Form;
+        const char *form = g.form == Form::Rows ? "rows" : g.form == Form::ReverseRows ? "reverse_rows" : "edges";
+        std::optional<UserKernel> k;
+        std::optional<UserEdgeKernel> e;
+        if (g.form == Form::Edges)
+            e = describe(plugin.handle, g.edges->compile(features, d), *g.edges, g.edges->name(), features, device);
+        else
+            k = rows(*g.rows);
+        operands.emplace_back(g.operand, dsl::at_name(g.at), g.broadcast, form, std::move(k), std::move(e));
+    }
+    return {grads.grad_operand, std::move(scale), std::move(operands)};
+}
+
 /// The Python class of a compiled program, with its description as read-only attributes.
 template <typename Kernel>
 py::class_<Compiled<Kernel>> bind_compiled(py::module_ &m, const char *name, const char *doc) {
@@ -116,7 +148,11 @@ void bind_plugins(py::module_ &m) {
         .def("compile", &compile, py::arg("program"), py::arg("features"), py::arg("device"), py::arg("schedule"),
              py::arg("point"), py::call_guard<py::gil_scoped_release>(),
              "The program compiled for `features` output features on 'cpu' or 'cuda', under the plugin's schedule "
-             "of that name (None: the default user schedule) at `point` (knobs left out take their defaults).");
+             "of that name (None: the default user schedule) at `point` (knobs left out take their defaults).")
+        .def("compile_gradients", &compile_gradients, py::arg("program"), py::arg("features"), py::arg("device"),
+             py::call_guard<py::gil_scoped_release>(),
+             "The program's derived backward (sum-reduced programs; dsl/user_gradients.h), compiled: (grad operand "
+             "name, scale program or None, [(operand, at, broadcast, form, program or None, edge program or None)]).");
     bind_compiled<dsl::SpmmKernel>(m, "UserKernel", "A compiled user program.")
         .def_property_readonly("num_outputs", [](const UserKernel &k) { return k.kernel.num_outputs(); })
         .def_property_readonly("schedule", [](const UserKernel &k) { return k.kernel.schedule(); })

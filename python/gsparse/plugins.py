@@ -10,6 +10,7 @@ the user gives.
                 "w": gsparse.gsddmm(g, "dot", x, grad, "u", "v")}
     weighted_sum = gsparse.user_op(agg, agg_backward)
     out = weighted_sum(g, x=x, w=w)                            # differentiable
+    weighted_sum = gsparse.user_op(agg)                        # the same, backward derived from the message
 
     weights = plugin.edge_program("gat_weights", features=1)  # per-edge (g-SDDMM-shaped) programs
     w = weights(g, a_src=a_src, a_dst=a_dst, lse=lse)          # w [num_edges, 1], by edge id
@@ -73,7 +74,20 @@ class Plugin:
         point = {str(k): int(v) for k, v in (point or {}).items()}
         key = (name, int(features), device, schedule, tuple(sorted(point.items())))
         if key not in self._compiled:
-            self._compiled[key] = UserProgram(self._native.compile(name, int(features), device, schedule, point))
+            self._compiled[key] = UserProgram(self._native.compile(name, int(features), device, schedule, point),
+                                              plugin=self, name=name)
+        return self._compiled[key]
+
+    def gradients(self, name, features, device="cpu"):
+        """The backward of program `name` derived from its message (programs that sum their message,
+        optionally with a finalize linear in the sum such as a mean; docs/dsl.md), compiled for
+        `features` features on `device`: a DerivedBackward. gsparse.ShapeError naming why a program
+        has none (another reduction, a message that reads node or edge ids, an operation without a
+        derivative rule). Compiled once per argument set."""
+        device = _device_type(device)
+        key = ("gradients", name, int(features), device)
+        if key not in self._compiled:
+            self._compiled[key] = DerivedBackward(*self._native.compile_gradients(name, int(features), device))
         return self._compiled[key]
 
     def edge_program(self, name, features, device="cpu"):
@@ -148,6 +162,8 @@ class _Compiled:
             t = t.detach().contiguous()
             dense.append(t)
             args[name] = tensor_arg(t, name)
+        if device is None:  # a program without operands: its output goes to the graph's device
+            device = g._t.device if g._t is not None else torch.device(self.device)
         if g._t is not None and g._t.device.type != device.type:
             raise ShapeError(f"the graph's arrays are on {g._t.device} but the operands on {device}")
         return args, dense, device
@@ -173,9 +189,10 @@ class EdgeProgram(_Compiled):
 class UserProgram(_Compiled):
     """A compiled user program: call it with a Graph and its operands by name."""
 
-    def __init__(self, kernel):
+    def __init__(self, kernel, plugin=None, name=None):
         super().__init__(kernel)
         self.num_outputs = kernel.num_outputs  # several with finalize_outputs: calls return a tuple
+        self._origin = (plugin, name)  # where its derived backward comes from (Plugin.gradients)
 
     @property
     def schedule(self):
@@ -208,15 +225,52 @@ class UserProgram(_Compiled):
         return f"UserProgram({self.name}, features={self.features}, schedule={self.schedule})"
 
 
-def user_op(program, backward, save_outputs=False):
+class DerivedBackward:
+    """The backward of a user program derived from its message (Plugin.gradients): with
+    G = grad_out * scale(g) (the finalize's derivative; 1 without a finalize), an operand read at the
+    destination gets a g-SpMM program on the graph, one read at the source a g-SpMM program on the
+    reverse graph, one read at the edge a per-edge program, each over G and the forward operands it
+    needs; a broadcast operand the sum of its gradient's features."""
+
+    def __init__(self, grad_operand, scale, operands):
+        self.grad_operand = grad_operand
+        self.scale = UserProgram(scale) if scale is not None else None
+        self.operands = [(name, at, broadcast, form, UserProgram(rows) if rows is not None else EdgeProgram(edges))
+                         for name, at, broadcast, form, rows, edges in operands]
+
+    def __call__(self, g, grad, **operands):
+        """{operand name: gradient} of the program's output against grad (its gradient)."""
+        if self.scale is not None:
+            grad = grad * self.scale(g)
+        grads = {}
+        for name, _, broadcast, form, prog in self.operands:
+            args = {n: (grad if n == self.grad_operand else operands[n]) for n in prog.operand_names}
+            d = prog(g.reverse() if form == "reverse_rows" else g, **args)
+            grads[name] = d.sum(dim=1, keepdim=True) if broadcast else d
+        return grads
+
+    def __repr__(self):
+        forms = ", ".join(f"{n}: {form}" for n, _, _, form, _ in self.operands)
+        return f"DerivedBackward({forms}{', scaled' if self.scale is not None else ''})"
+
+
+def user_op(program, backward=None, save_outputs=False):
     """A differentiable operator from a user program: forward runs `program(g, **operands)`;
     backward(g, grad_out, **operands) returns {operand name: its gradient (or None)}, written with
     other user programs, gsparse's operators or PyTorch (grad_out: a tuple of the outputs' gradients
     for a program of several outputs). With save_outputs, the forward's outputs are kept for the
     backward, called as backward(g, grad_out, out, **operands) (out: the output, or the tuple of
-    them). Returns f(g, **operands)."""
+    them). backward=None derives it from the program's message (Plugin.gradients: programs that
+    sum their message; ShapeError naming why another program has none). Returns f(g, **operands)."""
     if not isinstance(program, UserProgram):
         raise ShapeError(f"program must be a UserProgram (Plugin.program), got {type(program).__name__}")
+    if backward is None:
+        plugin, name = program._origin
+        if plugin is None:
+            raise ShapeError(f"user program {program.name} does not come from Plugin.program: give its backward")
+        if save_outputs:
+            raise ShapeError("save_outputs applies to a given backward, not a derived one")
+        backward = plugin.gradients(name, program.features, program.device)
     if not callable(backward):
         raise ShapeError("backward must be callable: backward(g, grad_out, **operands) -> {name: grad}")
     names = tuple(program.operand_names)

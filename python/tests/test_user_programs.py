@@ -151,6 +151,59 @@ def test_user_op_gradients_through_a_given_backward(plugin, device):
     torch.testing.assert_close(dx, torch.autograd.grad(weighted(ei, x, w.detach(), "sum").sum(), (x,))[0])
 
 
+def gated_mean(ei, x, a, b, w):
+    """out[v] = mean over in-edges of sigmoid(a[u] + b[v]) * x[u] * w[e] (the plugin's gated_mean)."""
+    ei = ei.to(x.device)
+    msg = torch.sigmoid(a[ei[0]] + b[ei[1]]) * x[ei[0]] * w
+    out = torch.zeros(b.shape[0], x.shape[1], dtype=x.dtype, device=x.device).index_add(0, ei[1], msg)
+    deg = torch.zeros(b.shape[0], dtype=x.dtype, device=x.device).index_add(0, ei[1], torch.ones_like(w[:, 0]))
+    return out / deg.clamp(min=1).unsqueeze(1)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_user_op_derives_the_backward_from_the_message(plugin, device, dynamic):
+    # No backward given: every operand's gradient is a user program derived from the message
+    # (operands at the source on the reverse graph, at the destination and the edge on the graph,
+    # broadcast ones summed over the features; the mean's 1 / degree as a scale).
+    g, ei = graph()
+    if dynamic:
+        g = gsparse.Graph(ei.to(device), num_nodes=g.num_dst, dynamic=True)
+    F = 6
+    f = gsparse.user_op(plugin.program("gated_mean", features=F, device=device))
+    gen = torch.Generator().manual_seed(7)
+    ops = {"x": torch.randn(g.num_src, F, generator=gen), "a": torch.randn(g.num_src, 1, generator=gen),
+           "b": torch.randn(g.num_dst, 1, generator=gen), "w": torch.rand(g.num_edges, 1, generator=gen) + 0.5}
+    ops = {k: v.to(device).requires_grad_() for k, v in ops.items()}
+    out = f(g, **ops)
+    ref = gated_mean(ei, ops["x"], ops["a"], ops["b"], ops["w"])
+    torch.testing.assert_close(out, ref, rtol=1e-5, atol=1e-5)
+    up = torch.randn(out.shape, generator=gen).to(device)
+    names = ("x", "a", "b", "w")
+    got = torch.autograd.grad(out, [ops[n] for n in names], up)
+    want = torch.autograd.grad(ref, [ops[n] for n in names], up)
+    for n, a, b in zip(names, got, want):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5, msg=lambda m, n=n: f"gradient of {n}: {m}")
+    # The weighted sum: the derived backward matches the one the test above gives by hand.
+    agg = plugin.program("weighted_sum", features=F, device=device)
+    x, w = ops["x"], ops["w"]
+    dx, dw = torch.autograd.grad(gsparse.user_op(agg)(g, x=x, w=w), (x, w), up)
+    rx, rw = torch.autograd.grad(weighted(ei, x, w, "sum"), (x, w), up)
+    torch.testing.assert_close(dx, rx, rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(dw, rw, rtol=1e-4, atol=1e-5)
+
+
+def test_user_op_names_programs_without_a_derived_backward(plugin):
+    with pytest.raises(gsparse.ShapeError, match="monoid 'max' is not a sum"):
+        gsparse.user_op(plugin.program("weighted_max", features=4))
+    with pytest.raises(gsparse.ShapeError, match="its message is a tuple"):
+        gsparse.user_op(plugin.program("gat_attention", features=4))
+    backward = plugin.gradients("gated_mean", features=4)
+    assert [(n, form) for n, _, _, form, _ in backward.operands] == [
+        ("x", "reverse_rows"), ("a", "reverse_rows"), ("b", "rows"), ("w", "edges")]
+    assert backward.scale is not None and backward.grad_operand == "grad"
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_user_op_hands_the_saved_outputs_to_the_backward(plugin, device):
     # save_outputs=True: backward(g, grad, out, **operands) gets the forward's output itself.
@@ -259,6 +312,8 @@ def test_bad_input_is_named(plugin):
     with pytest.raises(gsparse.Error, match="lanes must divide"):
         plugin.program("weighted_max", features=6, schedule="row_tasks", point={"lanes": 4})
     with pytest.raises(gsparse.ShapeError, match="backward must be callable"):
+        gsparse.user_op(prog, "not a function")
+    with pytest.raises(gsparse.ShapeError, match="no derived backward: its monoid 'max'"):
         gsparse.user_op(prog, None)
     with pytest.raises(gsparse.Error, match="/nonexistent/plugin.so"):
         gsparse.load_plugin("/nonexistent/plugin.so")

@@ -205,6 +205,8 @@ inline constexpr int64_t kRowsFormMaxDegree = 64;
 /// A point as text: name{knob=value, ...}.
 std::string point_str(const ScheduleDef &def, const std::map<std::string, int64_t> &point);
 
+struct ProgramGradients;
+
 class SpmmProgram {
 public:
     /// name: a C identifier naming the program in errors and kernel names; type: its feature type.
@@ -254,6 +256,7 @@ public:
 
 private:
     friend class SpmmKernel;
+    friend ProgramGradients derive_gradients(const SpmmProgram &program);  // dsl/user_gradients.h
     std::string name_;
     Halide::Type type_;
     Halide::ImageParam row_ptr_, col_idx_, edge_ids_;

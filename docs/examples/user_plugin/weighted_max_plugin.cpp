@@ -1,8 +1,8 @@
 // A plugin of user programs (docs/dsl.md, "Plugins"): the weighted max of
 // docs/examples/user_program_aot, a weighted sum, GAT's attention aggregation in one pass
 // (gat_attention.h; the fused layer of docs/examples/fused_gat.py, with its backward's transposed
-// aggregation and per-edge score gradient), a weighted sum and mean as two outputs of one pass, and
-// a user schedule, loaded by
+// aggregation and per-edge score gradient), a gated mean (its backward derived from the message), a
+// weighted sum and mean as two outputs of one pass, and a user schedule, loaded by
 //   gsparse-compile --plugin libgsparse_example_plugin.so --program weighted_max --feat 8 --out DIR --name weighted_max
 // Built as a shared module (CMake: add_library(NAME MODULE ...)); it does not link gsparse.
 #include "dsl/plugin.h"
@@ -30,6 +30,20 @@ gsparse::dsl::SpmmProgram weighted_sum() {
     Halide::Expr w = p.operand("w", At::Edge, true);
     p.message(x * w);
     p.reduce(gsparse::dsl::Monoid::sum());
+    return p;
+}
+
+/// A gated mean: out[v] = mean over in-edges e = (u -> v) of sigmoid(a[u] + b[v]) * x[u] * w[e].
+/// Python's gsparse.user_op(program) derives its backward from the message (docs/dsl.md).
+gsparse::dsl::SpmmProgram gated_mean() {
+    gsparse::dsl::SpmmProgram p("gated_mean");
+    Halide::Expr x = p.operand("x", At::Src);
+    Halide::Expr a = p.operand("a", At::Src, true);
+    Halide::Expr b = p.operand("b", At::Dst, true);
+    Halide::Expr w = p.operand("w", At::Edge, true);
+    p.message(x * w / (1.0f + Halide::exp(-(a + b))));
+    p.reduce(gsparse::dsl::Monoid::sum());
+    p.finalize([](Halide::Expr acc, Halide::Expr degree) { return acc / Halide::cast<float>(degree); });
     return p;
 }
 
@@ -72,6 +86,7 @@ gsparse::dsl::ScheduleDef row_tasks() {
 GSPARSE_PLUGIN(registry) {
     registry.program("weighted_max", weighted_max);
     registry.program("weighted_sum", weighted_sum);
+    registry.program("gated_mean", gated_mean);
     registry.program("gat_attention", [] { return gsparse_examples::gat_attention(); });
     registry.program("gat_attention_lse", [] { return gsparse_examples::gat_attention("gat_attention_lse", true); });
     registry.program("gat_attention_shifted_lse",

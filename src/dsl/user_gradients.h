@@ -1,0 +1,52 @@
+// The backward of a user g-SpMM program, derived from its message: for a program that sums its
+// message over each node's in-edges (Monoid::sum, optionally with a finalize that is linear in the
+// sum, such as a mean), the gradient of every operand is again a user program, built here by
+// differentiating the message symbolically (dsl/differentiate.h).
+//
+//   out[v, f] = fin(acc[v, f], deg(v)),   acc[v, f] = sum over in-edges e = (u -> v) of m(f, u, v, e)
+//   G[v, f]   = grad_out[v, f] * dfin/dacc(deg(v))                       (the `scale` program)
+//   d op_dst[v, f]  = sum over in-edges of v        of G[v, f] * dm/d op_dst    (g-SpMM, same graph)
+//   d op_src[u, f]  = sum over out-edges of u       of G[v, f] * dm/d op_src    (g-SpMM, reverse graph)
+//   d op_edge[e, f] = G[v, f] * dm/d op_edge                                    (per-edge program)
+//
+// A broadcast operand ([rows, 1]) gets the sum over f of its program's output. The programs read
+// the forward operands they need by the same names, and G as the operand `grad_operand`. A message
+// that reads the node or edge ids (src(), dst(), edge(), degree()) or a reduction other than sum
+// has no derived backward: ShapeError naming why (give the backward yourself, gsparse.user_op).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dsl/user_sddmm.h"
+#include "dsl/user_spmm.h"
+
+namespace gsparse::dsl {
+
+/// How one operand's gradient is computed.
+struct OperandGradient {
+    enum class Form {
+        Rows,         ///< g-SpMM program on the graph itself (operands read at the destination)
+        ReverseRows,  ///< g-SpMM program on the reverse graph (operands read at the source)
+        Edges,        ///< per-edge program on the graph (operands read at the edge)
+    };
+    std::string operand;     ///< the forward operand
+    At at = At::Src;         ///< where the forward reads it
+    bool broadcast = false;  ///< sum the program's features to get the [rows, 1] gradient
+    Form form = Form::Rows;
+    std::shared_ptr<SpmmProgram> rows;    ///< Rows and ReverseRows
+    std::shared_ptr<SddmmProgram> edges;  ///< Edges
+};
+
+/// The derived backward of a program (see the header comment).
+struct ProgramGradients {
+    std::string grad_operand;            ///< the name under which the programs read G
+    std::shared_ptr<SpmmProgram> scale;  ///< dfin/dacc per destination row; null without a finalize
+    std::vector<OperandGradient> operands;  ///< one per forward operand, in declaration order
+};
+
+/// The derived backward of program; ShapeError naming why a program has none.
+ProgramGradients derive_gradients(const SpmmProgram &program);
+
+}  // namespace gsparse::dsl

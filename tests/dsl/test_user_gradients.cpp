@@ -1,0 +1,251 @@
+// The derived backward of user programs (dsl/user_gradients.h, dsl/differentiate.h): the derivative
+// rules against central differences of the expression, and every operand's gradient program run on
+// random graphs (empty rows, a long row, duplicate edges, self-loops, shuffled edge ids, bipartite)
+// against central differences of the forward program itself, in float64; clear errors for programs
+// without a derived backward.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "dsl/differentiate.h"
+#include "dsl/user_gradients.h"
+#include "support/random_graph.h"
+#include "support/throws_with.h"
+
+namespace gsparse {
+namespace {
+
+using dsl::At;
+using dsl::Monoid;
+using dsl::OperandGradient;
+using dsl::SpmmProgram;
+using Halide::Expr;
+
+/// A float64 constant (Halide's operators take an Expr and a double ambiguously).
+Expr K(double v) { return Halide::Expr(v); }
+
+/// e at each of the points (var = point), JIT-compiled for the CPU.
+std::vector<double> eval(const Expr &e, const std::string &var, const std::vector<double> &points) {
+    Halide::Buffer<double> in(static_cast<int>(points.size()));
+    for (size_t i = 0; i < points.size(); ++i) in(static_cast<int>(i)) = points[i];
+    Halide::Var i("i");
+    Halide::Func fn("fn");
+    fn(i) = Halide::cast<double>(Halide::Internal::substitute(var, in(i), e));
+    Halide::Buffer<double> out = fn.realize({static_cast<int>(points.size())});
+    return std::vector<double>(out.begin(), out.end());
+}
+
+TEST(Differentiate, RulesMatchCentralDifferences) {
+    const Expr x = Halide::Internal::Variable::make(Halide::Float(64), "x");
+    const Expr c = K(0.7);
+    const std::vector<std::pair<const char *, Expr>> cases = {
+        {"poly", x * x * K(3) - x / (x + K(2)) + K(1.5)},
+        {"exp_log", Halide::exp(-x * x) + Halide::log(x * x + K(1))},
+        {"sqrt_tanh", Halide::sqrt(x * x + K(0.5)) * Halide::tanh(c * x)},
+        {"trig", Halide::sin(x) * Halide::cos(K(2) * x) + Halide::atan(x)},
+        {"pow", Halide::pow(x * x + K(1), K(1.5)) + Halide::pow(c + K(1), x)},
+        {"piecewise", Halide::select(x > K(0.1), x * K(2), K(0.2) * x) + Halide::max(x, c) - Halide::min(x, -c) +
+                          Halide::abs(x - K(0.3))},
+        {"casts", Halide::cast<double>(Halide::cast<float>(x) * 2.0f) +
+                      Halide::cast<double>(Halide::cast<int>(x * K(10)))},
+    };
+    const std::vector<double> at = {-1.33, -0.47, 0.36, 0.91, 2.23};  // x * 10 away from integers (casts)
+    for (const auto &[name, e] : cases) {
+        // The casts case: the float round trip is smooth at float resolution only (a wider step).
+        const bool casts = std::string(name) == "casts";
+        const double h = casts ? 1e-3 : 1e-6, tol = casts ? 1e-3 : 1e-6;
+        std::vector<double> lo, hi;
+        for (double a : at) {
+            lo.push_back(a - h);
+            hi.push_back(a + h);
+        }
+        const Expr d = dsl::differentiate(e, "x");
+        const std::vector<double> got = eval(d, "x", at), up = eval(e, "x", hi), down = eval(e, "x", lo);
+        for (size_t i = 0; i < at.size(); ++i) {
+            const double fd = (up[i] - down[i]) / (2 * h);
+            EXPECT_NEAR(got[i], fd, tol * (1 + std::abs(fd))) << name << " at " << at[i] << ": d = " << d;
+        }
+    }
+    // A variable the expression does not use, and an operation without a rule.
+    EXPECT_TRUE(Halide::Internal::is_const_zero(dsl::differentiate(Halide::exp(x), "y")));
+    const Expr special =
+        Halide::Internal::Call::make(Halide::Float(64), "special_f64", {x}, Halide::Internal::Call::PureExtern);
+    EXPECT_TRUE(test::throws_with<ShapeError>([&] { dsl::differentiate(special, "x"); },
+                                              {"cannot differentiate the call special_f64"}));
+}
+
+Tensor random_tensor(int64_t rows, int64_t cols, std::mt19937 &rng, double lo, double hi) {
+    Tensor t = Tensor::empty({rows, cols}, DType::F64);
+    std::uniform_real_distribution<double> u(lo, hi);
+    double *p = t.data_as<double>();
+    for (int64_t i = 0; i < t.numel(); ++i) p[i] = u(rng);
+    return t;
+}
+
+double dot(const Tensor &a, const Tensor &b) {
+    double s = 0;
+    for (int64_t i = 0; i < a.numel(); ++i) s += a.data_as<double>()[i] * b.data_as<double>()[i];
+    return s;
+}
+
+/// A program of every operand kind: x at the source, y at the destination, w at the edge
+/// (broadcast), a at the source (broadcast); a smooth message with a select; mean or sum.
+SpmmProgram rich_program(bool mean) {
+    SpmmProgram p(mean ? "rich_mean" : "rich_sum", Halide::Float(64));
+    Expr x = p.operand("x", At::Src);
+    Expr y = p.operand("y", At::Dst);
+    Expr w = p.operand("w", At::Edge, true);
+    Expr a = p.operand("a", At::Src, true);
+    p.message(Halide::tanh(x * w) * Halide::exp(-y * y) + Halide::select(x > y, x * a, K(0.5) * y) +
+              Halide::sqrt(w * w + K(1)) * Halide::log(K(1) + a * a));
+    p.reduce(Monoid::sum());
+    if (mean) p.finalize([](Expr acc, Expr degree) { return acc / Halide::cast<double>(degree); });
+    return p;
+}
+
+/// The gradient of L = <R, program(operands)> for one operand from the derived programs.
+Tensor derived_gradient(const dsl::ProgramGradients &grads, const OperandGradient &og, const Graph &g, int F,
+                        const std::map<std::string, Tensor> &operands, const Tensor &R) {
+    Tensor G = R;
+    if (grads.scale) {
+        Tensor s = Tensor::zeros({g.num_dst(), F}, DType::F64);
+        grads.scale->compile(F).run(g, {}, s);
+        G = Tensor::empty({g.num_dst(), F}, DType::F64);
+        for (int64_t i = 0; i < G.numel(); ++i)
+            G.data_as<double>()[i] = R.data_as<double>()[i] * s.data_as<double>()[i];
+    }
+    std::map<std::string, Tensor> args;
+    const auto infos = og.form == OperandGradient::Form::Edges ? og.edges->operands() : og.rows->operands();
+    for (const auto &info : infos) args[info.name] = info.name == grads.grad_operand ? G : operands.at(info.name);
+    const int64_t rows = og.at == At::Src ? g.num_src() : og.at == At::Dst ? g.num_dst() : g.num_edges();
+    Tensor full = Tensor::zeros({rows, F}, DType::F64);
+    if (og.form == OperandGradient::Form::Edges) {
+        og.edges->compile(F).run(g, args, full);
+    } else {
+        og.rows->compile(F).run(og.form == OperandGradient::Form::ReverseRows ? g.reverse() : g, args, full);
+    }
+    if (!og.broadcast) return full;
+    Tensor summed = Tensor::zeros({rows, 1}, DType::F64);
+    for (int64_t r = 0; r < rows; ++r)
+        for (int f = 0; f < F; ++f) summed.data_as<double>()[r] += full.data_as<double>()[r * F + f];
+    return summed;
+}
+
+void check_program(const SpmmProgram &p, const Graph &g, int F, uint64_t seed, const std::string &what) {
+    std::mt19937 rng(static_cast<uint32_t>(seed));
+    std::map<std::string, Tensor> operands = {
+        {"x", random_tensor(g.num_src(), F, rng, -1.5, 1.5)}, {"y", random_tensor(g.num_dst(), F, rng, -1.5, 1.5)},
+        {"w", random_tensor(g.num_edges(), 1, rng, 0.2, 1.2)}, {"a", random_tensor(g.num_src(), 1, rng, -1, 1)}};
+    const Tensor R = random_tensor(g.num_dst(), F, rng, -1, 1);
+    const dsl::SpmmKernel forward = p.compile(F);
+    auto loss = [&](const std::map<std::string, Tensor> &ops) {
+        Tensor out = Tensor::zeros({g.num_dst(), F}, DType::F64);
+        forward.run(g, ops, out);
+        return dot(out, R);
+    };
+    const dsl::ProgramGradients grads = dsl::derive_gradients(p);
+    ASSERT_EQ(grads.operands.size(), 4u);
+    for (const OperandGradient &og : grads.operands) {
+        const Tensor grad = derived_gradient(grads, og, g, F, operands, R);
+        // Directional derivative along a random direction V against central differences.
+        const Tensor &X = operands.at(og.operand);
+        const Tensor V = random_tensor(X.size(0), X.size(1), rng, -1, 1);
+        const double h = 1e-6;
+        auto shifted = [&](double s) {
+            std::map<std::string, Tensor> ops = operands;
+            Tensor Y = Tensor::empty({X.size(0), X.size(1)}, DType::F64);
+            for (int64_t i = 0; i < X.numel(); ++i)
+                Y.data_as<double>()[i] = X.data_as<double>()[i] + s * V.data_as<double>()[i];
+            ops[og.operand] = Y;
+            return loss(ops);
+        };
+        const double fd = (shifted(h) - shifted(-h)) / (2 * h);
+        EXPECT_NEAR(dot(grad, V), fd, 1e-5 * (1 + std::abs(fd))) << what << ": operand " << og.operand;
+    }
+}
+
+TEST(UserGradients, EveryOperandMatchesCentralDifferencesOfTheForward) {
+    test::RandomGraphOptions base;
+    base.num_nodes = 40;
+    base.long_row = 60;
+    test::RandomGraphOptions bipartite = base;
+    bipartite.num_src = 25;
+    const struct {
+        const char *name;
+        test::RandomGraphOptions opt;
+    } graphs[] = {{"square", base}, {"bipartite", bipartite}};
+    for (const auto &gc : graphs) {
+        const Graph g = test::random_graph(7, gc.opt);
+        for (bool mean : {false, true}) {
+            const int F = gc.opt.num_src < 0 ? 3 : 1;
+            check_program(rich_program(mean), g, F, 11 + F,
+                          std::string(gc.name) + (mean ? " mean" : " sum") + " F=" + std::to_string(F));
+        }
+    }
+}
+
+TEST(UserGradients, FormsAndOperandsOfTheDerivedPrograms) {
+    const dsl::ProgramGradients grads = dsl::derive_gradients(rich_program(true));
+    EXPECT_EQ(grads.grad_operand, "grad");
+    ASSERT_NE(grads.scale, nullptr);  // the mean's 1 / degree
+    ASSERT_EQ(grads.operands.size(), 4u);
+    EXPECT_EQ(grads.operands[0].form, OperandGradient::Form::ReverseRows);  // x at the source
+    EXPECT_EQ(grads.operands[1].form, OperandGradient::Form::Rows);         // y at the destination
+    EXPECT_EQ(grads.operands[2].form, OperandGradient::Form::Edges);        // w at the edge
+    EXPECT_TRUE(grads.operands[2].broadcast && grads.operands[3].broadcast);
+    // On the reverse graph the forward's source operands are read at the destination and G at the
+    // source.
+    for (const auto &info : grads.operands[0].rows->operands()) {
+        const At want = info.name == "x" || info.name == "a" ? At::Dst : info.name == "w" ? At::Edge : At::Src;
+        EXPECT_EQ(info.at, want) << info.name;
+    }
+    // A plain sum has no scale, and a program with an operand named grad reads G under another name.
+    SpmmProgram s("weighted", Halide::Float(32));
+    Expr grad = s.operand("grad", At::Src);
+    Expr w = s.operand("w", At::Edge, true);
+    s.message(grad * w);
+    s.reduce(Monoid::sum());
+    const dsl::ProgramGradients sg = dsl::derive_gradients(s);
+    EXPECT_EQ(sg.scale, nullptr);
+    EXPECT_EQ(sg.grad_operand, "grad_");
+}
+
+TEST(UserGradients, ProgramsWithoutADerivedBackwardAreNamed) {
+    auto program = [](const char *name) {
+        SpmmProgram p(name);
+        return p;
+    };
+    SpmmProgram max = program("weighted_max");
+    max.message(max.operand("x", At::Src) * max.operand("w", At::Edge, true));
+    max.reduce(Monoid::max());
+    EXPECT_TRUE(test::throws_with<ShapeError>([&] { dsl::derive_gradients(max); }, {"monoid 'max' is not a sum"}));
+
+    SpmmProgram fake = program("fake_sum");
+    fake.message(fake.operand("x", At::Src));
+    fake.reduce({"sum", [](Halide::Type t) { return Halide::Internal::make_zero(t); },
+                 [](Expr acc, Expr x) { return acc + 2.0f * x; }});
+    EXPECT_TRUE(test::throws_with<ShapeError>([&] { dsl::derive_gradients(fake); }, {"is not a sum"}));
+
+    SpmmProgram ids = program("by_degree");
+    ids.message(ids.operand("x", At::Src) * Halide::cast<float>(ids.degree()));
+    ids.reduce(Monoid::sum());
+    EXPECT_TRUE(test::throws_with<ShapeError>([&] { dsl::derive_gradients(ids); }, {"node or edge ids"}));
+
+    SpmmProgram squared = program("squared_sum");
+    squared.message(squared.operand("x", At::Src));
+    squared.reduce(Monoid::sum());
+    squared.finalize([](Expr acc, Expr) { return acc * acc; });
+    EXPECT_TRUE(test::throws_with<ShapeError>([&] { dsl::derive_gradients(squared); }, {"not linear"}));
+
+    SpmmProgram special = program("special");
+    special.message(Halide::Internal::Call::make(Halide::Float(32), "special_f32", {special.operand("x", At::Src)},
+                                                 Halide::Internal::Call::PureExtern));
+    special.reduce(Monoid::sum());
+    EXPECT_TRUE(test::throws_with<ShapeError>([&] { dsl::derive_gradients(special); }, {"cannot differentiate"}));
+
+    EXPECT_TRUE(test::throws_with<ShapeError>([&] { dsl::derive_gradients(program("empty")); }, {"no message"}));
+}
+
+}  // namespace
+}  // namespace gsparse
