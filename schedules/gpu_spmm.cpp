@@ -110,6 +110,32 @@ int64_t nnz_unroll(const ScheduleParams &s) { return s.get_or("kNnzUnroll", 1); 
 int64_t src_tile(const ScheduleParams &s) { return s.get_or("kSrcTile", 0); }
 int64_t row_tails(const ScheduleParams &s) { return s.get_or("rowTails", 0); }
 
+/// The layout of the tails' kernel (schedule_row_tails): V features a thread (4, 2 or 1; at most
+/// the rows' own vector width max_vec where the rows load vectors, else 0), T threads over a row's
+/// feature groups (the largest divisor of f0 / V up to 32: the tiles cover the rows exactly, since a
+/// thread's tail sum is computed for its whole group outside any guard), M tails a block.
+struct RowTailLayout {
+    int V = 1, T = 1, M = 128;
+};
+RowTailLayout row_tail_layout(int64_t f0, int64_t max_vec) {
+    RowTailLayout l;
+    l.V = f0 % 4 == 0 ? 4 : f0 % 2 == 0 ? 2 : 1;
+    if (max_vec > 0) l.V = static_cast<int>(std::min<int64_t>(l.V, max_vec));
+    const int64_t groups = f0 / l.V;
+    for (int64_t t = std::min<int64_t>(32, groups); t >= 1; t--)
+        if (groups % t == 0) {
+            l.T = static_cast<int>(t);
+            break;
+        }
+    l.M = std::max(1, 128 / l.T);
+    return l;
+}
+/// The fewest feature threads a tails' kernel may run unless they cover a row's feature groups:
+/// below it (groups without a divisor from 8 to 32, e.g. the prime 47) few threads walk a tail's
+/// whole row of features, and the kernel ran 5.5x slower than cuSPARSE (bip-h-8m, F = 47, H100,
+/// 2026-11-28).
+constexpr int kRowTailsMinThreads = 8;
+
 /// kNnzTile sizes the shared tile of neighbour ids and nothing else: without smemColIdx (and in the
 /// lane form, which cannot stage ids) every kNnzTile gives the same kernel, named by the smallest.
 ScheduleParams canonical(const ScheduleParams &s) {
@@ -163,6 +189,12 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
         if (balance || tile) return "rowTails = 1 takes rows in row order: no rowBalance or kSrcTile";
         if (smem) return "rowTails = 1 reads neighbour ids directly; it cannot be combined with smemColIdx";
         if (nnz_lanes(s) > 1) return "rowTails = 1 runs a row's nonzeros on one thread: kNnzLanes = 1";
+        const int64_t row_vec = vec_width(s) > 1 ? vec_width(s) : 0;
+        const RowTailLayout l = row_tail_layout(f0, row_vec);
+        if (l.T < kRowTailsMinThreads && l.T < f0 / l.V)
+            return "rowTails = 1 at an innermost feature extent of " + std::to_string(f0) + " gives the tails' kernel " +
+                   std::to_string(l.T) + " feature thread(s) (the largest divisor of its " + std::to_string(f0 / l.V) +
+                   " feature groups up to 32); it needs at least " + std::to_string(kRowTailsMinThreads);
     }
     const int64_t V = vec_width(s);
     if (V != 1 && V != 2 && V != 4) return "kVecWidth must be 1, 2 or 4, got " + std::to_string(V);
@@ -451,19 +483,10 @@ void schedule_row_tails(SpmmAlgorithm &a) {
     const int rank = a.layout.rank();
     const int64_t f0_len = a.layout.extents[0];
     const int bytes = a.lhs.type().bytes();
-    int V = f0_len % 4 == 0 ? 4 : f0_len % 2 == 0 ? 2 : 1;
     // Rows of vector loads already assume an alignment: the tails' loads stay within it.
-    if (a.operand_alignment > 0) V = std::min(V, std::max(1, a.operand_alignment / bytes));
-    // Feature tiles cover the rows exactly (a thread's tail sum is computed for its whole group,
-    // outside any guard): T is the largest divisor of the groups of a row up to 32.
-    const int64_t groups = f0_len / V;
-    int T = 1;
-    for (int64_t t = std::min<int64_t>(32, groups); t >= 1; t--)
-        if (groups % t == 0) {
-            T = static_cast<int>(t);
-            break;
-        }
-    const int M = std::max(1, 128 / T);
+    const RowTailLayout l =
+        row_tail_layout(f0_len, a.operand_alignment > 0 ? std::max(1, a.operand_alignment / bytes) : 0);
+    const int V = l.V, T = l.T, M = l.M;
     if (V > 1 && a.operand_alignment == 0) {
         // As for the rows' vector loads (apply): dense rows of known extents, aligned to V elements.
         declare_dense_operand(a.lhs, a.layout.lhs_extents());

@@ -1034,6 +1034,16 @@ TEST(GpuSpmmIR, RowTailsValidity) {
     ScheduleParams two = tails_point(4, 32, 4, 256);
     two.values["rowTails"] = 2;
     EXPECT_NE(why(two, sum).find("rowTails must be 0 or 1"), std::string::npos);
+    // Feature lengths whose groups have no divisor from 8 to 32 would leave the tails' kernel fewer
+    // than 8 feature threads (F = 47: one): the form is invalid there, valid where a divisor exists.
+    for (int64_t F : {47, 94, 74}) {
+        const Problem odd{plan_features(BinaryOp::CopyLhs, {F}, {F}), {}};
+        EXPECT_NE(why(tails_point(4, 8, 1, 256), odd).find("feature thread(s)"), std::string::npos) << F;
+    }
+    for (int64_t F : {100, 46, 62}) {
+        const Problem odd{plan_features(BinaryOp::CopyLhs, {F}, {F}), {}};
+        EXPECT_EQ(why(tails_point(4, 8, 1, 256), odd), "") << F;
+    }
     // The space offers the form for sum and mean, never for max / min.
     EXPECT_EQ(def.space(sum).knob("rowTails").choices, (std::vector<int64_t>{0, 1}));
     EXPECT_EQ(def.space(max).knob("rowTails").choices, (std::vector<int64_t>{0}));
@@ -1046,7 +1056,7 @@ TEST(GpuSpmmIR, DefaultsThatSplitRowsTakeTheRowTailFormWhereValid) {
     const auto &def = spmm_schedule("gpu_spmm");
     const GraphStats stats = square_stats(250000, 4000000, 21560, 4.97, 12.9, 194);  // cl-h-4m
     int tails = 0;
-    for (int64_t F : {1, 8, 32, 64, 128, 256})
+    for (int64_t F : {1, 8, 32, 47, 64, 128, 256})
         for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max}) {
             const SpmmSpec spec{BinaryOp::CopyLhs, r};
             const Problem p = spmm_problem(spec, plan_features(spec.op, {F}, {F}), stats, DType::F32);
@@ -1056,7 +1066,7 @@ TEST(GpuSpmmIR, DefaultsThatSplitRowsTakeTheRowTailFormWhereValid) {
             as_tails.values["rowTails"] = 1;
             const bool eligible = F >= 32 && d.get("kRowSplit") > 0 && !def.invalid_reason(as_tails, p);
             EXPECT_EQ(d.get_or("rowTails", 0), eligible ? 1 : 0) << F << " " << reduce_op_name(r) << " " << d.str();
-            if (r == ReduceOp::Max) EXPECT_EQ(d.get_or("rowTails", 0), 0);
+            if (r == ReduceOp::Max || F == 47) EXPECT_EQ(d.get_or("rowTails", 0), 0);
             tails += d.get_or("rowTails", 0) != 0;
         }
     EXPECT_GT(tails, 0);
