@@ -48,6 +48,15 @@ gate = torch.randn(8, 1)
 out = gated_sum(g, x=x, gate=gate)
 want = torch.zeros(5, 16).index_add(0, edge_index[1], x[edge_index[0]] * torch.sigmoid(gate))
 torch.testing.assert_close(out, want)
+# Training: the backward derived from the message (the program sums it).
+f = gsparse.user_op(gated_sum)
+x.requires_grad_()
+gate.requires_grad_()
+up = torch.randn(5, 16)
+got = torch.autograd.grad(f(g, x=x, gate=gate), (x, gate), up)
+ref = torch.zeros(5, 16).index_add(0, edge_index[1], x[edge_index[0]] * torch.sigmoid(gate))
+for a, b in zip(got, torch.autograd.grad(ref, (x, gate), up)):
+    torch.testing.assert_close(a, b)
 print("Python: OK")
 PY
 else
