@@ -1,6 +1,8 @@
 // CUDA schedules of g-SpMM and g-SDDMM.
 #pragma once
 
+#include <optional>
+
 #include "schedules/schedule.h"
 
 namespace gsparse {
@@ -18,6 +20,14 @@ SpmmScheduleDef gpu_spmm_schedule();
 /// (spmm_selector.h) where it decides and these rules elsewhere (no graph statistics, graphs unlike
 /// the zoo's training part).
 ScheduleParams gpu_spmm_expert_default(const Problem &p);
+
+/// The row-tail form of a gpu_spmm row point that does not split rows: the same tile with rows cut
+/// after kRowTailsGateSplit nonzeros and their tails added by the tails' kernel (rowTails = 1);
+/// nullopt where that point is invalid, the problem has no graph statistics, or row tails are off
+/// for defaults (GSPARSE_SPMM_ROW_TAILS=0). The graph default (src/api/operators.cpp) runs it from
+/// kRowTailsOverSegmentsFeatures on where the segment gate would take the segment form.
+std::optional<ScheduleParams> gpu_spmm_row_tails_form(const ScheduleParams &rows, const Problem &p);
+inline constexpr int64_t kRowTailsGateSplit = 128;
 
 /// Whether a point runs on the graph relabeled in its locality order (gpu_spmm, rowBalance = 3):
 /// its kernel reads the relabeled graph's CSR and edge ids, which emitted kernels cannot take.

@@ -769,6 +769,15 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
 
 ScheduleParams gpu_spmm_expert_default(const Problem &p) { return expert_params(p); }
 
+std::optional<ScheduleParams> gpu_spmm_row_tails_form(const ScheduleParams &rows, const Problem &p) {
+    if (rows.schedule != kName || p.stats.nnz <= 0 || !row_tails_defaults_enabled()) return std::nullopt;
+    ScheduleParams t = rows;
+    t.values["kRowSplit"] = kRowTailsGateSplit;
+    t.values["rowTails"] = 1;
+    if (invalid_reason(t, p)) return std::nullopt;
+    return t;
+}
+
 SpmmScheduleDef gpu_spmm_schedule() {
     return {kName, Device::CUDA, space, default_params, invalid_reason, apply, canonical};
 }

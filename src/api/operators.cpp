@@ -9,6 +9,7 @@
 #include "runtime/spmm_push_kernel.h"
 #include "runtime/spmm_segment_kernel.h"
 #include "runtime/target.h"
+#include "schedules/gpu_schedules.h"
 #include "schedules/schedule.h"
 #include "schedules/spmm_segments.h"
 #include "schedules/spmm_selector.h"
@@ -138,11 +139,20 @@ std::optional<ScheduleParams> gated_segments(const SpmmSpec &spec, const Problem
 
 /// The default of a g-SpMM on a graph: the row default where it runs wide rows in the row-tail
 /// form (spmm_selector.h: kRowTailsOverSegmentsFeatures), else the segment gate's point where the
-/// gate sends the problem, else the row default.
+/// gate sends the problem, else the row default. Wide rows the gate sends to the segments whose row
+/// default does not split them run that default's tile in the row-tail form instead
+/// (gpu_spmm_row_tails_form): on the zoo's training graphs where this happens (cl-3m-sparse,
+/// rmat-s21-nat; F = 256 and 512, copy_lhs and u_mul_e) it was 1.34x-1.57x faster than the segment
+/// form (H100, 2026-11-28, benchmarks/results/2026-11-28-nvidia-h100-80gb-hbm3-unsplit-rows-tails).
 ScheduleParams default_on_graph(const SpmmSpec &spec, const Problem &problem, Device device) {
     ScheduleParams rows = default_spmm_schedule(device).default_params(problem);
-    if (rows.get_or("rowTails", 0) != 0 && problem.layout.extents[0] >= kRowTailsOverSegmentsFeatures) return rows;
-    if (auto segments = gated_segments(spec, problem, device)) return *segments;
+    const bool wide = problem.layout.extents[0] >= kRowTailsOverSegmentsFeatures;
+    if (rows.get_or("rowTails", 0) != 0 && wide) return rows;
+    if (auto segments = gated_segments(spec, problem, device)) {
+        if (wide && rows.get_or("kRowSplit", 0) == 0)
+            if (auto tails = gpu_spmm_row_tails_form(rows, problem)) return *tails;
+        return *segments;
+    }
     return rows;
 }
 

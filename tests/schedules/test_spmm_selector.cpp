@@ -219,6 +219,39 @@ TEST(SegmentGate, RegularGraphsAndProblemsOutsideTheSupportKeepTheRowSchedules) 
     EXPECT_EQ(select_spmm_segments(problem(4, stats(232965, 232965, 114615892, 48535, 1.6, 1.2, 30000))), std::nullopt);
 }
 
+TEST(SegmentGate, WideRowsTheRowDefaultLeavesWholeTakeTheRowTailForm) {
+    // cl-3m-sparse of the zoo's training part (the longest row 3,300x the average): from F = 256 the
+    // row default does not split rows and the gate takes the segment form; the graph default runs
+    // the row default's tile in the row-tail form instead (src/api/operators.cpp).
+    const GraphStats sparse_power_law = stats(1000000, 1000000, 3000000, 10009, 6.26, 6.10, 187759);
+    const auto &def = spmm_schedule("gpu_spmm");
+    int converted = 0;
+    for (int64_t F : {64, 128, 256, 512}) {
+        const Problem p = problem(F, sparse_power_law);
+        const ScheduleParams rows = def.default_params(p);
+        if (rows.get("kRowSplit") != 0 || !select_spmm_segments(p)) continue;
+        const auto tails = gpu_spmm_row_tails_form(rows, p);
+        ASSERT_TRUE(tails.has_value()) << F << " " << rows.str();
+        EXPECT_EQ(tails->get("rowTails"), 1);
+        EXPECT_EQ(tails->get("kRowSplit"), kRowTailsGateSplit);
+        EXPECT_FALSE(def.invalid_reason(*tails, p).has_value()) << tails->str();
+        for (const auto &[knob, value] : rows.values)
+            if (knob != "kRowSplit" && knob != "rowTails") EXPECT_EQ(tails->get(knob), value) << knob;
+        ++converted;
+    }
+    EXPECT_GT(converted, 0);
+    // Not for max (atomic tails add in any order), problems without statistics, or points the form
+    // cannot take (rows relabeled in locality order).
+    const Problem wide = problem(256, sparse_power_law);
+    const ScheduleParams rows = def.default_params(wide);
+    EXPECT_EQ(gpu_spmm_row_tails_form(rows, problem(256, sparse_power_law, {BinaryOp::CopyLhs, ReduceOp::Max})),
+              std::nullopt);
+    EXPECT_EQ(gpu_spmm_row_tails_form(rows, problem(256, GraphStats{})), std::nullopt);
+    ScheduleParams relabeled = rows;
+    relabeled.values["rowBalance"] = 3;
+    EXPECT_EQ(gpu_spmm_row_tails_form(relabeled, wide), std::nullopt);
+}
+
 TEST(SegmentGate, EveryTablePointIsASegmentPointOrTheDefault) {
     // Every leaf of every tree answers a valid segment run or the row schedule: walk both sides of
     // the trees with extreme statistics inside the support.
