@@ -76,9 +76,11 @@ using OperandGradientKernel = std::tuple<std::string, std::string, bool, std::st
                                          std::optional<UserEdgeKernel>>;
 using GradientKernels = std::tuple<std::string, std::optional<UserKernel>, std::vector<OperandGradientKernel>>;
 
+/// The derived backward of a g-SpMM-shaped program (edges = false) or a per-edge one, compiled.
 GradientKernels compile_gradients(const dsl::Plugin &plugin, const std::string &program, int features,
-                                  const std::string &device) {
-    const dsl::ProgramGradients grads = dsl::derive_gradients(plugin.registry.make_program(program));
+                                  const std::string &device, bool edges) {
+    const dsl::ProgramGradients grads = edges ? dsl::derive_gradients(plugin.registry.make_edge_program(program))
+                                              : dsl::derive_gradients(plugin.registry.make_program(program));
     const Device d = device_of(device);
     auto rows = [&](const dsl::SpmmProgram &p) {
         return describe(plugin.handle, p.compile(features, d), p, p.name(), features, device);
@@ -150,9 +152,10 @@ void bind_plugins(py::module_ &m) {
              "The program compiled for `features` output features on 'cpu' or 'cuda', under the plugin's schedule "
              "of that name (None: the default user schedule) at `point` (knobs left out take their defaults).")
         .def("compile_gradients", &compile_gradients, py::arg("program"), py::arg("features"), py::arg("device"),
-             py::call_guard<py::gil_scoped_release>(),
-             "The program's derived backward (sum-reduced programs; dsl/user_gradients.h), compiled: (grad operand "
-             "name, scale program or None, [(operand, at, broadcast, form, program or None, edge program or None)]).");
+             py::arg("edges") = false, py::call_guard<py::gil_scoped_release>(),
+             "The derived backward (dsl/user_gradients.h) of a program that sums its message, or with edges=True "
+             "of a per-edge program, compiled: (grad operand name, scale program or None, [(operand, at, "
+             "broadcast, form, program or None, edge program or None)]).");
     bind_compiled<dsl::SpmmKernel>(m, "UserKernel", "A compiled user program.")
         .def_property_readonly("num_outputs", [](const UserKernel &k) { return k.kernel.num_outputs(); })
         .def_property_readonly("schedule", [](const UserKernel &k) { return k.kernel.schedule(); })

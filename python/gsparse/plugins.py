@@ -80,14 +80,15 @@ class Plugin:
 
     def gradients(self, name, features, device="cpu"):
         """The backward of program `name` derived from its message (programs that sum their message,
-        optionally with a finalize linear in the sum such as a mean; docs/dsl.md), compiled for
-        `features` features on `device`: a DerivedBackward. gsparse.ShapeError naming why a program
+        optionally with a finalize linear in the sum such as a mean, and per-edge programs;
+        docs/dsl.md), compiled for `features` features on `device`: a DerivedBackward. gsparse.ShapeError naming why a program
         has none (another reduction, a message that reads node or edge ids, an operation without a
         derivative rule). Compiled once per argument set."""
         device = _device_type(device)
         key = ("gradients", name, int(features), device)
         if key not in self._compiled:
-            self._compiled[key] = DerivedBackward(*self._native.compile_gradients(name, int(features), device))
+            edges = name in self._native.edge_programs
+            self._compiled[key] = DerivedBackward(*self._native.compile_gradients(name, int(features), device, edges))
         return self._compiled[key]
 
     def edge_program(self, name, features, device="cpu"):
@@ -96,7 +97,8 @@ class Plugin:
         device = _device_type(device)
         key = ("edge", name, int(features), device)
         if key not in self._compiled:
-            self._compiled[key] = EdgeProgram(self._native.compile_edge(name, int(features), device))
+            self._compiled[key] = EdgeProgram(self._native.compile_edge(name, int(features), device), plugin=self,
+                                              name=name)
         return self._compiled[key]
 
     def __repr__(self):
@@ -173,6 +175,12 @@ class EdgeProgram(_Compiled):
     """A compiled per-edge user program: call it with a Graph and its operands by name; it returns
     [num_edges, features] by edge id."""
 
+    num_outputs = 1
+
+    def __init__(self, kernel, plugin=None, name=None):
+        super().__init__(kernel)
+        self._origin = (plugin, name)  # where its derived backward comes from (Plugin.gradients)
+
     def __call__(self, g, **operands):
         args, dense, device = self._operand_args(g, operands)
         out = torch.empty((g.num_edges, self.features), dtype=self.dtype, device=device)
@@ -227,10 +235,11 @@ class UserProgram(_Compiled):
 
 class DerivedBackward:
     """The backward of a user program derived from its message (Plugin.gradients): with
-    G = grad_out * scale(g) (the finalize's derivative; 1 without a finalize), an operand read at the
-    destination gets a g-SpMM program on the graph, one read at the source a g-SpMM program on the
-    reverse graph, one read at the edge a per-edge program, each over G and the forward operands it
-    needs; a broadcast operand the sum of its gradient's features."""
+    G = grad_out * scale(g) (the finalize's derivative; 1 without a finalize; a per-edge program's G
+    is its output's gradient, read at the edge), an operand read at the destination gets a g-SpMM
+    program on the graph, one read at the source a g-SpMM program on the reverse graph, one read at
+    the edge a per-edge program, each over G and the forward operands it needs; a broadcast operand
+    the sum of its gradient's features."""
 
     def __init__(self, grad_operand, scale, operands):
         self.grad_operand = grad_operand
@@ -261,13 +270,15 @@ def user_op(program, backward=None, save_outputs=False):
     for a program of several outputs). With save_outputs, the forward's outputs are kept for the
     backward, called as backward(g, grad_out, out, **operands) (out: the output, or the tuple of
     them). backward=None derives it from the program's message (Plugin.gradients: programs that
-    sum their message; ShapeError naming why another program has none). Returns f(g, **operands)."""
-    if not isinstance(program, UserProgram):
-        raise ShapeError(f"program must be a UserProgram (Plugin.program), got {type(program).__name__}")
+    sum their message, and per-edge programs; ShapeError naming why another program has none).
+    program may also be a per-edge program (Plugin.edge_program). Returns f(g, **operands)."""
+    if not isinstance(program, (UserProgram, EdgeProgram)):
+        raise ShapeError("program must be a UserProgram or EdgeProgram (Plugin.program, Plugin.edge_program), got "
+                         f"{type(program).__name__}")
     if backward is None:
         plugin, name = program._origin
         if plugin is None:
-            raise ShapeError(f"user program {program.name} does not come from Plugin.program: give its backward")
+            raise ShapeError(f"user program {program.name} does not come from a plugin: give its backward")
         if save_outputs:
             raise ShapeError("save_outputs applies to a given backward, not a derived one")
         backward = plugin.gradients(name, program.features, program.device)

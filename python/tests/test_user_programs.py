@@ -193,6 +193,38 @@ def test_user_op_derives_the_backward_from_the_message(plugin, device, dynamic):
     torch.testing.assert_close(dw, rw, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_attention_layer_of_user_programs_with_derived_backwards(plugin, device):
+    # GAT's aggregation from user programs alone: per-edge scores (a per-edge program), edge softmax,
+    # the weighted sum (a g-SpMM program); both backwards derived from the messages.
+    g, ei = graph()
+    F = 5
+    scores = gsparse.user_op(plugin.edge_program("attention_scores", features=1, device=device))
+    aggregate = gsparse.user_op(plugin.program("weighted_sum", features=F, device=device))
+    gen = torch.Generator().manual_seed(11)
+    x = torch.randn(g.num_src, F, generator=gen).to(device).requires_grad_()
+    a_src = torch.randn(g.num_src, 1, generator=gen).to(device).requires_grad_()
+    a_dst = torch.randn(g.num_dst, 1, generator=gen).to(device).requires_grad_()
+    bias = torch.randn(g.num_edges, 1, generator=gen).to(device).requires_grad_()
+    s = scores(g, a_src=a_src, a_dst=a_dst, bias=bias)
+    out = aggregate(g, x=x, w=gsparse.edge_softmax(g, s))
+    # Reference: the same computation in PyTorch.
+    e = ei.to(device)
+    s_ref = torch.nn.functional.leaky_relu(a_src[e[0]] + a_dst[e[1]] + bias, 0.2)
+    torch.testing.assert_close(s, s_ref)
+    smax = torch.full((g.num_dst, 1), float("-inf"), device=device).scatter_reduce(
+        0, e[1].unsqueeze(1), s_ref, "amax", include_self=True)
+    ex = torch.exp(s_ref - smax[e[1]])
+    den = torch.zeros(g.num_dst, 1, device=device).index_add(0, e[1], ex)
+    ref = torch.zeros(g.num_dst, F, device=device).index_add(0, e[1], x[e[0]] * ex / den[e[1]])
+    torch.testing.assert_close(out, ref, rtol=1e-5, atol=1e-5)
+    up = torch.randn(out.shape, generator=gen).to(device)
+    got = torch.autograd.grad(out, (x, a_src, a_dst, bias), up)
+    want = torch.autograd.grad(ref, (x, a_src, a_dst, bias), up)
+    for n, a, b in zip(("x", "a_src", "a_dst", "bias"), got, want):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5, msg=lambda m, n=n: f"gradient of {n}: {m}")
+
+
 def test_user_op_names_programs_without_a_derived_backward(plugin):
     with pytest.raises(gsparse.ShapeError, match="monoid 'max' is not a sum"):
         gsparse.user_op(plugin.program("weighted_max", features=4))

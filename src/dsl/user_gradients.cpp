@@ -68,6 +68,70 @@ void check_sum(const std::string &program, const Monoid *m, Halide::Type type) {
         fail<ShapeError>(why, "its monoid '", m->name, "' is not a sum (a derived backward needs sum; give one)");
 }
 
+/// The gradient programs of every operand of a message (operand reads already variables): g-SpMM
+/// programs on the graph (operands at the destination) or its reverse (at the source), per-edge
+/// programs (at the edge), each reading G at grad_at[form].
+std::vector<OperandGradient> operand_gradients(const std::string &program, Halide::Type type, const Expr &message,
+                                               const std::vector<Operand> &operands, const std::string &grad_operand,
+                                               const At (&grad_at)[3]) {
+    std::vector<OperandGradient> out;
+    for (const Operand &o : operands) {
+        const Expr dm = differentiate(message, kOperandVar + o.name);
+        OperandGradient g;
+        g.operand = o.name;
+        g.at = o.at;
+        g.broadcast = o.broadcast;
+        const std::string name = program + "_grad_" + o.name;
+        // Declares the forward operands the derivative reads (declaration order) in a program whose
+        // reads are at `at_of(at)`, and returns the derivative over them.
+        auto rebuild = [&](auto &p, auto at_of) {
+            std::map<std::string, Expr> reads;
+            for (const Operand &q : operands)
+                if (expr_uses_var(dm, kOperandVar + q.name))
+                    reads[kOperandVar + q.name] = p.operand(q.name, at_of(q.at), q.broadcast);
+            return substitute(reads, dm);
+        };
+        if (o.at == At::Edge) {
+            auto edges = std::make_shared<SddmmProgram>(name, type);
+            const Expr d = rebuild(*edges, [](At at) { return at; });
+            edges->edge_value(edges->operand(grad_operand, grad_at[2]) * d);
+            g.form = OperandGradient::Form::Edges;
+            g.edges = std::move(edges);
+        } else {
+            const bool reverse = o.at == At::Src;
+            auto rows = std::make_shared<SpmmProgram>(name, type);
+            const Expr d = reverse ? rebuild(*rows, swapped) : rebuild(*rows, [](At at) { return at; });
+            rows->message(rows->operand(grad_operand, reverse ? grad_at[1] : grad_at[0]) * d);
+            rows->reduce(Monoid::sum());
+            g.form = reverse ? OperandGradient::Form::ReverseRows : OperandGradient::Form::Rows;
+            g.rows = std::move(rows);
+        }
+        out.push_back(std::move(g));
+    }
+    return out;
+}
+
+/// The message with its operand reads as variables; ShapeError when it reads anything else.
+Expr message_over_operands(const std::string &why, const Expr &message, const std::vector<Operand> &operands,
+                           const char *what) {
+    const Expr m = OperandsAsVariables(operands).mutate(message);
+    OtherReads other;
+    m.accept(&other);
+    if (!other.found.empty())
+        fail<ShapeError>(why, "its ", what, " reads ", other.found,
+                         " (node or edge ids, the degree, or an array that is not an operand); give a backward");
+    return m;
+}
+
+/// "grad", or that with underscores appended until no operand has the name.
+std::string grad_operand_name(const std::vector<Operand> &operands) {
+    std::set<std::string> names;
+    for (const Operand &o : operands) names.insert(o.name);
+    std::string name = "grad";
+    while (names.count(name)) name += "_";
+    return name;
+}
+
 }  // namespace
 
 ProgramGradients derive_gradients(const SpmmProgram &p) {
@@ -76,20 +140,10 @@ ProgramGradients derive_gradients(const SpmmProgram &p) {
         fail<ShapeError>(why, p.message_.empty() ? "it has no message" : "its message is a tuple (give a backward)");
     check_sum(p.name_, p.monoid_.get(), p.type_);
     if (p.finalize_values_ || p.finalize_outputs_) fail<ShapeError>(why, "it has several outputs or a tuple finalize");
-
-    const Expr message = OperandsAsVariables(p.operands_).mutate(p.message_[0]);
-    OtherReads other;
-    message.accept(&other);
-    if (!other.found.empty())
-        fail<ShapeError>(why, "its message reads ", other.found,
-                         " (node or edge ids, the degree, or an array that is not an operand); give a backward");
+    const Expr message = message_over_operands(why, p.message_[0], p.operands_, "message");
 
     ProgramGradients out;
-    std::set<std::string> names;
-    for (const Operand &o : p.operands_) names.insert(o.name);
-    out.grad_operand = "grad";
-    while (names.count(out.grad_operand)) out.grad_operand += "_";
-
+    out.grad_operand = grad_operand_name(p.operands_);
     // The finalize's derivative in the sum: G = grad * dfin/dacc, which may depend on the degree only.
     if (p.finalize_) {
         const Expr acc = Variable::make(p.type_, "gsparse_acc$");
@@ -106,40 +160,21 @@ ProgramGradients derive_gradients(const SpmmProgram &p) {
             out.scale = std::move(scale);
         }
     }
+    // G is read at the destination (the graph's rows, the edges' destination) and, on the reverse
+    // graph, at its source.
+    const At grad_at[3] = {At::Dst, At::Src, At::Dst};
+    out.operands = operand_gradients(p.name_, p.type_, message, p.operands_, out.grad_operand, grad_at);
+    return out;
+}
 
-    for (const Operand &o : p.operands_) {
-        const Expr dm = differentiate(message, kOperandVar + o.name);
-        OperandGradient g;
-        g.operand = o.name;
-        g.at = o.at;
-        g.broadcast = o.broadcast;
-        const std::string name = p.name_ + "_grad_" + o.name;
-        // Declares the forward operands the derivative reads (declaration order) in a program whose
-        // reads are at `at_of(at)`, and returns the derivative over them.
-        auto rebuild = [&](auto &program, auto at_of) {
-            std::map<std::string, Expr> reads;
-            for (const Operand &q : p.operands_)
-                if (expr_uses_var(dm, kOperandVar + q.name))
-                    reads[kOperandVar + q.name] = program.operand(q.name, at_of(q.at), q.broadcast);
-            return substitute(reads, dm);
-        };
-        if (o.at == At::Edge) {
-            auto edges = std::make_shared<SddmmProgram>(name, p.type_);
-            const Expr d = rebuild(*edges, [](At at) { return at; });
-            edges->edge_value(edges->operand(out.grad_operand, At::Dst) * d);
-            g.form = OperandGradient::Form::Edges;
-            g.edges = std::move(edges);
-        } else {
-            const bool reverse = o.at == At::Src;
-            auto rows = std::make_shared<SpmmProgram>(name, p.type_);
-            const Expr d = reverse ? rebuild(*rows, swapped) : rebuild(*rows, [](At at) { return at; });
-            rows->message(rows->operand(out.grad_operand, reverse ? At::Src : At::Dst) * d);
-            rows->reduce(Monoid::sum());
-            g.form = reverse ? OperandGradient::Form::ReverseRows : OperandGradient::Form::Rows;
-            g.rows = std::move(rows);
-        }
-        out.operands.push_back(std::move(g));
-    }
+ProgramGradients derive_gradients(const SddmmProgram &p) {
+    const std::string why = "program " + p.name_ + " has no derived backward: ";
+    if (!p.value_.defined()) fail<ShapeError>(why, "it has no edge value");
+    const Expr value = message_over_operands(why, p.value_, p.operands_, "edge value");
+    ProgramGradients out;
+    out.grad_operand = grad_operand_name(p.operands_);
+    const At grad_at[3] = {At::Edge, At::Edge, At::Edge};  // G is the per-edge output's gradient
+    out.operands = operand_gradients(p.name_, p.type_, value, p.operands_, out.grad_operand, grad_at);
     return out;
 }
 

@@ -13,6 +13,7 @@
 // the forward operands they need by the same names, and G as the operand `grad_operand`. A message
 // that reads the node or edge ids (src(), dst(), edge(), degree()) or a reduction other than sum
 // has no derived backward: ShapeError naming why (give the backward yourself, gsparse.user_op).
+// Per-edge programs (dsl/user_sddmm.h) get the same, with G read at the edge.
 #pragma once
 
 #include <memory>
@@ -48,5 +49,12 @@ struct ProgramGradients {
 
 /// The derived backward of program; ShapeError naming why a program has none.
 ProgramGradients derive_gradients(const SpmmProgram &program);
+
+/// The derived backward of a per-edge program, out[e, f] = value(f, u, v, e): G is the output's
+/// gradient itself (read at the edge, no scale); an operand read at the source gets
+/// sum over u's out-edges of G[e, f] * dvalue/d op_src (g-SpMM on the reverse graph), one read at the
+/// destination the same over v's in-edges (g-SpMM on the graph), one read at the edge
+/// G[e, f] * dvalue/d op_edge (per-edge). ShapeError naming why a program has none.
+ProgramGradients derive_gradients(const SddmmProgram &program);
 
 }  // namespace gsparse::dsl

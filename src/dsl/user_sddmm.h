@@ -33,6 +33,7 @@
 namespace gsparse::dsl {
 
 class SddmmKernel;
+struct ProgramGradients;
 
 class SddmmProgram {
 public:
@@ -60,6 +61,7 @@ public:
     SddmmKernel compile(int features, Device device = Device::CPU) const;
 
 private:
+    friend ProgramGradients derive_gradients(const SddmmProgram &program);  // dsl/user_gradients.h
     std::string name_;
     Halide::Type type_;
     Halide::ImageParam src_idx_, dst_idx_;

@@ -10,6 +10,7 @@
 
 #include "dsl/differentiate.h"
 #include "dsl/user_gradients.h"
+#include "dsl/user_sddmm.h"
 #include "support/random_graph.h"
 #include "support/throws_with.h"
 
@@ -183,6 +184,80 @@ TEST(UserGradients, EveryOperandMatchesCentralDifferencesOfTheForward) {
                           std::string(gc.name) + (mean ? " mean" : " sum") + " F=" + std::to_string(F));
         }
     }
+}
+
+/// A per-edge program of every operand kind: leaky_relu(x[u] * y[v] + a[u] + w[e]) * exp(-w[e]^2).
+dsl::SddmmProgram rich_edge_program() {
+    dsl::SddmmProgram p("rich_edges", Halide::Float(64));
+    Expr x = p.operand("x", At::Src);
+    Expr y = p.operand("y", At::Dst);
+    Expr w = p.operand("w", At::Edge, true);
+    Expr a = p.operand("a", At::Src, true);
+    Expr s = x * y + a + w;
+    p.edge_value(Halide::select(s > K(0), s, K(0.2) * s) * Halide::exp(-w * w));
+    return p;
+}
+
+TEST(UserGradients, PerEdgeProgramsMatchCentralDifferencesOfTheForward) {
+    test::RandomGraphOptions opt;
+    opt.num_nodes = 40;
+    opt.long_row = 60;
+    opt.num_src = 25;  // bipartite: the source and destination operands differ in rows
+    const Graph g = test::random_graph(9, opt);
+    const dsl::SddmmProgram p = rich_edge_program();
+    for (int F : {1, 3}) {
+        std::mt19937 rng(static_cast<uint32_t>(21 + F));
+        std::map<std::string, Tensor> operands = {
+            {"x", random_tensor(g.num_src(), F, rng, -1.5, 1.5)}, {"y", random_tensor(g.num_dst(), F, rng, -1.5, 1.5)},
+            {"w", random_tensor(g.num_edges(), 1, rng, -1, 1)}, {"a", random_tensor(g.num_src(), 1, rng, -1, 1)}};
+        const Tensor R = random_tensor(g.num_edges(), F, rng, -1, 1);
+        const dsl::SddmmKernel forward = p.compile(F);
+        auto loss = [&](const std::map<std::string, Tensor> &ops) {
+            Tensor out = Tensor::zeros({g.num_edges(), F}, DType::F64);
+            forward.run(g, ops, out);
+            return dot(out, R);
+        };
+        const dsl::ProgramGradients grads = dsl::derive_gradients(p);
+        EXPECT_EQ(grads.scale, nullptr);
+        ASSERT_EQ(grads.operands.size(), 4u);
+        for (const OperandGradient &og : grads.operands) {
+            // G is the per-edge output's gradient, read at the edge by every gradient program.
+            const auto infos = og.form == OperandGradient::Form::Edges ? og.edges->operands() : og.rows->operands();
+            for (const auto &info : infos)
+                if (info.name == grads.grad_operand) EXPECT_EQ(info.at, At::Edge) << og.operand;
+            std::map<std::string, Tensor> args;
+            for (const auto &info : infos) args[info.name] = info.name == grads.grad_operand ? R : operands.at(info.name);
+            const int64_t rows = og.at == At::Src ? g.num_src() : og.at == At::Dst ? g.num_dst() : g.num_edges();
+            Tensor full = Tensor::zeros({rows, F}, DType::F64);
+            if (og.form == OperandGradient::Form::Edges) {
+                og.edges->compile(F).run(g, args, full);
+            } else {
+                og.rows->compile(F).run(og.form == OperandGradient::Form::ReverseRows ? g.reverse() : g, args, full);
+            }
+            Tensor grad = full;
+            if (og.broadcast) {
+                grad = Tensor::zeros({rows, 1}, DType::F64);
+                for (int64_t r = 0; r < rows; ++r)
+                    for (int f = 0; f < F; ++f) grad.data_as<double>()[r] += full.data_as<double>()[r * F + f];
+            }
+            const Tensor &X = operands.at(og.operand);
+            const Tensor V = random_tensor(X.size(0), X.size(1), rng, -1, 1);
+            const double h = 1e-6;
+            auto shifted = [&](double step) {
+                std::map<std::string, Tensor> ops = operands;
+                Tensor Y = Tensor::empty({X.size(0), X.size(1)}, DType::F64);
+                for (int64_t i = 0; i < X.numel(); ++i)
+                    Y.data_as<double>()[i] = X.data_as<double>()[i] + step * V.data_as<double>()[i];
+                ops[og.operand] = Y;
+                return loss(ops);
+            };
+            const double fd = (shifted(h) - shifted(-h)) / (2 * h);
+            EXPECT_NEAR(dot(grad, V), fd, 1e-5 * (1 + std::abs(fd))) << "F=" << F << ": operand " << og.operand;
+        }
+    }
+    dsl::SddmmProgram ids("by_edge_id");
+    ids.edge_value(ids.operand("x", At::Src) * Halide::cast<float>(ids.edge()));
+    EXPECT_TRUE(test::throws_with<ShapeError>([&] { dsl::derive_gradients(ids); }, {"its edge value reads"}));
 }
 
 TEST(UserGradients, FormsAndOperandsOfTheDerivedPrograms) {

@@ -1,8 +1,9 @@
 // A plugin of user programs (docs/dsl.md, "Plugins"): the weighted max of
 // docs/examples/user_program_aot, a weighted sum, GAT's attention aggregation in one pass
 // (gat_attention.h; the fused layer of docs/examples/fused_gat.py, with its backward's transposed
-// aggregation and per-edge score gradient), a gated mean (its backward derived from the message), a
-// weighted sum and mean as two outputs of one pass, and a user schedule, loaded by
+// aggregation and per-edge score gradient), a gated mean and per-edge attention scores (backwards
+// derived from the message), a weighted sum and mean as two outputs of one pass, and a user schedule,
+// loaded by
 //   gsparse-compile --plugin libgsparse_example_plugin.so --program weighted_max --feat 8 --out DIR --name weighted_max
 // Built as a shared module (CMake: add_library(NAME MODULE ...)); it does not link gsparse.
 #include "dsl/plugin.h"
@@ -44,6 +45,19 @@ gsparse::dsl::SpmmProgram gated_mean() {
     p.message(x * w / (1.0f + Halide::exp(-(a + b))));
     p.reduce(gsparse::dsl::Monoid::sum());
     p.finalize([](Halide::Expr acc, Halide::Expr degree) { return acc / Halide::cast<float>(degree); });
+    return p;
+}
+
+/// Attention scores per edge and feature: leaky_relu(a_src[u, f] + a_dst[v, f] + bias[e]) (a
+/// per-edge program; with gsparse.edge_softmax and gated or weighted sums, a GAT layer whose backward
+/// gsparse derives).
+gsparse::dsl::SddmmProgram attention_scores() {
+    gsparse::dsl::SddmmProgram p("attention_scores");
+    Halide::Expr a_src = p.operand("a_src", At::Src);
+    Halide::Expr a_dst = p.operand("a_dst", At::Dst);
+    Halide::Expr bias = p.operand("bias", At::Edge, true);
+    Halide::Expr s = a_src + a_dst + bias;
+    p.edge_value(Halide::select(s > 0.0f, s, 0.2f * s));
     return p;
 }
 
@@ -93,6 +107,7 @@ GSPARSE_PLUGIN(registry) {
                      [] { return gsparse_examples::gat_attention_shifted("gat_attention_shifted_lse", true); });
     registry.program("gat_attention_transpose", [] { return gsparse_examples::gat_attention_transpose(); });
     registry.edge_program("gat_score_grad", [] { return gsparse_examples::gat_score_grad(); });
+    registry.edge_program("attention_scores", attention_scores);
     registry.program("weighted_sum_and_mean", weighted_sum_and_mean);
     registry.schedule("row_tasks", row_tasks);
 }
