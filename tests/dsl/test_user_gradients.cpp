@@ -133,31 +133,37 @@ Tensor derived_gradient(const dsl::ProgramGradients &grads, const OperandGradien
     return summed;
 }
 
-void check_program(const SpmmProgram &p, const Graph &g, int F, uint64_t seed, const std::string &what) {
-    std::mt19937 rng(static_cast<uint32_t>(seed));
-    std::map<std::string, Tensor> operands = {
-        {"x", random_tensor(g.num_src(), F, rng, -1.5, 1.5)}, {"y", random_tensor(g.num_dst(), F, rng, -1.5, 1.5)},
-        {"w", random_tensor(g.num_edges(), 1, rng, 0.2, 1.2)}, {"a", random_tensor(g.num_src(), 1, rng, -1, 1)}};
-    const Tensor R = random_tensor(g.num_dst(), F, rng, -1, 1);
-    const dsl::SpmmKernel forward = p.compile(F);
+/// Random operands x [num_src, F], y [num_dst, F], w [num_edges, 1], a [num_src, 1].
+std::map<std::string, Tensor> random_operands(const Graph &g, int F, std::mt19937 &rng) {
+    return {{"x", random_tensor(g.num_src(), F, rng, -1.5, 1.5)}, {"y", random_tensor(g.num_dst(), F, rng, -1.5, 1.5)},
+            {"w", random_tensor(g.num_edges(), 1, rng, -1, 1)}, {"a", random_tensor(g.num_src(), 1, rng, -1, 1)}};
+}
+
+/// Every operand's derived gradient of L = <R, program(operands)> (out_rows x F outputs) against
+/// central differences of the forward program along a random direction of that operand.
+template <typename Program>
+void check_gradients(const Program &p, const Graph &g, int F, int64_t out_rows, std::mt19937 &rng,
+                     const std::string &what) {
+    const std::map<std::string, Tensor> operands = random_operands(g, F, rng);
+    const Tensor R = random_tensor(out_rows, F, rng, -1, 1);
+    const auto forward = p.compile(F);
     auto loss = [&](const std::map<std::string, Tensor> &ops) {
-        Tensor out = Tensor::zeros({g.num_dst(), F}, DType::F64);
+        Tensor out = Tensor::zeros({out_rows, F}, DType::F64);
         forward.run(g, ops, out);
         return dot(out, R);
     };
     const dsl::ProgramGradients grads = dsl::derive_gradients(p);
-    ASSERT_EQ(grads.operands.size(), 4u);
+    ASSERT_EQ(grads.operands.size(), operands.size());
     for (const OperandGradient &og : grads.operands) {
         const Tensor grad = derived_gradient(grads, og, g, F, operands, R);
-        // Directional derivative along a random direction V against central differences.
         const Tensor &X = operands.at(og.operand);
         const Tensor V = random_tensor(X.size(0), X.size(1), rng, -1, 1);
         const double h = 1e-6;
-        auto shifted = [&](double s) {
+        auto shifted = [&](double step) {
             std::map<std::string, Tensor> ops = operands;
             Tensor Y = Tensor::empty({X.size(0), X.size(1)}, DType::F64);
             for (int64_t i = 0; i < X.numel(); ++i)
-                Y.data_as<double>()[i] = X.data_as<double>()[i] + s * V.data_as<double>()[i];
+                Y.data_as<double>()[i] = X.data_as<double>()[i] + step * V.data_as<double>()[i];
             ops[og.operand] = Y;
             return loss(ops);
         };
@@ -180,8 +186,9 @@ TEST(UserGradients, EveryOperandMatchesCentralDifferencesOfTheForward) {
         const Graph g = test::random_graph(7, gc.opt);
         for (bool mean : {false, true}) {
             const int F = gc.opt.num_src < 0 ? 3 : 1;
-            check_program(rich_program(mean), g, F, 11 + F,
-                          std::string(gc.name) + (mean ? " mean" : " sum") + " F=" + std::to_string(F));
+            std::mt19937 rng(static_cast<uint32_t>(11 + F));
+            check_gradients(rich_program(mean), g, F, g.num_dst(), rng,
+                            std::string(gc.name) + (mean ? " mean" : " sum") + " F=" + std::to_string(F));
         }
     }
 }
@@ -207,53 +214,16 @@ TEST(UserGradients, PerEdgeProgramsMatchCentralDifferencesOfTheForward) {
     const dsl::SddmmProgram p = rich_edge_program();
     for (int F : {1, 3}) {
         std::mt19937 rng(static_cast<uint32_t>(21 + F));
-        std::map<std::string, Tensor> operands = {
-            {"x", random_tensor(g.num_src(), F, rng, -1.5, 1.5)}, {"y", random_tensor(g.num_dst(), F, rng, -1.5, 1.5)},
-            {"w", random_tensor(g.num_edges(), 1, rng, -1, 1)}, {"a", random_tensor(g.num_src(), 1, rng, -1, 1)}};
-        const Tensor R = random_tensor(g.num_edges(), F, rng, -1, 1);
-        const dsl::SddmmKernel forward = p.compile(F);
-        auto loss = [&](const std::map<std::string, Tensor> &ops) {
-            Tensor out = Tensor::zeros({g.num_edges(), F}, DType::F64);
-            forward.run(g, ops, out);
-            return dot(out, R);
-        };
-        const dsl::ProgramGradients grads = dsl::derive_gradients(p);
-        EXPECT_EQ(grads.scale, nullptr);
-        ASSERT_EQ(grads.operands.size(), 4u);
-        for (const OperandGradient &og : grads.operands) {
-            // G is the per-edge output's gradient, read at the edge by every gradient program.
-            const auto infos = og.form == OperandGradient::Form::Edges ? og.edges->operands() : og.rows->operands();
-            for (const auto &info : infos)
-                if (info.name == grads.grad_operand) EXPECT_EQ(info.at, At::Edge) << og.operand;
-            std::map<std::string, Tensor> args;
-            for (const auto &info : infos) args[info.name] = info.name == grads.grad_operand ? R : operands.at(info.name);
-            const int64_t rows = og.at == At::Src ? g.num_src() : og.at == At::Dst ? g.num_dst() : g.num_edges();
-            Tensor full = Tensor::zeros({rows, F}, DType::F64);
-            if (og.form == OperandGradient::Form::Edges) {
-                og.edges->compile(F).run(g, args, full);
-            } else {
-                og.rows->compile(F).run(og.form == OperandGradient::Form::ReverseRows ? g.reverse() : g, args, full);
-            }
-            Tensor grad = full;
-            if (og.broadcast) {
-                grad = Tensor::zeros({rows, 1}, DType::F64);
-                for (int64_t r = 0; r < rows; ++r)
-                    for (int f = 0; f < F; ++f) grad.data_as<double>()[r] += full.data_as<double>()[r * F + f];
-            }
-            const Tensor &X = operands.at(og.operand);
-            const Tensor V = random_tensor(X.size(0), X.size(1), rng, -1, 1);
-            const double h = 1e-6;
-            auto shifted = [&](double step) {
-                std::map<std::string, Tensor> ops = operands;
-                Tensor Y = Tensor::empty({X.size(0), X.size(1)}, DType::F64);
-                for (int64_t i = 0; i < X.numel(); ++i)
-                    Y.data_as<double>()[i] = X.data_as<double>()[i] + step * V.data_as<double>()[i];
-                ops[og.operand] = Y;
-                return loss(ops);
-            };
-            const double fd = (shifted(h) - shifted(-h)) / (2 * h);
-            EXPECT_NEAR(dot(grad, V), fd, 1e-5 * (1 + std::abs(fd))) << "F=" << F << ": operand " << og.operand;
-        }
+        check_gradients(p, g, F, g.num_edges(), rng, "F=" + std::to_string(F));
+    }
+    // G is the per-edge output's gradient: every gradient program reads it at the edge, and none
+    // scales it.
+    const dsl::ProgramGradients grads = dsl::derive_gradients(p);
+    EXPECT_EQ(grads.scale, nullptr);
+    for (const OperandGradient &og : grads.operands) {
+        const auto infos = og.form == OperandGradient::Form::Edges ? og.edges->operands() : og.rows->operands();
+        for (const auto &info : infos)
+            if (info.name == grads.grad_operand) EXPECT_EQ(info.at, At::Edge) << og.operand;
     }
     dsl::SddmmProgram ids("by_edge_id");
     ids.edge_value(ids.operand("x", At::Src) * Halide::cast<float>(ids.edge()));
