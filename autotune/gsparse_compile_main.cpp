@@ -7,17 +7,63 @@
 //   gsparse-compile --target cuda --binary mul --reduce sum --feat 64 --edge-feat 1 --out kernels --name agg
 //   gsparse-compile --op sddmm --binary dot --lhs-target u --rhs-target v --feat 64 --out kernels --name score
 //   gsparse-compile --plugin libmy_programs.so --program weighted_max --feat 8 --out kernels --name weighted_max
+//   gsparse-compile --plugin libmy_programs.so --program weighted_sum --feat 8 --gradients --out kernels --name ws
 #include <algorithm>
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <optional>
 
 #include "core/error.h"
 #include "dsl/plugin.h"
+#include "dsl/user_gradients.h"
 #include "runtime/aot.h"
 #include "schedules/schedule.h"
 
 using namespace gsparse;
+
+namespace {
+
+/// Emits the derived backward of a plugin program (dsl/user_gradients.h) as static libraries
+/// <name>_grad_<operand> (and <name>_grad_scale), default schedules, and prints how each is called.
+void emit_gradients(const dsl::ProgramGradients &grads, int feat, Device device, const std::string &out_dir,
+                    const std::string &name) {
+    const std::string scale = grads.scale ? " * " + name + "_grad_scale(graph)" : "";
+    std::printf("gradients of %s: G = grad_out%s, read as the operand '%s'\n", name.c_str(), scale.c_str(),
+                grads.grad_operand.c_str());
+    auto print_args = [](const std::vector<std::string> &args) {
+        for (const auto &a : args) std::printf(" %s", a.c_str());
+        std::printf("\n");
+    };
+    if (grads.scale) {
+        const dsl::SpmmKernel k = grads.scale->compile(feat, device);
+        k.compile_to_static_library(out_dir, name + "_grad_scale");
+        std::printf("scale    %s/%s_grad_scale.a (the graph; [num_dst, F])\n  arguments", out_dir.c_str(), name.c_str());
+        print_args(k.argument_names());
+    }
+    for (const dsl::OperandGradient &g : grads.operands) {
+        using Form = dsl::OperandGradient::Form;
+        const std::string lib = name + "_grad_" + g.operand;
+        const char *form = g.form == Form::Rows ? "the graph" : g.form == Form::ReverseRows ? "the reverse graph"
+                                                                                          : "the graph's edges";
+        std::vector<std::string> args;
+        if (g.form == Form::Edges) {
+            const dsl::SddmmKernel k = g.edges->compile(feat, device);
+            k.compile_to_static_library(out_dir, lib);
+            args = k.argument_names();
+        } else {
+            const dsl::SpmmKernel k = g.rows->compile(feat, device);
+            k.compile_to_static_library(out_dir, lib);
+            args = k.argument_names();
+        }
+        std::printf("operand  %s (read at the %s%s): %s/%s.a on %s%s\n  arguments", g.operand.c_str(),
+                    dsl::at_name(g.at), g.broadcast ? ", broadcast" : "", out_dir.c_str(), lib.c_str(), form,
+                    g.broadcast ? "; sum its features for the gradient" : "");
+        print_args(args);
+    }
+}
+
+}  // namespace
 
 int main(int argc, char **argv) {
     std::string op = "spmm", binary = "copy_lhs", reduce = "sum", schedule, out_dir, name, target = "cpu";
@@ -46,11 +92,14 @@ int main(int argc, char **argv) {
         ->check(CLI::IsMember({"cpu", "cuda"}));
     app.add_flag("--mapped-edge-ids", mapped_edge_ids, "for graphs whose edge ids are not the CSR positions");
     std::string plugin_path, program;
-    bool list = false;
+    bool list = false, gradients = false;
     app.add_option("--plugin", plugin_path, "a shared module of user programs and schedules (dsl/plugin.h, docs/dsl.md)");
     app.add_option("--program", program, "with --plugin: the user program to emit; --schedule then names one of the "
                                          "plugin's schedules or the default user schedule, e.g. \"my_rows{rows=8}\"");
     app.add_flag("--list", list, "with --plugin: print its programs and schedules and exit");
+    app.add_flag("--gradients", gradients,
+                 "with --program: also emit its backward derived from the message (programs that sum their message, "
+                 "and per-edge programs), one library <name>_grad_<operand> per operand (docs/dsl.md)");
     auto *out_opt = app.add_option("--out", out_dir, "output folder");
     auto *name_opt = app.add_option("--name", name, "kernel name (a C identifier)");
     CLI11_PARSE(app, argc, argv);
@@ -77,13 +126,18 @@ int main(int argc, char **argv) {
             if (std::find(edge_programs.begin(), edge_programs.end(), program) != edge_programs.end()) {
                 // A per-edge program: its default schedule (edges in parallel), no schedule to pick.
                 if (!schedule.empty()) fail<Error>("--schedule applies to g-SpMM-shaped programs, not per-edge ", program);
-                const dsl::SddmmKernel k = plugin.registry.make_edge_program(program).compile(static_cast<int>(feat), device);
+                const dsl::SddmmProgram ep = plugin.registry.make_edge_program(program);
+                // The backward first: a program without one fails before anything is written.
+                const std::optional<dsl::ProgramGradients> grads =
+                    gradients ? std::optional<dsl::ProgramGradients>(dsl::derive_gradients(ep)) : std::nullopt;
+                const dsl::SddmmKernel k = ep.compile(static_cast<int>(feat), device);
                 k.compile_to_static_library(out_dir, name);
                 std::printf("per-edge program %s from %s (%s)\nlibrary  %s/%s.a\nheader   %s/%s.h\narguments",
                             program.c_str(), plugin_path.c_str(), device_name(device), out_dir.c_str(), name.c_str(),
                             out_dir.c_str(), name.c_str());
                 for (const auto &a : k.argument_names()) std::printf(" %s", a.c_str());
                 std::printf("\n");
+                if (grads) emit_gradients(*grads, static_cast<int>(feat), device, out_dir, name);
                 return 0;
             }
             const dsl::SpmmProgram p = plugin.registry.make_program(program);
@@ -94,6 +148,8 @@ int main(int argc, char **argv) {
                 def = plugin.registry.make_schedule(parsed.schedule);
                 point = parsed.values;
             }
+            const std::optional<dsl::ProgramGradients> grads =
+                gradients ? std::optional<dsl::ProgramGradients>(dsl::derive_gradients(p)) : std::nullopt;
             const dsl::SpmmKernel k = p.compile(static_cast<int>(feat), device, def, point);
             k.compile_to_static_library(out_dir, name);
             std::printf("program  %s from %s (%s, %s)\nlibrary  %s/%s.a\nheader   %s/%s.h\narguments", program.c_str(),
@@ -101,9 +157,10 @@ int main(int argc, char **argv) {
                         device_name(device), out_dir.c_str(), name.c_str(), out_dir.c_str(), name.c_str());
             for (const auto &a : k.argument_names()) std::printf(" %s", a.c_str());
             std::printf("\n");
+            if (grads) emit_gradients(*grads, static_cast<int>(feat), device, out_dir, name);
             return 0;
         }
-        if (!program.empty() || list) fail<Error>("--program and --list need --plugin");
+        if (!program.empty() || list || gradients) fail<Error>("--program, --list and --gradients need --plugin");
         if (!out_opt->count() || !name_opt->count()) fail<Error>("--out and --name are required");
         const Device device = target == "cuda" ? Device::CUDA : Device::CPU;
         // Knobs a --schedule point leaves out take the expert default's values.
