@@ -15,6 +15,7 @@ GeneticSearch::GeneticSearch(const SearchSpace &space, const GeneticOptions &opt
     if (opt_.elite < 1 || opt_.elite >= opt_.population)
         fail<Error>("genetic search elite must be in [1, population), got ", opt_.elite);
     if (opt_.generations < 0) fail<Error>("genetic search generations must be >= 0, got ", opt_.generations);
+    if (opt_.polish < 0) fail<Error>("genetic search polish must be >= 0, got ", opt_.polish);
     if (!(opt_.mutation >= 0 && opt_.mutation <= 1))
         fail<Error>("genetic search mutation rate must be in [0, 1], got ", opt_.mutation);
     if (space.valid.empty()) fail<Error>("genetic search over a space without valid points");
@@ -160,7 +161,46 @@ std::vector<std::pair<ScheduleParams, double>> GeneticSearch::run(
         pop = std::move(next);
         fit = std::move(next_fit);
     }
+    polish(seen, evaluate, prepare_batch);
     return evaluated;
+}
+
+void GeneticSearch::polish(const std::map<Genes, double> &seen, const std::function<double(const Genes &)> &evaluate,
+                           const std::function<void(const std::vector<Genes> &, size_t)> &prepare) const {
+    if (seen.empty()) return;
+    auto best = std::max_element(seen.begin(), seen.end(), [](const auto &a, const auto &b) { return a.second < b.second; });
+    Genes center = best->first;
+    double center_fit = best->second;
+    int budget = opt_.polish;
+    while (budget > 0) {
+        // The center's valid neighbours not measured yet: each knob one choice down or up, in knob
+        // order (a neighbour stands for its canonical point: a knob its kernel ignores moves nothing).
+        std::vector<Genes> around;
+        for (size_t i = 0; i < center.size() && static_cast<int>(around.size()) < budget; i++)
+            for (int delta : {-1, 1}) {
+                Genes g = center;
+                g[i] += delta;
+                if (g[i] < 0 || g[i] >= static_cast<int>(space_.space.knobs[i].choices.size())) continue;
+                g = encode(space_.canonical(decode(g)));
+                if (!valid(g)) continue;
+                if (seen.count(g) || std::find(around.begin(), around.end(), g) != around.end()) continue;
+                around.push_back(g);
+                if (static_cast<int>(around.size()) == budget) break;
+            }
+        if (around.empty()) return;
+        prepare(around, 0);
+        bool moved = false;
+        for (const Genes &g : around) {
+            const double f = evaluate(g);
+            budget--;
+            if (f > center_fit) {
+                center_fit = f;
+                center = g;
+                moved = true;
+            }
+        }
+        if (!moved) return;
+    }
 }
 
 }  // namespace gsparse::autotune

@@ -3,10 +3,13 @@
 // time), children take each knob from either parent and mutate each knob with a small probability,
 // the fittest points survive as the elite, and a child that breaks the schedule's validity rules
 // is replaced by the nearest valid point (Euclidean distance over the knobs' choice indices,
-// normalized per knob).
+// normalized per knob). A final local search ("polish") then measures the valid neighbours of the
+// best point (each knob one choice up or down), moving to a better one while its budget lasts: the
+// generations find the region, the polish its best point.
 #pragma once
 
 #include <functional>
+#include <map>
 #include <random>
 #include <vector>
 
@@ -19,6 +22,7 @@ struct GeneticOptions {
     int elite = 6;
     int generations = 3;
     double mutation = 0.2;  ///< per-knob mutation probability
+    int polish = 16;        ///< evaluations of the final local search around the best point (0: none)
     uint64_t seed = 1;
 };
 
@@ -53,6 +57,10 @@ public:
         const std::function<void(const std::vector<ScheduleParams> &)> &prepare = {});
 
 private:
+    /// The final local search (GeneticOptions::polish) from the best of `seen`.
+    void polish(const std::map<Genes, double> &seen, const std::function<double(const Genes &)> &evaluate,
+                const std::function<void(const std::vector<Genes> &, size_t)> &prepare) const;
+
     const SearchSpace &space_;
     GeneticOptions opt_;
     std::vector<Genes> valid_genes_;

@@ -55,6 +55,7 @@ struct Args {
     int runs = 10, threads = 0;
     double cutoff = TuneOptions{}.cutoff, cutoff_slack_ms = TuneOptions{}.cutoff_slack_ms;
     uint64_t seed = 1;
+    int polish = GeneticOptions{}.polish;
     bool quiet = false;
     std::string plugin, program, schedule_def;
 };
@@ -352,6 +353,9 @@ int main(int argc, char **argv) {
     app.add_option("--threads", a.threads, "candidates compiled in parallel (0: one per hardware thread)")
         ->check(CLI::Range(0, 1024));
     app.add_option("--seed", a.seed, "seed of the search");
+    app.add_option("--polish", a.polish, "genetic mode: points measured by the final local search around the best "
+                                         "(each knob one choice up or down; 0: none)")
+        ->check(CLI::Range(0, 1000));
     app.add_option("--target", a.target, "device to tune for")->check(CLI::IsMember({"cpu", "cuda"}));
     app.add_option("--json", a.json_out, "write the full result as JSON to this file");
     app.add_option("--emit-lib", a.emit_dir, "write the best kernel (g-SpMM or g-SDDMM, for --target) as a static library and "
@@ -412,6 +416,7 @@ int main(int argc, char **argv) {
         opt.cutoff_slack_ms = a.cutoff_slack_ms;
         opt.compile_threads = a.threads;
         opt.seed = a.seed;
+        opt.genetic.polish = a.polish;
         opt.progress = !a.quiet;
         // Ahead-of-time emission and recorded sweeps know the row schedules only.
         if (a.segments && (!a.replay.empty() || !a.emit_dir.empty()))

@@ -215,8 +215,9 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
     const int threads = options.compile_threads > 0 ? options.compile_threads
                                                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::mt19937_64 rng(options.seed);
-    ProgressBar bar("measuring", std::min(space.valid.size(), static_cast<size_t>(options.genetic.population *
-                                                                                  (options.genetic.generations + 1))));
+    ProgressBar bar("measuring", std::min(space.valid.size(),
+                                          static_cast<size_t>(options.genetic.population * (options.genetic.generations + 1) +
+                                                              options.genetic.polish)));
     size_t measured = 0;
     auto record = [&](const Measurement &m) {
         r.add(m);

@@ -2,7 +2,7 @@
 """Search strategies replayed on recorded exhaustive sweeps (the paper's Fig. 11 with many seeds).
 
   replay_tune.py EXHAUSTIVE_JSON... [--seeds 20] [--model [NAME=]PREFIX ...] [--graph-dir DIR]
-                 [--tune BIN] [--data BIN] [--out-dir DIR]
+                 [--tune BIN] [--data BIN] [--out-dir DIR] [--strategy NAME=ARGS ...] [--skip-random-seeds]
 
 Each input is a gsparse-tune --json result of --mode exhaustive (or one graph's result of
 gsparse-sweep) of g-SpMM or g-SDDMM (its op names the operator), plain or gzip-compressed
@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -115,6 +116,11 @@ def main(argv=None) -> int:
     ap.add_argument("--tune", default=str(ROOT / "build" / "autotune" / "gsparse-tune"))
     ap.add_argument("--data", default=str(ROOT / "build" / "datasets" / "gsparse-data"))
     ap.add_argument("--out-dir")
+    ap.add_argument("--strategy", action="append", default=[],
+                    help="NAME=ARGS: also replay the genetic search with these gsparse-tune arguments, e.g. "
+                         "'no polish=--model autotune/models/h100_spmm --polish 0'")
+    ap.add_argument("--skip-random-seeds", action="store_true",
+                    help="leave out the genetic search without a model (seeded at random)")
     args = ap.parse_args(argv)
     if args.seeds < 1:
         ap.error("--seeds must be >= 1")
@@ -131,7 +137,11 @@ def main(argv=None) -> int:
             best = best_ms(run)
             op = op_args(run.get("op", "spmm copy_u_sum"))
             strategies = {name: op + ["--model", prefix] for name, prefix in models_of(args.model).items()}
-            strategies["genetic, random seeds"] = op + ["--model", "none"]  # not the shipped model (--model auto)
+            if not args.skip_random_seeds:
+                strategies["genetic, random seeds"] = op + ["--model", "none"]  # not the shipped model (--model auto)
+            for spec in args.strategy:
+                name, _, extra_args = spec.partition("=")
+                strategies[name] = op + shlex.split(extra_args)
             row = {"graph": run["graph"]["name"], "op": run.get("op", ""), "feat": feat, "valid_points": run["valid_size"],
                    "exhaustive_best_ms": best, "seeds": args.seeds, "device": run.get("device", "")}
             for name, extra in strategies.items():
@@ -164,7 +174,9 @@ def main(argv=None) -> int:
              "| op | graph | F | strategy | trials | within 5% | mean | worst | random: within 5% | mean | worst |",
              "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        for name in list(models_of(args.model)) + ["genetic, random seeds"]:
+        strategies = list(models_of(args.model)) + ["genetic, random seeds"]
+        strategies += [spec.partition("=")[0] for spec in args.strategy]
+        for name in strategies:
             if name not in r:
                 continue
             s = r[name]

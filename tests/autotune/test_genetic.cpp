@@ -154,6 +154,37 @@ TEST(Genetic, PrepareSeesEachGenerationBeforeItIsEvaluatedAndChangesNothing) {
     EXPECT_EQ(prepared.size(), with.size());
 }
 
+TEST(Genetic, PolishWalksFromTheBestPointToABetterNeighbourWithinItsBudget) {
+    // No generations and a population of the two given points: only the polish moves. The optimum
+    // (a = 3, b = 3, c = 2) is three knob steps from the best start (a = 1, b = 3, c = 1).
+    SearchSpace s = toy_space();
+    auto fitness = [](const ScheduleParams &p) {
+        return 1.0 / (1 + std::abs(p.get("a") - 3) + std::abs(p.get("b") - 3) + (p.get("c") == 2 ? 0 : 1));
+    };
+    const std::vector<ScheduleParams> start = {ScheduleParams{"toy", {{"a", 1}, {"b", 3}, {"c", 1}}},
+                                               ScheduleParams{"toy", {{"a", 0}, {"b", 0}, {"c", 1}}}};
+    auto best_of = [&](const std::vector<std::pair<ScheduleParams, double>> &run) {
+        double b = 0;
+        for (const auto &[p, f] : run) b = std::max(b, f);
+        return b;
+    };
+    GeneticOptions o;
+    o.population = 2;
+    o.elite = 1;
+    o.generations = 0;
+    o.polish = 0;
+    EXPECT_DOUBLE_EQ(best_of(GeneticSearch(s, o).run(start, fitness)), 1.0 / 4);
+    o.polish = 16;
+    const auto polished = GeneticSearch(s, o).run(start, fitness);
+    EXPECT_DOUBLE_EQ(best_of(polished), 1.0);
+    EXPECT_LE(polished.size(), 2u + 16u);
+    std::set<ScheduleParams> once;
+    for (const auto &[p, f] : polished) EXPECT_TRUE(once.insert(p).second) << "evaluated twice: " << p.str();
+    // A budget of 2 measures two neighbours and stops.
+    o.polish = 2;
+    EXPECT_EQ(GeneticSearch(s, o).run(start, fitness).size(), 4u);
+}
+
 TEST(Genetic, RejectsBadOptions) {
     SearchSpace s = toy_space();
     GeneticOptions o;
@@ -161,6 +192,9 @@ TEST(Genetic, RejectsBadOptions) {
     EXPECT_THROW(GeneticSearch(s, o), Error);
     o = {};
     o.mutation = 1.5;
+    EXPECT_THROW(GeneticSearch(s, o), Error);
+    o = {};
+    o.polish = -1;
     EXPECT_THROW(GeneticSearch(s, o), Error);
 }
 

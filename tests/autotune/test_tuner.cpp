@@ -209,7 +209,7 @@ TEST(Tuner, GeneticModeSeededByARankingMeasuresTheTopPoints) {
     TuneResult r = tune(p, o);
     ASSERT_GE(r.candidates.size(), 3u);
     for (size_t i = 0; i < 3; i++) EXPECT_EQ(r.candidates[i].schedule.get("vector_width"), 1);
-    EXPECT_LE(r.candidates.size(), 8u);  // population 4, one generation
+    EXPECT_LE(r.candidates.size(), 8u + static_cast<size_t>(o.genetic.polish));  // population 4, one generation, polish
     EXPECT_TRUE(r.best.ok);
 }
 
