@@ -21,6 +21,12 @@ std::vector<OperandInfo> operand_infos(const std::vector<Operand> &operands) {
     return info;
 }
 
+std::string Site::str() const { return file.empty() ? "" : file + ":" + std::to_string(line); }
+
+std::string Site::note(const char *what) const {
+    return file.empty() ? "" : std::string(" (") + what + " " + str() + ")";
+}
+
 void check_identifier(const std::string &name, const char *what) {
     bool ok = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
     for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
@@ -28,11 +34,13 @@ void check_identifier(const std::string &name, const char *what) {
 }
 
 const Operand &declare_operand(std::vector<Operand> &operands, const std::string &program, const std::string &name,
-                               At at, bool broadcast, Halide::Type type) {
+                               At at, bool broadcast, Halide::Type type, Site site) {
     check_identifier(name, "operand name");
     for (const Operand &o : operands)
-        if (o.name == name) fail<ShapeError>("program ", program, ": operand '", name, "' is declared twice");
-    operands.push_back({name, at, broadcast, Halide::ImageParam(type, 2, program + "_" + name)});
+        if (o.name == name)
+            fail<ShapeError>("program ", program, ": operand '", name, "' is declared twice", site.note("at"),
+                             o.site.note("first at"));
+    operands.push_back({name, at, broadcast, Halide::ImageParam(type, 2, program + "_" + name), std::move(site)});
     return operands.back();
 }
 
@@ -62,8 +70,8 @@ std::vector<const Tensor *> match_operands(const std::string &program, const std
         auto it = given.find(o.name);
         if (it == given.end())
             fail<ShapeError>("user program ", program, ": operand '", o.name, "' (read at the ", at_name(o.at),
-                             ") is not given");
-        check_tensor(program, "operand '" + o.name + "'", it->second, device, dtype,
+                             ") is not given", o.site.note("declared at"));
+        check_tensor(program, "operand '" + o.name + "'" + o.site.note("declared at"), it->second, device, dtype,
                      rows_of[static_cast<int>(o.at)], o.broadcast ? 1 : features);
         tensors.push_back(&it->second);
     }

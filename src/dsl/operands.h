@@ -23,13 +23,26 @@ const char *at_name(At at);
 /// ShapeError unless name is a C identifier (what: what it names, for the message).
 void check_identifier(const std::string &name, const char *what);
 
+/// Where a call that builds a user program was written (the caller's file and line: the builder
+/// functions take __builtin_FILE() and __builtin_LINE() as default arguments), so that errors about
+/// an operand or a message point at the user's line.
+struct Site {
+    std::string file;
+    int line = 0;
+    /// "file:line", or "" when unknown.
+    std::string str() const;
+    /// " (<what> file:line)", e.g. " (declared at f.cpp:12)", or "" when unknown.
+    std::string note(const char *what) const;
+};
+
 /// An operand a program declared: a [rows, features] input (read at element 0 of each row when
-/// broadcast) named <program>_<name>.
+/// broadcast) named <program>_<name>, and where it was declared.
 struct Operand {
     std::string name;
     At at = At::Src;
     bool broadcast = false;
     Halide::ImageParam param;
+    Site site;
 };
 
 /// What a program's user needs to know of an operand: its name, where it is read, and whether it
@@ -44,9 +57,10 @@ struct OperandInfo {
 std::vector<OperandInfo> operand_infos(const std::vector<Operand> &operands);
 
 /// Declares operand name of program (a C identifier, not yet declared) as an input of type and
-/// appends it to operands; returns the new entry.
+/// appends it to operands; returns the new entry. ShapeError naming both lines for a second
+/// declaration.
 const Operand &declare_operand(std::vector<Operand> &operands, const std::string &program, const std::string &name,
-                               At at, bool broadcast, Halide::Type type);
+                               At at, bool broadcast, Halide::Type type, Site site = {});
 
 /// ShapeError naming the problem unless t is defined, on device, of dtype and [rows, width].
 void check_tensor(const std::string &program, const std::string &what, const Tensor &t, Device device, DType dtype,

@@ -33,7 +33,7 @@
 
 namespace gsparse::dsl {
 
-inline constexpr int kPluginAbiVersion = 4;
+inline constexpr int kPluginAbiVersion = 5;
 
 /// The programs and schedules a plugin registers, by name.
 class PluginRegistry {

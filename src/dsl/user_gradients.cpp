@@ -88,7 +88,8 @@ std::vector<OperandGradient> operand_gradients(const std::string &program, Halid
             std::map<std::string, Expr> reads;
             for (const Operand &q : operands)
                 if (expr_uses_var(dm, kOperandVar + q.name))
-                    reads[kOperandVar + q.name] = p.operand(q.name, at_of(q.at), q.broadcast);
+                    reads[kOperandVar + q.name] =
+                        p.operand(q.name, at_of(q.at), q.broadcast, q.site.file.c_str(), q.site.line);
             return substitute(reads, dm);
         };
         if (o.at == At::Edge) {
@@ -111,14 +112,15 @@ std::vector<OperandGradient> operand_gradients(const std::string &program, Halid
     return out;
 }
 
-/// The message with its operand reads as variables; ShapeError when it reads anything else.
+/// The message with its operand reads as variables; ShapeError (naming the message's line) when it
+/// reads anything else.
 Expr message_over_operands(const std::string &why, const Expr &message, const std::vector<Operand> &operands,
-                           const char *what) {
+                           const char *what, const Site &site) {
     const Expr m = OperandsAsVariables(operands).mutate(message);
     OtherReads other;
     m.accept(&other);
     if (!other.found.empty())
-        fail<ShapeError>(why, "its ", what, " reads ", other.found,
+        fail<ShapeError>(why, "its ", what, site.note("set at"), " reads ", other.found,
                          " (node or edge ids, the degree, or an array that is not an operand); give a backward");
     return m;
 }
@@ -140,7 +142,7 @@ ProgramGradients derive_gradients(const SpmmProgram &p) {
         fail<ShapeError>(why, p.message_.empty() ? "it has no message" : "its message is a tuple (give a backward)");
     check_sum(p.name_, p.monoid_.get(), p.type_);
     if (p.finalize_values_ || p.finalize_outputs_) fail<ShapeError>(why, "it has several outputs or a tuple finalize");
-    const Expr message = message_over_operands(why, p.message_[0], p.operands_, "message");
+    const Expr message = message_over_operands(why, p.message_[0], p.operands_, "message", p.message_site_);
 
     ProgramGradients out;
     out.grad_operand = grad_operand_name(p.operands_);
@@ -170,7 +172,7 @@ ProgramGradients derive_gradients(const SpmmProgram &p) {
 ProgramGradients derive_gradients(const SddmmProgram &p) {
     const std::string why = "program " + p.name_ + " has no derived backward: ";
     if (!p.value_.defined()) fail<ShapeError>(why, "it has no edge value");
-    const Expr value = message_over_operands(why, p.value_, p.operands_, "edge value");
+    const Expr value = message_over_operands(why, p.value_, p.operands_, "edge value", p.value_site_);
     ProgramGradients out;
     out.grad_operand = grad_operand_name(p.operands_);
     const At grad_at[3] = {At::Edge, At::Edge, At::Edge};  // G is the per-edge output's gradient

@@ -33,17 +33,19 @@ SddmmProgram::SddmmProgram(std::string name, Type type)
     v_ = dst_idx_(e_);
 }
 
-Expr SddmmProgram::operand(const std::string &name, At at, bool broadcast) {
-    const Operand &o = declare_operand(operands_, name_, name, at, broadcast, type_);
+Expr SddmmProgram::operand(const std::string &name, At at, bool broadcast, const char *file, int line) {
+    const Operand &o = declare_operand(operands_, name_, name, at, broadcast, type_, Site{file ? file : "", line});
     Expr row = at == At::Src ? u_ : at == At::Dst ? v_ : Expr(e_);
     return o.param(broadcast ? Expr(0) : Expr(f_), row);
 }
 
 std::vector<OperandInfo> SddmmProgram::operands() const { return operand_infos(operands_); }
 
-void SddmmProgram::edge_value(Expr value) {
-    if (!value.defined()) fail<ShapeError>("program ", name_, ": the edge value is undefined");
+void SddmmProgram::edge_value(Expr value, const char *file, int line) {
+    const Site site{file ? file : "", line};
+    if (!value.defined()) fail<ShapeError>("program ", name_, ": the edge value is undefined", site.note("at"));
     value_ = cast(type_, value);
+    value_site_ = site;
 }
 
 struct SddmmKernel::State {

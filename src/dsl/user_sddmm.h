@@ -42,14 +42,16 @@ public:
 
     /// Declares operand `name` read at the edge's source, destination or the edge itself; its value
     /// at feature f (element 0 of each row when broadcast). Names are unique C identifiers.
-    Halide::Expr operand(const std::string &name, At at, bool broadcast = false);
+    Halide::Expr operand(const std::string &name, At at, bool broadcast = false, const char *file = __builtin_FILE(),
+                         int line = __builtin_LINE());
     Halide::Expr feature() const { return f_; }
     Halide::Expr src() const { return u_; }
     Halide::Expr dst() const { return v_; }
     Halide::Expr edge() const { return e_; }
 
     /// The value of edge e at feature f.
-    void edge_value(Halide::Expr value);
+    /// (`file` and `line`: the caller's, for errors about the value.)
+    void edge_value(Halide::Expr value, const char *file = __builtin_FILE(), int line = __builtin_LINE());
 
     const std::string &name() const { return name_; }
     Halide::Type type() const { return type_; }
@@ -70,6 +72,7 @@ private:
     Halide::Expr u_, v_;
     std::vector<Operand> operands_;
     Halide::Expr value_;
+    Site value_site_;  ///< where edge_value() was called
 };
 
 class SddmmKernel {

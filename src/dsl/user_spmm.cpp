@@ -315,23 +315,27 @@ SpmmProgram::SpmmProgram(std::string name, Type type)
     e_ = edge_ids_(start + k_);
 }
 
-Expr SpmmProgram::operand(const std::string &name, At at, bool broadcast) {
-    const Operand &o = declare_operand(operands_, name_, name, at, broadcast, type_);
+Expr SpmmProgram::operand(const std::string &name, At at, bool broadcast, const char *file, int line) {
+    const Operand &o = declare_operand(operands_, name_, name, at, broadcast, type_, Site{file ? file : "", line});
     Expr row = at == At::Src ? u_ : at == At::Dst ? Expr(v_) : e_;
     return o.param(broadcast ? Expr(0) : Expr(f_), row);
 }
 
-void SpmmProgram::message(Expr m) {
-    if (!m.defined()) fail<ShapeError>("program ", name_, ": the message is undefined");
+void SpmmProgram::message(Expr m, const char *file, int line) {
+    const Site site{file ? file : "", line};
+    if (!m.defined()) fail<ShapeError>("program ", name_, ": the message is undefined", site.note("at"));
     message_ = {cast(type_, m)};
+    message_site_ = site;
 }
 
-void SpmmProgram::message(const Tuple &m) {
+void SpmmProgram::message(const Tuple &m, const char *file, int line) {
+    const Site site{file ? file : "", line};
     message_.clear();
     for (const Expr &e : m.as_vector()) {
-        if (!e.defined()) fail<ShapeError>("program ", name_, ": a value of the message is undefined");
+        if (!e.defined()) fail<ShapeError>("program ", name_, ": a value of the message is undefined", site.note("at"));
         message_.push_back(cast(type_, e));
     }
+    message_site_ = site;
 }
 
 void SpmmProgram::reduce(Monoid r) {

@@ -213,8 +213,10 @@ public:
     explicit SpmmProgram(std::string name, Halide::Type type = Halide::Float(32));
 
     /// Declares operand `name` read at `at`; its value for the message's feature f (element 0 of
-    /// each row when broadcast). Names are C identifiers, unique within the program.
-    Halide::Expr operand(const std::string &name, At at, bool broadcast = false);
+    /// each row when broadcast). Names are C identifiers, unique within the program. `file` and
+    /// `line` default to the caller's: errors about the operand name that line.
+    Halide::Expr operand(const std::string &name, At at, bool broadcast = false, const char *file = __builtin_FILE(),
+                         int line = __builtin_LINE());
     /// The message's feature index f, source id u, destination id v, edge id e (Int(32)).
     Halide::Expr feature() const { return f_; }
     Halide::Expr src() const { return u_; }
@@ -223,9 +225,10 @@ public:
     /// The in-degree of the message's destination (Int(32)); also what finalize receives.
     Halide::Expr degree() const { return degree_; }
 
-    void message(Halide::Expr m);
+    /// The message (`file` and `line`: the caller's, for errors about the message).
+    void message(Halide::Expr m, const char *file = __builtin_FILE(), int line = __builtin_LINE());
     /// A message of several values, for a monoid over tuples.
-    void message(const Halide::Tuple &m);
+    void message(const Halide::Tuple &m, const char *file = __builtin_FILE(), int line = __builtin_LINE());
     void reduce(Monoid r);
     /// out = finalize(acc, degree) for nodes with in-edges (default: acc itself). Mean is
     /// finalize = acc / degree.
@@ -267,6 +270,7 @@ private:
     Halide::Expr u_, e_, degree_;
     std::vector<Operand> operands_;
     std::vector<Halide::Expr> message_;  ///< one value, or a tuple's values
+    Site message_site_;                  ///< where message() was called
     std::shared_ptr<const Monoid> monoid_;  ///< shared by copies (a kernel keeps one to compile variants)
     std::function<Halide::Expr(Halide::Expr, Halide::Expr)> finalize_;
     std::function<Halide::Expr(const Halide::Tuple &, Halide::Expr)> finalize_values_;

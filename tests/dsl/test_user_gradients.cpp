@@ -222,12 +222,16 @@ TEST(UserGradients, PerEdgeProgramsMatchCentralDifferencesOfTheForward) {
     EXPECT_EQ(grads.scale, nullptr);
     for (const OperandGradient &og : grads.operands) {
         const auto infos = og.form == OperandGradient::Form::Edges ? og.edges->operands() : og.rows->operands();
-        for (const auto &info : infos)
-            if (info.name == grads.grad_operand) EXPECT_EQ(info.at, At::Edge) << og.operand;
+        for (const auto &info : infos) {
+            if (info.name == grads.grad_operand) {
+                EXPECT_EQ(info.at, At::Edge) << og.operand;
+            }
+        }
     }
     dsl::SddmmProgram ids("by_edge_id");
     ids.edge_value(ids.operand("x", At::Src) * Halide::cast<float>(ids.edge()));
-    EXPECT_TRUE(test::throws_with<ShapeError>([&] { dsl::derive_gradients(ids); }, {"its edge value reads"}));
+    EXPECT_TRUE(test::throws_with<ShapeError>([&] { dsl::derive_gradients(ids); },
+                                              {"its edge value (set at ", "test_user_gradients.cpp:", ") reads"}));
 }
 
 TEST(UserGradients, FormsAndOperandsOfTheDerivedPrograms) {

@@ -369,11 +369,18 @@ TEST(UserSpmm, MonoidOverTuplesErrorsNameTheProblem) {
 TEST(UserSpmm, ErrorsNameTheProblem) {
     EXPECT_TRUE(test::throws_with<Error>([] { SpmmProgram p("9lives"); }, {"not a C identifier"}));
     EXPECT_TRUE(test::throws_with<Error>([] { SpmmProgram p("ints", Halide::Int(32)); }, {"float32 or float64"}));
-    EXPECT_TRUE(test::throws_with<Error>([] {
-        SpmmProgram p("twice");
-        p.operand("x", At::Src);
-        p.operand("x", At::Dst);
-    }, {"declared twice"}));
+    // Errors about an operand or the message name the user's line (the builders' default arguments).
+    // (Calls outside the assertion macros: a macro's arguments all take the macro's line.)
+    SpmmProgram twice("twice");
+    twice.operand("x", At::Src);
+    const int first = __LINE__ - 1;
+    auto declare_again = [&] { twice.operand("x", At::Dst); };
+    const int again = __LINE__ - 1;
+    EXPECT_TRUE(test::throws_with<Error>(declare_again,
+                                         {"declared twice (at ", "test_user_spmm.cpp:" + std::to_string(again),
+                                          "(first at ", "test_user_spmm.cpp:" + std::to_string(first)}));
+    EXPECT_TRUE(test::throws_with<Error>([] { SpmmProgram("undefined").message(Halide::Expr()); },
+                                         {"the message is undefined (at ", "test_user_spmm.cpp:"}));
     EXPECT_TRUE(test::throws_with<Error>([] { SpmmProgram("no_message").compile(4); }, {"has no message"}));
     EXPECT_TRUE(test::throws_with<Error>([] {
         SpmmProgram p("no_reduce");
@@ -389,7 +396,8 @@ TEST(UserSpmm, ErrorsNameTheProblem) {
     Tensor out = Tensor::empty({g.num_dst(), 4}, DType::F32);
     Tensor x = test::random_tensor({g.num_src(), 4}, 1), w = test::random_tensor({g.num_edges(), 1}, 2);
     EXPECT_TRUE(test::throws_with<Error>([&] { k.run(g, {{"x", x}}, out); },
-                                         {"operand 'w' (read at the edge) is not given"}));
+                                         {"operand 'w' (read at the edge) is not given (declared at ",
+                                          "test_user_spmm.cpp:"}));
     EXPECT_TRUE(
         test::throws_with<Error>([&] { k.run(g, {{"x", x}, {"w", w}, {"y", w}}, out); }, {"has no operand 'y'"}));
     EXPECT_TRUE(test::throws_with<Error>([&] { k.run(g, {{"x", w}, {"w", w}}, out); }, {"operand 'x'"}));
