@@ -81,9 +81,9 @@ class Plugin:
     def gradients(self, name, features, device="cpu"):
         """The backward of program `name` derived from its message (programs that sum their message,
         optionally with a finalize linear in the sum such as a mean, and per-edge programs;
-        docs/dsl.md), compiled for `features` features on `device`: a DerivedBackward. gsparse.ShapeError naming why a program
-        has none (another reduction, a message that reads node or edge ids, an operation without a
-        derivative rule). Compiled once per argument set."""
+        docs/dsl.md), compiled for `features` features on `device`: a DerivedBackward.
+        gsparse.ShapeError naming why a program has none (another reduction, a message that reads
+        node or edge ids, an operation without a derivative rule). Compiled once per argument set."""
         device = _device_type(device)
         key = ("gradients", name, int(features), device)
         if key not in self._compiled:
@@ -116,8 +116,9 @@ def _device_type(device):
 class _Compiled:
     """What user programs of both shapes share: their declared operands and the checks of a call."""
 
-    def __init__(self, kernel):
+    def __init__(self, kernel, plugin=None, name=None):
         self._kernel = kernel
+        self._origin = (plugin, name)  # where its derived backward comes from (Plugin.gradients)
         self.name, self.features = kernel.program, kernel.features
         self.operands = [(n, at, b) for n, at, b in kernel.operands]  # (name, source|destination|edge, broadcast)
         self.dtype = _DTYPES.get(kernel.dtype)
@@ -177,10 +178,6 @@ class EdgeProgram(_Compiled):
 
     num_outputs = 1
 
-    def __init__(self, kernel, plugin=None, name=None):
-        super().__init__(kernel)
-        self._origin = (plugin, name)  # where its derived backward comes from (Plugin.gradients)
-
     def __call__(self, g, **operands):
         args, dense, device = self._operand_args(g, operands)
         out = torch.empty((g.num_edges, self.features), dtype=self.dtype, device=device)
@@ -198,9 +195,8 @@ class UserProgram(_Compiled):
     """A compiled user program: call it with a Graph and its operands by name."""
 
     def __init__(self, kernel, plugin=None, name=None):
-        super().__init__(kernel)
+        super().__init__(kernel, plugin, name)
         self.num_outputs = kernel.num_outputs  # several with finalize_outputs: calls return a tuple
-        self._origin = (plugin, name)  # where its derived backward comes from (Plugin.gradients)
 
     @property
     def schedule(self):

@@ -14,6 +14,7 @@ using namespace Halide::Internal;
 namespace {
 
 const std::string kOperandVar = "gsparse_operand$";
+const std::string kAccVar = "gsparse_acc$";  ///< the reduced value, in a monoid's combine and a finalize
 
 /// The message with every operand read replaced by a variable kOperandVar + name.
 class OperandsAsVariables : public IRMutator {
@@ -55,15 +56,14 @@ private:
 
 At swapped(At at) { return at == At::Src ? At::Dst : at == At::Dst ? At::Src : At::Edge; }
 
-/// ShapeError unless the monoid is a sum over single values: identity 0, combine a + x.
-void check_sum(const std::string &program, const Monoid *m, Halide::Type type) {
-    const std::string why = "program " + program + " has no derived backward: ";
+/// ShapeError (after `why`) unless the monoid is a sum over single values: identity 0, combine a + x.
+void check_sum(const std::string &why, const Monoid *m, Halide::Type type) {
     if (!m) fail<ShapeError>(why, "it has no reduction");
     if (m->over_tuples()) fail<ShapeError>(why, "its monoid '", m->name, "' reduces tuples (give a backward)");
-    const Expr a = Variable::make(type, "gsparse_acc$"), x = Variable::make(type, "gsparse_msg$");
+    const Expr a = Variable::make(type, kAccVar), x = Variable::make(type, "gsparse_msg$");
+    const Expr combined = simplify(m->combine(a, x));
     const bool sum = is_const_zero(simplify(m->identity(type))) &&
-                     (equal(simplify(m->combine(a, x)), simplify(a + x)) ||
-                      equal(simplify(m->combine(a, x)), simplify(x + a)));
+                     (equal(combined, simplify(a + x)) || equal(combined, simplify(x + a)));
     if (!sum)
         fail<ShapeError>(why, "its monoid '", m->name, "' is not a sum (a derived backward needs sum; give one)");
 }
@@ -140,7 +140,7 @@ ProgramGradients derive_gradients(const SpmmProgram &p) {
     const std::string why = "program " + p.name_ + " has no derived backward: ";
     if (p.message_.size() != 1)
         fail<ShapeError>(why, p.message_.empty() ? "it has no message" : "its message is a tuple (give a backward)");
-    check_sum(p.name_, p.monoid_.get(), p.type_);
+    check_sum(why, p.monoid_.get(), p.type_);
     if (p.finalize_values_ || p.finalize_outputs_) fail<ShapeError>(why, "it has several outputs or a tuple finalize");
     const Expr message = message_over_operands(why, p.message_[0], p.operands_, "message", p.message_site_);
 
@@ -148,11 +148,11 @@ ProgramGradients derive_gradients(const SpmmProgram &p) {
     out.grad_operand = grad_operand_name(p.operands_);
     // The finalize's derivative in the sum: G = grad * dfin/dacc, which may depend on the degree only.
     if (p.finalize_) {
-        const Expr acc = Variable::make(p.type_, "gsparse_acc$");
+        const Expr acc = Variable::make(p.type_, kAccVar);
         const std::string deg_name = "gsparse_degree$";
-        const Expr d = differentiate(Halide::cast(p.type_, p.finalize_(acc, Variable::make(Halide::Int(32), deg_name))),
-                                     "gsparse_acc$");
-        if (expr_uses_var(d, "gsparse_acc$"))
+        const Expr d =
+            differentiate(Halide::cast(p.type_, p.finalize_(acc, Variable::make(Halide::Int(32), deg_name))), kAccVar);
+        if (expr_uses_var(d, kAccVar))
             fail<ShapeError>(why, "its finalize is not linear in the reduced value (give a backward)");
         if (!is_const_one(d)) {
             auto scale = std::make_shared<SpmmProgram>(p.name_ + "_grad_scale", p.type_);
