@@ -12,6 +12,8 @@ void bind_errors(pybind11::module_ &m);
 void bind_graph(pybind11::module_ &m);
 /// gsparse._C.GraphView (graphs over tensors built by the package) and the kernel calls on it.
 void bind_views(pybind11::module_ &m);
+/// build_sorted_csr / build_coo: a dynamic graph's arrays built by gsparse's graph-build kernels.
+void bind_view_build(pybind11::module_ &m);
 /// The persistent kernel cache: its folder and counts.
 void bind_kernel_cache(pybind11::module_ &m);
 /// gspmm, gsddmm and output feature shapes on raw tensor arguments.

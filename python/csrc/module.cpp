@@ -8,6 +8,7 @@ PYBIND11_MODULE(_C, m) {
     gsparse::python::bind_errors(m);
     gsparse::python::bind_graph(m);
     gsparse::python::bind_views(m);
+    gsparse::python::bind_view_build(m);
     gsparse::python::bind_ops(m);
     gsparse::python::bind_kernel_cache(m);
     gsparse::python::bind_plugins(m);

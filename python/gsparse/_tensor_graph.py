@@ -24,7 +24,7 @@ import threading
 
 import torch
 
-from ._native import GraphError, _C
+from ._native import GraphError, _C, launch_arg, tensor_arg
 
 ROW_PAD = 32
 EDGE_PAD = 1024
@@ -34,6 +34,10 @@ INT32_MAX = 2**31 - 1
 LAZY_CSR_MAX_EDGES = 1 << 16
 # The schedule of g-SpMM sum on a graph without a CSR: by nonzeros over its COO.
 COO_SEGMENTS = "spmm_segments{run=32}"
+# Devices whose graphs from a COO are built by gsparse's graph-build kernels (one native call: the
+# range and order statistics, the row offsets and the int32 arrays, one read-back) instead of a
+# sequence of PyTorch operations; the CPU keeps the PyTorch form (tests add it to check both).
+NATIVE_BUILD_DEVICES = {"cuda"}
 
 
 def _round_up(x, m):
@@ -402,9 +406,14 @@ def from_coo(src, dst, num_src, num_dst, validate=True, max_degree=None, edge_in
         # numbers of row_ptr_of_sorted (an arange of their dtype): widen them.
         src, dst = src.to(torch.int64), dst.to(torch.int64)
         edge_index = edge_index.to(torch.int64) if edge_index is not None else None
-    # Small graphs keep their COO (padded int32, two kernels) and make the CSR on first use; their
-    # order does not matter, so validation skips the order check.
+    # Small graphs keep their COO (padded int32) and make the CSR on first use; their order does not
+    # matter, so validation skips the order check.
     lazy = E > 0 and (csr == "lazy" or (csr == "auto" and E <= LAZY_CSR_MAX_EDGES))
+    if E and src.device.type in NATIVE_BUILD_DEVICES and (lazy or validate):
+        g = _native_from_coo(src, dst, num_src, num_dst, validate, lazy, max_degree)
+        if g is not None:
+            return g
+        validate = False  # unsorted edges, validated: sort them below
     in_order = False
     if validate and E:
         min_src, min_dst, max_src, max_dst, step = _coo_stats(src, dst, edge_index, order=not lazy)
@@ -434,6 +443,30 @@ def from_coo(src, dst, num_src, num_dst, validate=True, max_degree=None, edge_in
     col_idx = src[order.indices].to(torch.int32)
     edge_ids = order.indices.to(torch.int32)
     return TensorGraph(num_src, num_dst, E, row_ptr, col_idx, edge_ids, max_degree, coo_source=(src, dst),
+                       sources=(src, dst))
+
+
+def _native_from_coo(src, dst, num_src, num_dst, validate, lazy, max_degree):
+    """from_coo by the graph-build kernels (api/view_build.h): the COO graph (lazy) or the CSR of
+    edges sorted by destination; None when validation finds them unsorted (ranges checked)."""
+    if src.dtype != dst.dtype:
+        src, dst = src.to(torch.int64), dst.to(torch.int64)
+    E, dev = int(src.numel()), src.device
+    workspace = torch.empty(_C.view_build_workspace_bytes(E), dtype=torch.uint8, device=dev)
+    launch = launch_arg(dev)
+    ids = (tensor_arg(src, "src"), tensor_arg(dst, "dst"))
+    if lazy:
+        coo = torch.empty((2, _round_up(E, EDGE_PAD)), dtype=torch.int32, device=dev)
+        _C.build_coo(*ids, num_src, num_dst, coo[0].data_ptr(), coo[1].data_ptr(), coo.shape[1],
+                     workspace.data_ptr(), validate, launch)
+        return TensorGraph(num_src, num_dst, E, None, None, None, max_degree, coo=(coo[0], coo[1]))
+    row_ptr = torch.empty(_round_up(num_dst, ROW_PAD) + 2, dtype=torch.int32, device=dev)
+    col_idx = src if src.dtype == torch.int32 else torch.empty(E, dtype=torch.int32, device=dev)
+    stats = _C.build_sorted_csr(*ids, num_src, num_dst, row_ptr.data_ptr(),
+                                0 if col_idx is src else col_idx.data_ptr(), workspace.data_ptr(), True, launch)
+    if stats[4] > 0:
+        return None
+    return TensorGraph(num_src, num_dst, E, row_ptr, col_idx, None, max_degree, coo_source=(src, dst),
                        sources=(src, dst))
 
 

@@ -636,3 +636,51 @@ def check_coo_graph_edge_cases(device):
     one = gsparse.Graph(torch.zeros(2, 3, dtype=torch.int64, device=device), num_nodes=1, dynamic=True, csr="lazy")
     torch.testing.assert_close(gsparse.gspmm(one, "copy_lhs", "sum", torch.ones(1, 2, device=device)).cpu(),
                                torch.full((1, 2), 3.0))
+
+
+def check_native_build(device):
+    """Graphs from a COO built by gsparse's graph-build kernels (_tensor_graph.NATIVE_BUILD_DEVICES)
+    against the same graphs built with PyTorch operations: identical arrays for int32 and int64 ids,
+    sorted and unsorted edges, the COO form and the CSR form (sizes on both sides of
+    LAZY_CSR_MAX_EDGES and of the statistics' combining passes), and the same errors."""
+    from gsparse import _tensor_graph as TG
+
+    def build(ei, native, **kw):
+        saved = set(TG.NATIVE_BUILD_DEVICES)
+        TG.NATIVE_BUILD_DEVICES.clear()
+        if native:
+            TG.NATIVE_BUILD_DEVICES.add(torch.device(device).type)
+        try:
+            return gsparse.Graph(ei, dynamic=True, **kw)._t
+        finally:
+            TG.NATIVE_BUILD_DEVICES.clear()
+            TG.NATIVE_BUILD_DEVICES.update(saved)
+
+    gen = torch.Generator().manual_seed(4)
+    for e, n_src, n_dst in ((1, 1, 1), (1500, 120, 90), (70001, 3000, 2500), (300000, 50000, 41000)):
+        src = torch.randint(0, n_src, (e,), generator=gen)
+        dst = torch.randint(0, max(n_dst - 7, 1), (e,), generator=gen)  # the last rows stay empty
+        for order in ("sorted", "unsorted"):
+            if order == "sorted":
+                dst = dst.sort(stable=True).values
+            for dtype in (torch.int32, torch.int64):
+                ei = torch.stack([src, dst]).to(dtype).to(device)
+                for csr in ("auto", "now", "lazy"):
+                    a, b = build(ei, True, num_src=n_src, num_dst=n_dst, csr=csr), \
+                        build(ei, False, num_src=n_src, num_dst=n_dst, csr=csr)
+                    what = f"{e} edges, {order}, {dtype}, csr={csr}"
+                    assert a.has_csr == b.has_csr, what
+                    if b.has_csr:
+                        for x, y in zip(a.csr(), b.csr()):
+                            assert torch.equal(x.cpu(), y.cpu()), what
+                        assert torch.equal(a.row_ptr.cpu(), b.row_ptr.cpu()), what  # the padding too
+                    for x, y in zip(a.coo_padded(), b.coo_padded()):
+                        assert torch.equal(x.cpu(), y.cpu()), what
+    for bad, message in ((torch.tensor([[0, -1], [1, 1]]), "negative source"),
+                         (torch.tensor([[0, 1], [-2, 1]]), "negative destination"),
+                         (torch.tensor([[0, 3], [1, 1]]), "source id 3 is out of range"),
+                         (torch.tensor([[0, 1], [1, 9]]), "destination id 9 is out of range")):
+        for dtype in (torch.int32, torch.int64):
+            for csr in ("now", "lazy"):
+                with pytest.raises(gsparse.GraphError, match=message):
+                    build(bad.to(dtype).to(device), True, num_nodes=3, csr=csr)

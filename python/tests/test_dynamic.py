@@ -15,3 +15,18 @@ import dynamic_cases as C
                                    C.check_bad_input], ids=lambda f: f.__name__)
 def test_dynamic_cpu(check):
     check("cpu")
+
+
+def test_native_build_cpu():
+    C.check_native_build("cpu")
+
+
+@pytest.mark.parametrize("check", [C.check_sorted_edges, C.check_gradients, C.check_strided_index_tensors,
+                                   C.check_coo_graph_edge_cases, C.check_index_tensors_modified_after_the_build,
+                                   C.check_bad_input], ids=lambda f: f.__name__)
+def test_dynamic_cpu_native_build(check, monkeypatch):
+    """Checks of graphs from a COO with the CPU's graphs built by the graph-build kernels, as CUDA
+    graphs are (check_native_build compares the arrays of every form; these, what uses them)."""
+    from gsparse import _tensor_graph as TG
+    monkeypatch.setattr(TG, "NATIVE_BUILD_DEVICES", {"cpu", "cuda"})
+    check("cpu")

@@ -24,6 +24,7 @@
 #include "runtime/cuda_launch.h"
 #include "runtime/kernel_cache.h"
 #include "schedules/schedule_params.h"
+#include "api/view_build.h"
 
 namespace gsparse {
 

@@ -1,4 +1,5 @@
-// Primary CUDA contexts through the driver API, loaded with dlopen at first use.
+// Primary CUDA contexts and the read-back of graph builds through the driver API, loaded with
+// dlopen at first use.
 #include "runtime/primary_context.h"
 
 #include <dlfcn.h>
@@ -15,11 +16,17 @@ namespace {
 using CUresult = int;
 using CUdevice = int;
 using CUcontext = void *;
+using CUstream = void *;
+using CUdeviceptr = unsigned long long;
 
 struct Driver {
     CUresult (*init)(unsigned) = nullptr;
     CUresult (*device_get)(CUdevice *, int) = nullptr;
     CUresult (*primary_ctx_retain)(CUcontext *, CUdevice) = nullptr;
+    CUresult (*ctx_push)(CUcontext) = nullptr;
+    CUresult (*ctx_pop)(CUcontext *) = nullptr;
+    CUresult (*memcpy_dtoh_async)(void *, CUdeviceptr, size_t, CUstream) = nullptr;
+    CUresult (*stream_synchronize)(CUstream) = nullptr;
 };
 
 template <typename F>
@@ -37,6 +44,10 @@ const Driver &driver() {
         load_symbol(lib, "cuInit", d.init);
         load_symbol(lib, "cuDeviceGet", d.device_get);
         load_symbol(lib, "cuDevicePrimaryCtxRetain", d.primary_ctx_retain);
+        load_symbol(lib, "cuCtxPushCurrent_v2", d.ctx_push);
+        load_symbol(lib, "cuCtxPopCurrent_v2", d.ctx_pop);
+        load_symbol(lib, "cuMemcpyDtoHAsync_v2", d.memcpy_dtoh_async);
+        load_symbol(lib, "cuStreamSynchronize", d.stream_synchronize);
     });
     if (!d.init) fail<KernelError>("CUDA tensors need the CUDA driver, but libcuda.so.1 could not be loaded");
     return d;
@@ -71,6 +82,19 @@ void *context_or_primary(void *context, std::string *why) noexcept {
         if (why) *why += e.what();
         return nullptr;
     }
+}
+
+void cuda_read_back(void *context, void *stream, void *host, const void *device, size_t bytes) {
+    const Driver &d = driver();
+    void *ctx = context ? context : primary_cuda_context(0);
+    if (d.ctx_push(ctx) != 0) fail<KernelError>("cuCtxPushCurrent failed while reading back ", bytes, " bytes");
+    CUresult r = d.memcpy_dtoh_async(host, reinterpret_cast<CUdeviceptr>(device), bytes, stream);
+    if (r == 0) r = d.stream_synchronize(stream);
+    CUcontext popped = nullptr;
+    d.ctx_pop(&popped);
+    if (r != 0)
+        fail<KernelError>("reading back ", bytes, " bytes from the device failed (CUresult ", r,
+                          "): an earlier kernel on this stream may have failed");
 }
 
 }  // namespace gsparse

@@ -3,6 +3,7 @@
 // here links CUDA, so the library loads on machines without a GPU.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace gsparse {
@@ -11,6 +12,11 @@ namespace gsparse {
 /// the process. Throws gsparse::KernelError naming the failing driver call when the driver or the
 /// device is missing.
 void *primary_cuda_context(int device);
+
+/// Copies bytes from device memory to host memory on `stream` of `context` (device 0's primary
+/// context when null) and waits for the stream: the read-back of a validated graph build. Throws
+/// KernelError when the driver or a call fails.
+void cuda_read_back(void *context, void *stream, void *host, const void *device, size_t bytes);
 
 /// Where a call runs: `context` when given, else device 0's primary context, so that calls without
 /// a CUDA context (JIT pipelines and cached kernel libraries alike) all meet in one context. Never

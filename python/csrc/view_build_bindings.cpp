@@ -1,0 +1,67 @@
+// gsparse._C.build_sorted_csr / build_coo: the arrays of a dynamic graph built by gsparse's graph-build
+// kernels where the edges are (api/view_build.h), into tensors the package allocated, with the
+// validation's statistics read back once.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <tuple>
+
+#include "api/view_build.h"
+#include "bindings.h"
+#include "tensor_args.h"
+
+namespace py = pybind11;
+
+namespace gsparse::python {
+
+namespace {
+
+using Stats = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t>;
+
+Stats as_tuple(const CooStats &s) { return {s.min_src, s.max_src, s.min_dst, s.max_dst, s.descents}; }
+
+index_t *as_index_ptr(uintptr_t p) { return reinterpret_cast<index_t *>(p); }
+
+ViewBuildOptions options_of(bool validate, const std::optional<LaunchArg> &launch) {
+    ViewBuildOptions o;
+    o.validate = validate;
+    o.cuda = cuda_launch(launch);
+    return o;
+}
+
+Stats build_sorted_csr_arrays(const TensorArg &src, const TensorArg &dst, int64_t num_src, int64_t num_dst,
+                              uintptr_t row_ptr, uintptr_t col_idx, uintptr_t workspace, bool validate,
+                              const std::optional<LaunchArg> &launch) {
+    return as_tuple(build_sorted_csr(view_tensor(src, "src"), view_tensor(dst, "dst"), num_src, num_dst,
+                                     as_index_ptr(row_ptr), as_index_ptr(col_idx), reinterpret_cast<void *>(workspace),
+                                     options_of(validate, launch)));
+}
+
+Stats build_coo_arrays(const TensorArg &src, const TensorArg &dst, int64_t num_src, int64_t num_dst, uintptr_t coo_src,
+                       uintptr_t coo_dst, int64_t coo_len, uintptr_t workspace, bool validate,
+                       const std::optional<LaunchArg> &launch) {
+    CooStats s;
+    coo_view_from_edges(view_tensor(src, "src"), view_tensor(dst, "dst"), num_src, num_dst, as_index_ptr(coo_src),
+                        as_index_ptr(coo_dst), coo_len, reinterpret_cast<void *>(workspace),
+                        options_of(validate, launch), &s);
+    return as_tuple(s);
+}
+
+}  // namespace
+
+void bind_view_build(py::module_ &m) {
+    m.def("view_build_workspace_bytes", &view_build_workspace_bytes, py::arg("num_edges"));
+    m.def("build_sorted_csr", &build_sorted_csr_arrays, py::arg("src"), py::arg("dst"), py::arg("num_src"),
+          py::arg("num_dst"), py::arg("row_ptr"), py::arg("col_idx"), py::arg("workspace"), py::arg("validate"),
+          py::arg("launch"), py::call_guard<py::gil_scoped_release>(),
+          "Row offsets (round_up(num_dst, 32) + 2 int32) and, for int64 src, col_idx (int32) of edges sorted by "
+          "destination; returns (min_src, max_src, min_dst, max_dst, descents) when validating (GraphError for "
+          "ids out of range; descents > 0: not sorted, the arrays are then meaningless).");
+    m.def("build_coo", &build_coo_arrays, py::arg("src"), py::arg("dst"), py::arg("num_src"), py::arg("num_dst"),
+          py::arg("coo_src"), py::arg("coo_dst"), py::arg("coo_len"), py::arg("workspace"), py::arg("validate"),
+          py::arg("launch"), py::call_guard<py::gil_scoped_release>(),
+          "src and dst narrowed to int32 and padded with 0 to coo_len; the statistics as build_sorted_csr.");
+}
+
+}  // namespace gsparse::python

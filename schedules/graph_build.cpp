@@ -1,0 +1,56 @@
+#include "schedules/graph_build.h"
+
+namespace gsparse {
+
+using namespace Halide;
+
+namespace {
+
+/// out(k, t): the statistics k unrolled inside thread t, part computed per thread.
+void schedule_stats(Func &out, Func &part, const Var &k, const Var &t, Device device) {
+    out.output_buffer().dim(0).set_bounds(0, kCooStatCount);
+    out.output_buffer().dim(1).set_min(0);
+    out.bound(k, 0, kCooStatCount).unroll(k);
+    if (device == Device::CUDA) {
+        Var to("to"), ti("ti");
+        out.reorder(k, t).gpu_tile(t, to, ti, 128, TailStrategy::GuardWithIf);
+        part.compute_at(out, ti);
+    } else {
+        part.compute_at(out, t);
+    }
+}
+
+/// One thread per entry of out(x), `threads` a block on CUDA; returns the loop a thread runs in.
+Var flat(Func &out, const Var &x, int threads, Device device) {
+    out.output_buffer().dim(0).set_min(0);
+    if (device != Device::CUDA) return x;
+    Var xo("xo"), xi("xi");
+    out.gpu_tile(x, xo, xi, threads, TailStrategy::GuardWithIf);
+    return xi;
+}
+
+}  // namespace
+
+void schedule_coo_stats(CooStatsAlgorithm &a, Device device) {
+    a.src.dim(0).set_min(0);
+    a.dst.dim(0).set_min(0);
+    schedule_stats(a.out, a.part, a.k, a.t, device);
+}
+
+void schedule_stats_combine(StatsCombineAlgorithm &a, Device device) {
+    a.in.dim(0).set_bounds(0, kCooStatCount);
+    a.in.dim(1).set_min(0);
+    schedule_stats(a.out, a.part, a.k, a.t, device);
+}
+
+void schedule_row_offsets(RowOffsetsAlgorithm &a, Device device) {
+    a.dst.dim(0).set_min(0);
+    a.search.compute_at(a.out, flat(a.out, a.row, 256, device));
+}
+
+void schedule_narrow_index(NarrowIndexAlgorithm &a, Device device) {
+    a.in.dim(0).set_min(0);
+    flat(a.out, a.i, 256, device);
+}
+
+}  // namespace gsparse

@@ -1,0 +1,20 @@
+// Schedules of the graph-build pipelines (ops/graph_build_algorithm.h).
+//
+// CUDA: one thread per output entry, 128 (statistics) or 256 (row offsets, narrowing) a block; a
+// statistics thread keeps its five partial values in registers and walks its edges (or partials)
+// with a stride of the thread count, so that a warp's loads are contiguous; a row-offset thread
+// runs its binary search in registers. CPU: the same loops, serial (the pipelines' CPU form serves
+// the C++ API on host arrays and the tests).
+#pragma once
+
+#include "core/tensor.h"
+#include "ops/graph_build_algorithm.h"
+
+namespace gsparse {
+
+void schedule_coo_stats(CooStatsAlgorithm &a, Device device);
+void schedule_stats_combine(StatsCombineAlgorithm &a, Device device);
+void schedule_row_offsets(RowOffsetsAlgorithm &a, Device device);
+void schedule_narrow_index(NarrowIndexAlgorithm &a, Device device);
+
+}  // namespace gsparse

@@ -1,0 +1,176 @@
+#include "api/view_build.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/error.h"
+#include "ops/graph_build_algorithm.h"
+#include "runtime/graph_build_kernels.h"
+#include "runtime/primary_context.h"
+
+namespace gsparse {
+
+namespace {
+
+int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+/// The edges' device and id type; ShapeError when src and dst are not two 1-D id tensors of
+/// num_edges entries on one device with one dtype.
+void check_edges(const Tensor &src, const Tensor &dst, int64_t num_src, int64_t num_dst) {
+    for (auto [t, name] : {std::pair{&src, "src"}, {&dst, "dst"}}) {
+        if (!t->defined()) fail<ShapeError>("the edges' ", name, " array is undefined");
+        if (t->dim() != 1) fail<ShapeError>("the edges' ", name, " array must be 1-D, got ", t->str());
+        check_index_dtype(t->dtype(), name);
+    }
+    if (src.size(0) != dst.size(0))
+        fail<ShapeError>("src ", src.str(), " and dst ", dst.str(), " hold different numbers of edges");
+    if (src.dtype() != dst.dtype())
+        fail<ShapeError>("src (", dtype_name(src.dtype()), ") and dst (", dtype_name(dst.dtype()), ") differ in dtype");
+    if (src.device() != dst.device())
+        fail<ShapeError>("src is on ", device_name(src.device()), " and dst on ", device_name(dst.device()));
+    if (src.size(0) > 0 && (!src.data() || !dst.data())) fail<ShapeError>("null src or dst array for ", src.size(0), " edges");
+    for (auto [name, n] : {std::pair{"num_src", num_src}, {"num_dst", num_dst}, {"num_edges", src.size(0)}})
+        if (n < 0 || n > INT32_MAX) fail<GraphError>(name, " = ", n, " is out of range [0, 2^31) (gsparse uses int32 ids)");
+}
+
+void check_workspace(const void *workspace) {
+    if (!workspace) fail<ShapeError>("the graph build needs a workspace (view_build_workspace_bytes)");
+    if (reinterpret_cast<uintptr_t>(workspace) % alignof(int64_t) != 0)
+        fail<ShapeError>("the graph build's workspace must be 8-byte aligned");
+}
+
+CooStats read_stats(const GraphBuildKernels &k, const Tensor &src, const Tensor &dst, void *workspace,
+                    const CudaLaunch &cuda) {
+    CooStats s;
+    const int64_t E = src.size(0);
+    if (E == 0) return s;
+    const int64_t *at = k.coo_stats(src, dst, E, static_cast<int64_t *>(workspace), cuda);
+    int64_t v[kCooStatCount];
+    if (src.device() == Device::CUDA) cuda_read_back(cuda.context, cuda.stream, v, at, sizeof v);
+    else std::memcpy(v, at, sizeof v);
+    s.min_src = v[kMinSrc];
+    s.max_src = v[kMaxSrc];
+    s.min_dst = v[kMinDst];
+    s.max_dst = v[kMaxDst];
+    s.descents = v[kDescents];
+    return s;
+}
+
+void check_ranges(const CooStats &s, int64_t num_src, int64_t num_dst) {
+    if (std::min(s.min_src, s.min_dst) < 0) {
+        const bool source = s.min_src < 0;
+        fail<GraphError>("the edges hold the negative ", source ? "source" : "destination", " id ",
+                         source ? s.min_src : s.min_dst);
+    }
+    if (s.max_src >= num_src)
+        fail<GraphError>("edge source id ", s.max_src, " is out of range [0, num_src = ", num_src, ")");
+    if (s.max_dst >= num_dst)
+        fail<GraphError>("edge destination id ", s.max_dst, " is out of range [0, num_dst = ", num_dst, ")");
+}
+
+GraphView sized_view(Device device, int64_t num_src, int64_t num_dst, int64_t num_edges) {
+    GraphView g;
+    g.device = device;
+    g.num_src = num_src;
+    g.num_dst = num_dst;
+    g.num_edges = num_edges;
+    return g;
+}
+
+}  // namespace
+
+int64_t view_row_ptr_length(int64_t num_dst) { return round_up(std::max<int64_t>(num_dst, 0), kViewRowPad) + 2; }
+
+int64_t view_coo_length(int64_t num_edges) { return round_up(std::max<int64_t>(num_edges, 1), kViewEdgePad); }
+
+int64_t view_build_workspace_bytes(int64_t num_edges) {
+    return static_cast<int64_t>(sizeof(int64_t)) * coo_stats_workspace_slots(std::max<int64_t>(num_edges, 1));
+}
+
+CooStats check_coo(const Tensor &src, const Tensor &dst, int64_t num_src, int64_t num_dst, void *workspace,
+                   const CudaLaunch &cuda) {
+    check_edges(src, dst, num_src, num_dst);
+    check_workspace(workspace);
+    CooStats s = read_stats(*GraphBuildKernels::get(src.dtype(), src.device()), src, dst, workspace, cuda);
+    check_ranges(s, num_src, num_dst);
+    return s;
+}
+
+CooStats build_sorted_csr(const Tensor &src, const Tensor &dst, int64_t num_src, int64_t num_dst, index_t *row_ptr,
+                          index_t *col_idx, void *workspace, const ViewBuildOptions &options) {
+    check_edges(src, dst, num_src, num_dst);
+    check_workspace(workspace);
+    if (!row_ptr) fail<ShapeError>("the view's row_ptr array is null");
+    const int64_t E = src.size(0);
+    if (src.dtype() == DType::I64 && E > 0 && !col_idx)
+        fail<ShapeError>("int64 sources need a col_idx array of ", E, " int32 entries");
+    const auto kernels = GraphBuildKernels::get(src.dtype(), src.device());
+    // The kernels are queued before the read-back: one synchronisation covers them all.
+    if (E > 0) {
+        kernels->row_offsets(dst, E, row_ptr, view_row_ptr_length(num_dst), options.cuda);
+    } else {
+        // No destinations to search: every offset is 0 (the search runs no step; the workspace
+        // stands in for the empty destination array).
+        Tensor none = Tensor::wrap(workspace, {1}, src.dtype(), src.device());
+        kernels->row_offsets(none, 0, row_ptr, view_row_ptr_length(num_dst), options.cuda);
+    }
+    if (src.dtype() == DType::I64 && E > 0) kernels->narrow(src, E, col_idx, E, options.cuda);
+    if (!options.validate) return CooStats{};
+    CooStats s = read_stats(*kernels, src, dst, workspace, options.cuda);
+    check_ranges(s, num_src, num_dst);
+    return s;
+}
+
+GraphView view_from_sorted_coo(const Tensor &src, const Tensor &dst, int64_t num_src, int64_t num_dst,
+                               index_t *row_ptr, index_t *col_idx, void *workspace, const ViewBuildOptions &options) {
+    const CooStats s = build_sorted_csr(src, dst, num_src, num_dst, row_ptr, col_idx, workspace, options);
+    if (!s.sorted())
+        fail<GraphError>("the edges are not sorted by destination (", s.descents,
+                         " edges are followed by a smaller destination): sort them first, or build a Graph "
+                         "(Graph::from_coo sorts on the host)");
+    const int64_t E = src.size(0);
+    GraphView g = sized_view(src.device(), num_src, num_dst, E);
+    g.row_ptr = row_ptr;
+    g.row_ptr_len = view_row_ptr_length(num_dst);
+    // int32 sources are the column array as they are; without edges any valid address will do.
+    g.col_idx = E == 0 ? row_ptr : src.dtype() == DType::I32 ? static_cast<const index_t *>(src.data()) : col_idx;
+    g.max_degree = options.max_degree;
+    g.check();
+    return g;
+}
+
+GraphView coo_view_from_edges(const Tensor &src, const Tensor &dst, int64_t num_src, int64_t num_dst,
+                              index_t *coo_src, index_t *coo_dst, int64_t coo_len, void *workspace,
+                              const ViewBuildOptions &options, CooStats *stats) {
+    check_edges(src, dst, num_src, num_dst);
+    check_workspace(workspace);
+    if (!coo_src || !coo_dst) fail<ShapeError>("the view's COO arrays are null");
+    const int64_t E = src.size(0);
+    if (coo_len < view_coo_length(E))
+        fail<ShapeError>("the COO arrays have ", coo_len, " entries, ", view_coo_length(E), " needed for ", E, " edges");
+    const auto kernels = GraphBuildKernels::get(src.dtype(), src.device());
+    if (E > 0) {
+        kernels->narrow(src, E, coo_src, coo_len, options.cuda);
+        kernels->narrow(dst, E, coo_dst, coo_len, options.cuda);
+    } else {
+        Tensor none = Tensor::wrap(workspace, {1}, src.dtype(), src.device());
+        kernels->narrow(none, 0, coo_src, coo_len, options.cuda);
+        kernels->narrow(none, 0, coo_dst, coo_len, options.cuda);
+    }
+    CooStats s;
+    if (options.validate) {
+        s = read_stats(*kernels, src, dst, workspace, options.cuda);
+        check_ranges(s, num_src, num_dst);
+    }
+    if (stats) *stats = s;
+    GraphView g = sized_view(src.device(), num_src, num_dst, E);
+    g.coo_src = coo_src;
+    g.coo_dst = coo_dst;
+    g.coo_len = coo_len;
+    g.max_degree = options.max_degree;
+    g.check_counts();
+    g.check_coo();
+    return g;
+}
+
+}  // namespace gsparse

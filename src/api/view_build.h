@@ -1,0 +1,80 @@
+// Graph views built where the caller's edges are (graph/graph_view.h): on the GPU for device
+// arrays, with gsparse's own kernels on the caller's stream, for graphs that live for one step
+// (mini-batch blocks, batches of small graphs). Nothing is copied to or from the host but the
+// validation's five numbers (one read-back, the only synchronisation); nothing is allocated: the
+// caller passes the arrays the view will read and a workspace, as cuSPARSE's calls take a buffer.
+//
+//   std::vector<char> ... // or cudaMalloc'ed memory for CUDA arrays
+//   int64_t rows = gsparse::view_row_ptr_length(num_dst);
+//   // row_ptr: rows int32; col_idx: num_edges int32 (or nullptr when src is int32);
+//   // workspace: view_build_workspace_bytes(num_edges) bytes, 8-byte aligned
+//   gsparse::ViewBuildOptions opt;  opt.cuda = {context, stream};
+//   gsparse::GraphView g = gsparse::view_from_sorted_coo(src, dst, num_src, num_dst, row_ptr, col_idx,
+//                                                        workspace, opt);
+//   gsparse::gspmm_into(g, spec, x, {}, out, nullptr, nullptr, {.cuda = opt.cuda});
+//
+// src and dst are 1-D int32 or int64 tensors (Tensor::wrap of the caller's arrays) of num_edges
+// entries on one device. Ids out of range, a bad size or unsorted edges (where sorting is
+// required) throw GraphError naming the problem; the caller's arrays are never modified.
+#pragma once
+
+#include <cstdint>
+
+#include "core/tensor.h"
+#include "graph/formats.h"
+#include "graph/graph_view.h"
+#include "runtime/cuda_launch.h"
+
+namespace gsparse {
+
+/// What the validation of a COO found: the id ranges and the number of descents (edges followed
+/// by an edge with a smaller destination; 0 when the edges are sorted by destination).
+struct CooStats {
+    int64_t min_src = 0, max_src = -1, min_dst = 0, max_dst = -1, descents = 0;
+    bool sorted() const { return descents == 0; }
+};
+
+struct ViewBuildOptions {
+    /// Check the ids' ranges and the order (one read-back). Without it, nothing is read back and
+    /// the caller vouches for the edges (a sampler's blocks).
+    bool validate = true;
+    /// An upper bound of the longest row known to the caller (the view's max_degree); -1: unknown.
+    int64_t max_degree = -1;
+    /// Where the kernels run, for CUDA arrays (the caller's context and stream).
+    CudaLaunch cuda;
+};
+
+/// Entries of a view's row_ptr for num_dst rows (padded as graph/graph_view.h requires on CUDA).
+int64_t view_row_ptr_length(int64_t num_dst);
+/// Entries of a view's COO arrays for num_edges edges (padded to kViewEdgePad, at least one).
+int64_t view_coo_length(int64_t num_edges);
+/// Bytes of workspace the calls below need for num_edges edges (device memory for CUDA arrays).
+int64_t view_build_workspace_bytes(int64_t num_edges);
+
+/// The statistics of the edges src[i] -> dst[i], computed where they are; GraphError for an id
+/// outside [0, num_src) or [0, num_dst).
+CooStats check_coo(const Tensor &src, const Tensor &dst, int64_t num_src, int64_t num_dst, void *workspace,
+                   const CudaLaunch &cuda = {});
+
+/// Writes the CSR of edges sorted by destination: row_ptr [view_row_ptr_length(num_dst)] and, for
+/// int64 src, col_idx [num_edges] (int32 src is the view's col_idx as it is; col_idx may then be
+/// null). With options.validate, returns the statistics (ranges checked: GraphError) without
+/// requiring the order: an unsorted COO gives descents > 0 and row_ptr is then meaningless.
+/// Without it, returns default statistics.
+CooStats build_sorted_csr(const Tensor &src, const Tensor &dst, int64_t num_src, int64_t num_dst, index_t *row_ptr,
+                          index_t *col_idx, void *workspace, const ViewBuildOptions &options = {});
+
+/// The view of edges sorted by destination (build_sorted_csr; GraphError when validation finds
+/// them unsorted). The view reads row_ptr, col_idx (or src) and none of the other arrays.
+GraphView view_from_sorted_coo(const Tensor &src, const Tensor &dst, int64_t num_src, int64_t num_dst,
+                               index_t *row_ptr, index_t *col_idx, void *workspace,
+                               const ViewBuildOptions &options = {});
+
+/// The COO view of edges in any order (g-SpMM sum by nonzeros and g-SDDMM run on it): src and dst
+/// narrowed to int32 into coo_src and coo_dst [coo_len >= view_coo_length(num_edges)], padded with
+/// 0; ranges validated with options.validate.
+GraphView coo_view_from_edges(const Tensor &src, const Tensor &dst, int64_t num_src, int64_t num_dst,
+                              index_t *coo_src, index_t *coo_dst, int64_t coo_len, void *workspace,
+                              const ViewBuildOptions &options = {}, CooStats *stats = nullptr);
+
+}  // namespace gsparse

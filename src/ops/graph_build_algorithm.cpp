@@ -1,0 +1,101 @@
+#include "ops/graph_build_algorithm.h"
+
+#include <limits>
+#include <vector>
+
+#include "core/error.h"
+#include "ops/halide_types.h"
+
+namespace gsparse {
+
+using namespace Halide;
+
+namespace {
+
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
+
+Tuple identity_stats() {
+    return Tuple(std::vector<Expr>{Expr(kInt64Max), Expr(kInt64Min), Expr(kInt64Max), Expr(kInt64Min), cast<int64_t>(0)});
+}
+
+/// out(k, t) = part(t)[k] for the statistics k.
+void select_stat(Func &out, const Func &part, const Var &k, const Var &t) {
+    std::vector<Expr> values;
+    for (int s = 0; s < kCooStatCount; s++) values.push_back(part(t)[s]);
+    out(k, t) = mux(k, values);
+}
+
+}  // namespace
+
+void check_index_dtype(DType dtype, const char *what) {
+    if (dtype != DType::I32 && dtype != DType::I64)
+        fail<ShapeError>(what, " must hold int32 or int64 ids, not ", dtype_name(dtype));
+}
+
+CooStatsAlgorithm build_coo_stats_algorithm(DType index) {
+    check_index_dtype(index, "the edges' index arrays");
+    CooStatsAlgorithm a;
+    a.index = index;
+    a.src = ImageParam(halide_type(index), 1, "src");
+    a.dst = ImageParam(halide_type(index), 1, "dst");
+    Expr E = a.num_edges, P = a.parts;
+    a.r = RDom(0, (E + P - 1) / P, "r");
+    Expr i = min(a.t + a.r * P, E - 1);
+    Expr s = cast<int64_t>(a.src(i)), d = cast<int64_t>(a.dst(i));
+    Expr next = cast<int64_t>(a.dst(min(i + 1, E - 1)));
+    Func &p = a.part;
+    p(a.t) = identity_stats();
+    p(a.t) = Tuple(std::vector<Expr>{min(p(a.t)[kMinSrc], s), max(p(a.t)[kMaxSrc], s), min(p(a.t)[kMinDst], d),
+                    max(p(a.t)[kMaxDst], d), p(a.t)[kDescents] + select(next < d, cast<int64_t>(1), cast<int64_t>(0))});
+    select_stat(a.out, p, a.k, a.t);
+    return a;
+}
+
+StatsCombineAlgorithm build_stats_combine_algorithm() {
+    StatsCombineAlgorithm a;
+    a.in = ImageParam(Int(64), 2, "in");
+    Expr C = a.count, P = a.parts;
+    a.r = RDom(0, (C + P - 1) / P, "r");
+    Expr j = a.t + a.r * P;
+    Expr jc = min(j, C - 1);  // repeated partials change no minimum or maximum; the count adds them once
+    Func &p = a.part;
+    p(a.t) = identity_stats();
+    p(a.t) = Tuple(std::vector<Expr>{min(p(a.t)[kMinSrc], a.in(kMinSrc, jc)), max(p(a.t)[kMaxSrc], a.in(kMaxSrc, jc)),
+                    min(p(a.t)[kMinDst], a.in(kMinDst, jc)), max(p(a.t)[kMaxDst], a.in(kMaxDst, jc)),
+                    p(a.t)[kDescents] + select(j < C, a.in(kDescents, jc), cast<int64_t>(0))});
+    select_stat(a.out, p, a.k, a.t);
+    return a;
+}
+
+RowOffsetsAlgorithm build_row_offsets_algorithm(DType index) {
+    check_index_dtype(index, "the destination array");
+    RowOffsetsAlgorithm a;
+    a.index = index;
+    a.dst = ImageParam(halide_type(index), 1, "dst");
+    Expr E = a.num_edges;
+    a.r = RDom(0, a.steps, "r");
+    Func &s = a.search;
+    s(a.row) = Tuple(cast<int32_t>(0), E);
+    Expr lo = s(a.row)[0], hi = s(a.row)[1];
+    Expr mid = lo + (hi - lo) / 2;
+    Expr below = cast<int64_t>(a.dst(clamp(mid, 0, max(E - 1, 0)))) < cast<int64_t>(a.row);
+    // (An update runs once per RVar it names: the step names r, though the search needs no step
+    // number.)
+    Expr open = lo < hi && a.r.x < a.steps;
+    s(a.row) = Tuple(select(open && below, mid + 1, lo), select(open && !below, mid, hi));
+    a.out(a.row) = s(a.row)[0];
+    return a;
+}
+
+NarrowIndexAlgorithm build_narrow_index_algorithm(DType index) {
+    check_index_dtype(index, "the index array");
+    NarrowIndexAlgorithm a;
+    a.index = index;
+    a.in = ImageParam(halide_type(index), 1, "in");
+    Expr n = a.count;
+    a.out(a.i) = select(a.i < n, cast<int32_t>(a.in(clamp(a.i, 0, max(n - 1, 0)))), 0);
+    return a;
+}
+
+}  // namespace gsparse

@@ -1,0 +1,62 @@
+// The compiled graph-build pipelines (ops/graph_build_algorithm.h, scheduled by
+// schedules/graph_build.h) for one id type and device, each callable on caller memory. Like the
+// graph-view operator kernels, they come from the persistent kernel cache when that is on.
+// api/view_build.h builds graph views with them.
+#pragma once
+
+#include <Halide.h>
+
+#include <memory>
+#include <string>
+
+#include "core/tensor.h"
+#include "graph/formats.h"
+#include "ops/graph_build_algorithm.h"
+#include "runtime/compiled_pipeline.h"
+#include "runtime/cuda_launch.h"
+#include "runtime/kernel_cache.h"
+
+namespace gsparse {
+
+/// Threads of the statistics' first pass for num_edges edges (about 8 edges a thread), and the
+/// int64 slots of the workspace the passes use (two areas of statistics that the combining passes
+/// alternate between).
+int64_t coo_stats_parts(int64_t num_edges);
+int64_t coo_stats_workspace_slots(int64_t num_edges);
+
+class GraphBuildKernels {
+public:
+    GraphBuildKernels(DType index, Device device);
+    /// The kernels of (index, device), compiled or loaded once per process.
+    static std::shared_ptr<const GraphBuildKernels> get(DType index, Device device,
+                                                        KernelCache &cache = KernelCache::global());
+
+    /// The statistics of the edges src[i] -> dst[i], i < num_edges (> 0), into the workspace
+    /// (coo_stats_workspace_slots int64 slots on the kernels' device); returns where the final
+    /// kCooStatCount values are (an address in the workspace).
+    const int64_t *coo_stats(const Tensor &src, const Tensor &dst, int64_t num_edges, int64_t *workspace,
+                             const CudaLaunch &launch) const;
+    /// row_ptr[r] for r < rows: the first position of a destination >= r among num_edges
+    /// destinations (the CSR's row offsets when they are sorted; dst holds at least one entry).
+    void row_offsets(const Tensor &dst, int64_t num_edges, index_t *row_ptr, int64_t rows,
+                     const CudaLaunch &launch) const;
+    /// out[i] = int32(in[i]) for i < count, 0 for count <= i < len (in holds at least one
+    /// entry).
+    void narrow(const Tensor &in, int64_t count, index_t *out, int64_t len, const CudaLaunch &launch) const;
+
+    /// The lowered statements (with the PTX of CUDA kernels), for tests.
+    std::string lowered_stmts() const;
+
+private:
+    DType index_;
+    Device device_;
+    mutable CooStatsAlgorithm stats_;
+    mutable StatsCombineAlgorithm combine_;
+    mutable RowOffsetsAlgorithm rows_;
+    mutable NarrowIndexAlgorithm narrow_;
+    CompiledPipeline stats_compiled_, combine_compiled_, rows_compiled_, narrow_compiled_;
+
+    std::string key(const char *pipeline) const;
+};
+
+}  // namespace gsparse

@@ -1,0 +1,243 @@
+// Graph views built by gsparse's graph-build pipelines (api/view_build.h) on host arrays, against
+// plain C++: the statistics, the row offsets, the narrowed arrays, operators on the built views,
+// and every error a caller can provoke. The CUDA schedules are lowered to PTX here; their runs are
+// in tests/gpu.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "api/gsparse.h"
+#include "ops/reference.h"
+#include "runtime/graph_build_kernels.h"
+#include "support/compare.h"
+#include "support/random_graph.h"
+#include "support/throws_with.h"
+
+namespace gsparse {
+namespace {
+
+using test::throws_with;
+
+/// Edges sorted by destination (stable), as int64 ids.
+struct SortedEdges {
+    int64_t num_src = 0, num_dst = 0;
+    std::vector<int64_t> src, dst;
+};
+
+SortedEdges sorted_edges(uint64_t seed, const test::RandomGraphOptions &opt = {}) {
+    test::EdgeList e = test::random_edges(seed, opt);
+    std::vector<size_t> order(e.src.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return e.dst[a] < e.dst[b]; });
+    SortedEdges s;
+    s.num_src = e.num_src;
+    s.num_dst = e.num_dst;
+    for (size_t i : order) {
+        s.src.push_back(e.src[i]);
+        s.dst.push_back(e.dst[i]);
+    }
+    return s;
+}
+
+/// The arrays of one build, in the id type under test.
+struct Build {
+    DType dtype;
+    std::vector<int32_t> src32, dst32;
+    std::vector<int64_t> src64, dst64;
+    std::vector<index_t> row_ptr, col_idx;
+    std::vector<int64_t> workspace;
+
+    Build(const SortedEdges &e, DType t) : dtype(t) {
+        src64 = e.src;
+        dst64 = e.dst;
+        src32.assign(e.src.begin(), e.src.end());
+        dst32.assign(e.dst.begin(), e.dst.end());
+        row_ptr.assign(static_cast<size_t>(view_row_ptr_length(e.num_dst)), -7);
+        col_idx.assign(std::max<size_t>(e.src.size(), 1), -7);
+        workspace.resize(static_cast<size_t>(view_build_workspace_bytes(static_cast<int64_t>(e.src.size())) / 8));
+    }
+    Tensor src() { return ids(src32, src64); }
+    Tensor dst() { return ids(dst32, dst64); }
+    Tensor ids(std::vector<int32_t> &a, std::vector<int64_t> &b) {
+        const int64_t n = static_cast<int64_t>(b.size());
+        return dtype == DType::I32 ? Tensor::wrap(a.data(), {n}, DType::I32) : Tensor::wrap(b.data(), {n}, DType::I64);
+    }
+};
+
+std::vector<index_t> reference_row_ptr(const SortedEdges &e, int64_t rows) {
+    std::vector<index_t> out;
+    for (int64_t r = 0; r < rows; r++)
+        out.push_back(static_cast<index_t>(std::lower_bound(e.dst.begin(), e.dst.end(), r) - e.dst.begin()));
+    return out;
+}
+
+class ViewBuild : public ::testing::TestWithParam<DType> {};
+
+TEST_P(ViewBuild, SortedCooGivesTheCsrAndTheStatistics) {
+    // Sizes whose statistics take 0 to 3 combining passes (about 8 edges a thread, 64 partials a
+    // combining thread).
+    for (int64_t nodes : {1, 40, 700, 40000}) {
+        test::RandomGraphOptions opt;
+        opt.num_nodes = nodes;
+        opt.num_src = nodes + 3;
+        opt.long_row = nodes == 1 ? 1 : 4 * nodes;
+        const SortedEdges e = sorted_edges(static_cast<uint64_t>(nodes) * 7 + 1, opt);
+        ASSERT_FALSE(e.src.empty());
+        Build b(e, GetParam());
+        ViewBuildOptions o;
+        o.max_degree = -1;
+        GraphView g = view_from_sorted_coo(b.src(), b.dst(), e.num_src, e.num_dst, b.row_ptr.data(), b.col_idx.data(),
+                                           b.workspace.data(), o);
+        EXPECT_EQ(b.row_ptr, reference_row_ptr(e, view_row_ptr_length(e.num_dst))) << "nodes " << nodes;
+        const CooStats s = check_coo(b.src(), b.dst(), e.num_src, e.num_dst, b.workspace.data());
+        EXPECT_EQ(s.min_src, *std::min_element(e.src.begin(), e.src.end()));
+        EXPECT_EQ(s.max_src, *std::max_element(e.src.begin(), e.src.end()));
+        EXPECT_EQ(s.min_dst, e.dst.front());
+        EXPECT_EQ(s.max_dst, e.dst.back());
+        EXPECT_EQ(s.descents, 0);
+        // The view runs operators: g-SpMM sum against the reference on the same edges.
+        const int64_t E = static_cast<int64_t>(e.src.size());
+        EXPECT_EQ(g.num_edges, E);
+        std::vector<index_t> col(e.src.begin(), e.src.end());
+        EXPECT_TRUE(std::equal(col.begin(), col.end(), g.col_idx)) << "nodes " << nodes;
+        Graph ref = Graph::from_csr_arrays(e.num_dst, e.num_src, reference_row_ptr(e, e.num_dst + 1).data(), col.data(),
+                                           nullptr, E);
+        Tensor x = test::random_tensor({e.num_src, 3}, 5);
+        Tensor out = Tensor::empty({e.num_dst, 3}, DType::F32);
+        const SpmmSpec sum{BinaryOp::CopyLhs, ReduceOp::Sum};
+        gspmm_into(g, sum, x, {}, out);
+        EXPECT_TRUE(test::matches_reference(out, reference_spmm(ref, sum, x, {}), 1e-5)) << "nodes " << nodes;
+    }
+}
+
+TEST_P(ViewBuild, UnsortedEdgesAreCountedAndRefused) {
+    SortedEdges e = sorted_edges(11);
+    std::mt19937_64 rng(3);
+    std::vector<size_t> order(e.src.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    SortedEdges shuffled = e;
+    int64_t descents = 0;
+    for (size_t i = 0; i < order.size(); i++) {
+        shuffled.src[i] = e.src[order[i]];
+        shuffled.dst[i] = e.dst[order[i]];
+        if (i > 0 && shuffled.dst[i] < shuffled.dst[i - 1]) descents++;
+    }
+    Build b(shuffled, GetParam());
+    const CooStats s = build_sorted_csr(b.src(), b.dst(), e.num_src, e.num_dst, b.row_ptr.data(), b.col_idx.data(),
+                                        b.workspace.data());
+    EXPECT_EQ(s.descents, descents);
+    EXPECT_FALSE(s.sorted());
+    EXPECT_TRUE(throws_with<GraphError>([&] {
+        view_from_sorted_coo(b.src(), b.dst(), e.num_src, e.num_dst, b.row_ptr.data(), b.col_idx.data(),
+                             b.workspace.data());
+    }, {"not sorted by destination", std::to_string(descents) + " edges"}));
+    // The COO view takes them in any order: narrowed, padded with 0, in edge order.
+    std::vector<index_t> cs(static_cast<size_t>(view_coo_length(static_cast<int64_t>(e.src.size()))), -7), cd = cs;
+    GraphView c = coo_view_from_edges(b.src(), b.dst(), e.num_src, e.num_dst, cs.data(), cd.data(),
+                                      static_cast<int64_t>(cs.size()), b.workspace.data());
+    EXPECT_FALSE(c.has_csr());
+    for (size_t i = 0; i < cs.size(); i++) {
+        ASSERT_EQ(cs[i], i < shuffled.src.size() ? shuffled.src[i] : 0) << i;
+        ASSERT_EQ(cd[i], i < shuffled.dst.size() ? shuffled.dst[i] : 0) << i;
+    }
+}
+
+TEST_P(ViewBuild, BadIdsAreNamed) {
+    const SortedEdges e = sorted_edges(5);
+    struct Case {
+        const char *name;
+        int64_t index;
+        bool source;
+        int64_t value;
+        std::string message, names;
+    };
+    const int64_t last = static_cast<int64_t>(e.src.size()) - 1;
+    for (const Case &c : std::vector<Case>{
+             {"negative source", 3, true, -4, "negative source id -4", "source"},
+             {"negative destination", 0, false, -1, "negative destination id -1", "destination"},
+             {"source past num_src", last, true, e.num_src, "source id " + std::to_string(e.num_src), "num_src"},
+             {"destination past num_dst", last, false, e.num_dst + 5,
+              "destination id " + std::to_string(e.num_dst + 5), "num_dst"}}) {
+        SortedEdges bad = e;
+        (c.source ? bad.src : bad.dst)[static_cast<size_t>(c.index)] = c.value;
+        Build b(bad, GetParam());
+        EXPECT_TRUE(throws_with<GraphError>([&] {
+            build_sorted_csr(b.src(), b.dst(), e.num_src, e.num_dst, b.row_ptr.data(), b.col_idx.data(),
+                             b.workspace.data());
+        }, {c.message, c.names})) << c.name;
+        std::vector<index_t> cs(static_cast<size_t>(view_coo_length(last + 1))), cd = cs;
+        EXPECT_TRUE(throws_with<GraphError>([&] {
+            coo_view_from_edges(b.src(), b.dst(), e.num_src, e.num_dst, cs.data(), cd.data(),
+                                static_cast<int64_t>(cs.size()), b.workspace.data());
+        }, {c.message, c.names})) << c.name;
+    }
+}
+
+TEST_P(ViewBuild, NoEdges) {
+    SortedEdges e;
+    e.num_src = 4;
+    e.num_dst = 37;
+    Build b(e, GetParam());
+    GraphView g = view_from_sorted_coo(b.src(), b.dst(), e.num_src, e.num_dst, b.row_ptr.data(), nullptr,
+                                       b.workspace.data());
+    EXPECT_EQ(b.row_ptr, std::vector<index_t>(b.row_ptr.size(), 0));
+    Tensor x = test::random_tensor({e.num_src, 2}, 1);
+    Tensor out = Tensor::empty({e.num_dst, 2}, DType::F32);
+    gspmm_into(g, SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Sum}, x, {}, out);
+    for (int64_t i = 0; i < out.numel(); i++) EXPECT_EQ(out.data_as<float>()[i], 0.0f);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ids, ViewBuild, ::testing::Values(DType::I32, DType::I64),
+                         [](const auto &info) { return std::string(dtype_name(info.param)); });
+
+TEST(ViewBuildErrors, ShapesDtypesAndBuffersAreChecked) {
+    std::vector<int64_t> s = {0, 1}, d = {0, 0};
+    std::vector<int32_t> d32 = {0, 0};
+    std::vector<float> f = {0, 1};
+    std::vector<index_t> row_ptr(64), col(2);
+    std::vector<int64_t> ws(64);
+    Tensor src = Tensor::wrap(s.data(), {2}, DType::I64), dst = Tensor::wrap(d.data(), {2}, DType::I64);
+    auto build = [&](const Tensor &a, const Tensor &b, index_t *cols, void *w) {
+        build_sorted_csr(a, b, 2, 2, row_ptr.data(), cols, w);
+    };
+    EXPECT_TRUE(throws_with<ShapeError>([&] { build(src, Tensor::wrap(d.data(), {1}, DType::I64), col.data(), ws.data()); },
+                                        {"different numbers of edges"}));
+    EXPECT_TRUE(throws_with<ShapeError>([&] { build(src, Tensor::wrap(d32.data(), {2}, DType::I32), col.data(), ws.data()); },
+                                        {"differ in dtype"}));
+    EXPECT_TRUE(throws_with<ShapeError>([&] { build(Tensor::wrap(f.data(), {2}, DType::F32), dst, col.data(), ws.data()); },
+                                        {"int32 or int64"}));
+    EXPECT_TRUE(throws_with<ShapeError>([&] { build(Tensor::wrap(s.data(), {1, 2}, DType::I64), dst, col.data(), ws.data()); },
+                                        {"1-D"}));
+    EXPECT_TRUE(throws_with<ShapeError>([&] { build(src, dst, nullptr, ws.data()); }, {"col_idx"}));
+    EXPECT_TRUE(throws_with<ShapeError>([&] { build(src, dst, col.data(), nullptr); }, {"workspace"}));
+    EXPECT_TRUE(throws_with<ShapeError>([&] {
+        build(src, dst, col.data(), reinterpret_cast<char *>(ws.data()) + 4);
+    }, {"aligned"}));
+    EXPECT_TRUE(throws_with<GraphError>([&] { build_sorted_csr(src, dst, -1, 2, row_ptr.data(), col.data(), ws.data()); },
+                                        {"num_src = -1"}));
+    std::vector<index_t> short_coo(4);
+    EXPECT_TRUE(throws_with<ShapeError>([&] {
+        coo_view_from_edges(src, dst, 2, 2, short_coo.data(), short_coo.data(), 0, ws.data());
+    }, {"COO arrays have 0 entries"}));
+    // The caller's arrays are left as they were.
+    EXPECT_EQ(s, (std::vector<int64_t>{0, 1}));
+    EXPECT_EQ(d, (std::vector<int64_t>{0, 0}));
+}
+
+TEST(ViewBuildCuda, PipelinesLowerToKernels) {
+    // No GPU needed: the CUDA schedules lower, and their PTX is emitted, on any machine.
+    for (DType t : {DType::I32, DType::I64}) {
+        const std::string stmt = GraphBuildKernels(t, Device::CUDA).lowered_stmts();
+        for (const char *kernel : {"_kernel_coo_stats", "_kernel_stats_combine", "_kernel_row_offsets",
+                                   "_kernel_narrow_index"})
+            EXPECT_NE(stmt.find(kernel), std::string::npos) << kernel << "\n" << stmt;
+        EXPECT_NE(stmt.find("halide_cuda_run"), std::string::npos);
+    }
+}
+
+}  // namespace
+}  // namespace gsparse
