@@ -6,8 +6,14 @@ using namespace Halide;
 
 namespace {
 
-/// out(k, t): the statistics k unrolled inside thread t, part computed per thread.
-void schedule_stats(Func &out, Func &part, const Var &k, const Var &t, Device device) {
+/// Steps of a statistics thread unrolled together.
+constexpr int kStatsUnroll = 4;
+
+/// out(k, t): the statistics k unrolled inside thread t, part computed per thread, its steps r
+/// unrolled by kStatsUnroll (the tail guarded).
+void schedule_stats(Func &out, Func &part, const Var &k, const Var &t, const RDom &r, Device device) {
+    RVar ro("ro"), ri("ri");
+    part.update().split(r.x, ro, ri, kStatsUnroll, TailStrategy::GuardWithIf).unroll(ri);
     out.output_buffer().dim(0).set_bounds(0, kCooStatCount);
     out.output_buffer().dim(1).set_min(0);
     out.bound(k, 0, kCooStatCount).unroll(k);
@@ -22,7 +28,7 @@ void schedule_stats(Func &out, Func &part, const Var &k, const Var &t, Device de
 
 /// One thread per entry of out(x), `threads` a block on CUDA; returns the loop a thread runs in.
 Var flat(Func &out, const Var &x, int threads, Device device) {
-    out.output_buffer().dim(0).set_min(0);
+    out.output_buffers()[0].dim(0).set_min(0);  // (the other outputs of a Tuple share its bounds)
     if (device != Device::CUDA) return x;
     Var xo("xo"), xi("xi");
     out.gpu_tile(x, xo, xi, threads, TailStrategy::GuardWithIf);
@@ -34,13 +40,13 @@ Var flat(Func &out, const Var &x, int threads, Device device) {
 void schedule_coo_stats(CooStatsAlgorithm &a, Device device) {
     a.src.dim(0).set_min(0);
     a.dst.dim(0).set_min(0);
-    schedule_stats(a.out, a.part, a.k, a.t, device);
+    schedule_stats(a.out, a.part, a.k, a.t, a.r, device);
 }
 
 void schedule_stats_combine(StatsCombineAlgorithm &a, Device device) {
     a.in.dim(0).set_bounds(0, kCooStatCount);
     a.in.dim(1).set_min(0);
-    schedule_stats(a.out, a.part, a.k, a.t, device);
+    schedule_stats(a.out, a.part, a.k, a.t, a.r, device);
 }
 
 void schedule_row_offsets(RowOffsetsAlgorithm &a, Device device) {
@@ -50,6 +56,12 @@ void schedule_row_offsets(RowOffsetsAlgorithm &a, Device device) {
 
 void schedule_narrow_index(NarrowIndexAlgorithm &a, Device device) {
     a.in.dim(0).set_min(0);
+    flat(a.out, a.i, 256, device);
+}
+
+void schedule_narrow_pair(NarrowPairAlgorithm &a, Device device) {
+    a.a.dim(0).set_min(0);
+    a.b.dim(0).set_min(0);
     flat(a.out, a.i, 256, device);
 }
 

@@ -2,8 +2,9 @@
 //
 // CUDA: one thread per output entry, 128 (statistics) or 256 (row offsets, narrowing) a block; a
 // statistics thread keeps its five partial values in registers and walks its edges (or partials)
-// with a stride of the thread count, so that a warp's loads are contiguous; a row-offset thread
-// runs its binary search in registers. CPU: the same loops, serial (the pipelines' CPU form serves
+// with a stride of the thread count, so that a warp's loads are contiguous, four steps unrolled so
+// that their loads are in flight together; a row-offset thread runs its binary search in registers;
+// the narrowing of a pair is one kernel. CPU: the same loops, serial (the pipelines' CPU form serves
 // the C++ API on host arrays and the tests).
 #pragma once
 
@@ -16,5 +17,6 @@ void schedule_coo_stats(CooStatsAlgorithm &a, Device device);
 void schedule_stats_combine(StatsCombineAlgorithm &a, Device device);
 void schedule_row_offsets(RowOffsetsAlgorithm &a, Device device);
 void schedule_narrow_index(NarrowIndexAlgorithm &a, Device device);
+void schedule_narrow_pair(NarrowPairAlgorithm &a, Device device);
 
 }  // namespace gsparse

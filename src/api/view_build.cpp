@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "core/error.h"
 #include "ops/graph_build_algorithm.h"
@@ -44,15 +45,22 @@ CooStats read_stats(const GraphBuildKernels &k, const Tensor &src, const Tensor 
     CooStats s;
     const int64_t E = src.size(0);
     if (E == 0) return s;
-    const int64_t *at = k.coo_stats(src, dst, E, static_cast<int64_t *>(workspace), cuda);
-    int64_t v[kCooStatCount];
-    if (src.device() == Device::CUDA) cuda_read_back(cuda.context, cuda.stream, v, at, sizeof v);
-    else std::memcpy(v, at, sizeof v);
-    s.min_src = v[kMinSrc];
-    s.max_src = v[kMaxSrc];
-    s.min_dst = v[kMinDst];
-    s.max_dst = v[kMaxDst];
-    s.descents = v[kDescents];
+    const GraphBuildKernels::Partials p = k.coo_stats(src, dst, E, static_cast<int64_t *>(workspace), cuda);
+    std::vector<int64_t> v(static_cast<size_t>(p.parts * kCooStatCount));
+    const size_t bytes = v.size() * sizeof(int64_t);
+    if (src.device() == Device::CUDA) cuda_read_back(cuda.context, cuda.stream, v.data(), p.data, bytes);
+    else std::memcpy(v.data(), p.data, bytes);
+    // The last combination on the host: partial t's statistics are at t * kCooStatCount.
+    s.min_src = s.min_dst = INT64_MAX;
+    s.max_src = s.max_dst = INT64_MIN;
+    for (int64_t t = 0; t < p.parts; t++) {
+        const int64_t *q = v.data() + t * kCooStatCount;
+        s.min_src = std::min(s.min_src, q[kMinSrc]);
+        s.max_src = std::max(s.max_src, q[kMaxSrc]);
+        s.min_dst = std::min(s.min_dst, q[kMinDst]);
+        s.max_dst = std::max(s.max_dst, q[kMaxDst]);
+        s.descents += q[kDescents];
+    }
     return s;
 }
 
@@ -150,12 +158,10 @@ GraphView coo_view_from_edges(const Tensor &src, const Tensor &dst, int64_t num_
         fail<ShapeError>("the COO arrays have ", coo_len, " entries, ", view_coo_length(E), " needed for ", E, " edges");
     const auto kernels = GraphBuildKernels::get(src.dtype(), src.device());
     if (E > 0) {
-        kernels->narrow(src, E, coo_src, coo_len, options.cuda);
-        kernels->narrow(dst, E, coo_dst, coo_len, options.cuda);
+        kernels->narrow_pair(src, dst, E, coo_src, coo_dst, coo_len, options.cuda);
     } else {
         Tensor none = Tensor::wrap(workspace, {1}, src.dtype(), src.device());
-        kernels->narrow(none, 0, coo_src, coo_len, options.cuda);
-        kernels->narrow(none, 0, coo_dst, coo_len, options.cuda);
+        kernels->narrow_pair(none, none, 0, coo_src, coo_dst, coo_len, options.cuda);
     }
     CooStats s;
     if (options.validate) {

@@ -88,13 +88,31 @@ RowOffsetsAlgorithm build_row_offsets_algorithm(DType index) {
     return a;
 }
 
+namespace {
+
+/// int32(in(i)) for i < n, 0 past it (in read at a clamped index: it holds at least one entry).
+Expr narrowed(const ImageParam &in, const Var &i, const Expr &n) {
+    return select(i < n, cast<int32_t>(in(clamp(i, 0, max(n - 1, 0)))), 0);
+}
+
+}  // namespace
+
 NarrowIndexAlgorithm build_narrow_index_algorithm(DType index) {
     check_index_dtype(index, "the index array");
     NarrowIndexAlgorithm a;
     a.index = index;
     a.in = ImageParam(halide_type(index), 1, "in");
-    Expr n = a.count;
-    a.out(a.i) = select(a.i < n, cast<int32_t>(a.in(clamp(a.i, 0, max(n - 1, 0)))), 0);
+    a.out(a.i) = narrowed(a.in, a.i, a.count);
+    return a;
+}
+
+NarrowPairAlgorithm build_narrow_pair_algorithm(DType index) {
+    check_index_dtype(index, "the index arrays");
+    NarrowPairAlgorithm a;
+    a.index = index;
+    a.a = ImageParam(halide_type(index), 1, "a");
+    a.b = ImageParam(halide_type(index), 1, "b");
+    a.out(a.i) = Tuple(narrowed(a.a, a.i, a.count), narrowed(a.b, a.i, a.count));
     return a;
 }
 

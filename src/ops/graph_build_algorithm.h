@@ -13,7 +13,8 @@
 //   row_ptr(r)     the first position whose destination is at least r (a binary search of `steps`
 //                  halvings, steps = the bit length of num_edges): for edges sorted by destination
 //                  the CSR row offsets, num_edges for every row past the last destination.
-//   narrow(i)      int32(in(i)) for i < count, 0 for the padding past it.
+//   narrow(i)      int32(in(i)) for i < count, 0 for the padding past it; narrow_pair does two
+//                  arrays of one length at once (a COO's sources and destinations).
 #pragma once
 
 #include <Halide.h>
@@ -74,6 +75,17 @@ struct NarrowIndexAlgorithm {
     std::vector<Halide::Argument> arguments() const { return {in, count}; }
 };
 
+struct NarrowPairAlgorithm {
+    DType index = DType::I64;
+    Halide::ImageParam a, b;
+    Halide::Param<int32_t> count{"count"};
+    Halide::Var i{"i"};
+    Halide::Func out{"narrow_pair"};  ///< a Tuple: int32 [length >= count] each
+    std::vector<std::shared_ptr<Halide::Internal::IRMutator>> lowering_passes;
+
+    std::vector<Halide::Argument> arguments() const { return {a, b, count}; }
+};
+
 /// ShapeError unless dtype is an id type (I32 or I64).
 void check_index_dtype(DType dtype, const char *what);
 
@@ -81,5 +93,6 @@ CooStatsAlgorithm build_coo_stats_algorithm(DType index);
 StatsCombineAlgorithm build_stats_combine_algorithm();
 RowOffsetsAlgorithm build_row_offsets_algorithm(DType index);
 NarrowIndexAlgorithm build_narrow_index_algorithm(DType index);
+NarrowPairAlgorithm build_narrow_pair_algorithm(DType index);
 
 }  // namespace gsparse

@@ -21,6 +21,10 @@ public:
     /// the pipeline's `arguments`; `name` keys the kernel cache and names the kernel in errors.
     CompiledPipeline(const Halide::Func &out, const std::vector<std::shared_ptr<Halide::Internal::IRMutator>> &passes,
                      std::vector<Halide::Argument> arguments, Device device, const std::string &name);
+    /// A pipeline of several outputs (bound in this order by the call).
+    CompiledPipeline(const std::vector<Halide::Func> &outs,
+                     const std::vector<std::shared_ptr<Halide::Internal::IRMutator>> &passes,
+                     std::vector<Halide::Argument> arguments, Device device, const std::string &name);
 
     Halide::Pipeline &pipeline() const { return pipeline_; }
     const Halide::Target &target() const { return target_; }

@@ -10,7 +10,7 @@ namespace gsparse {
 
 namespace {
 
-constexpr int64_t kEdgesPerThread = 8;
+constexpr int64_t kEdgesPerThread = 16;
 constexpr int64_t kMaxParts = int64_t{1} << 20;
 /// Partial statistics a thread of a combining pass folds together.
 constexpr int64_t kCombineFanIn = 64;
@@ -49,10 +49,12 @@ GraphBuildKernels::GraphBuildKernels(DType index, Device device)
       combine_(scheduled(build_stats_combine_algorithm(), device, &schedule_stats_combine)),
       rows_(scheduled(build_row_offsets_algorithm(index), device, &schedule_row_offsets)),
       narrow_(scheduled(build_narrow_index_algorithm(index), device, &schedule_narrow_index)),
+      pair_(scheduled(build_narrow_pair_algorithm(index), device, &schedule_narrow_pair)),
       stats_compiled_(stats_.out, stats_.lowering_passes, stats_.arguments(), device, key("coo_stats")),
       combine_compiled_(combine_.out, combine_.lowering_passes, combine_.arguments(), device, key("stats_combine")),
       rows_compiled_(rows_.out, rows_.lowering_passes, rows_.arguments(), device, key("row_offsets")),
-      narrow_compiled_(narrow_.out, narrow_.lowering_passes, narrow_.arguments(), device, key("narrow_index")) {}
+      narrow_compiled_(narrow_.out, narrow_.lowering_passes, narrow_.arguments(), device, key("narrow_index")),
+      pair_compiled_(pair_.out, pair_.lowering_passes, pair_.arguments(), device, key("narrow_pair")) {}
 
 std::string GraphBuildKernels::key(const char *pipeline) const {
     // The combining pass reads int64 statistics whatever the ids' type.
@@ -67,8 +69,8 @@ std::shared_ptr<const GraphBuildKernels> GraphBuildKernels::get(DType index, Dev
     return cache.get<GraphBuildKernels>(key, [&] { return std::make_shared<const GraphBuildKernels>(index, device); });
 }
 
-const int64_t *GraphBuildKernels::coo_stats(const Tensor &src, const Tensor &dst, int64_t num_edges,
-                                            int64_t *workspace, const CudaLaunch &launch) const {
+GraphBuildKernels::Partials GraphBuildKernels::coo_stats(const Tensor &src, const Tensor &dst, int64_t num_edges,
+                                                         int64_t *workspace, const CudaLaunch &launch) const {
     const int32_t E = as_int32(num_edges, "num_edges");
     if (E == 0) fail<GraphError>("the statistics of a COO need at least one edge");
     int64_t parts = coo_stats_parts(E);
@@ -84,7 +86,7 @@ const int64_t *GraphBuildKernels::coo_stats(const Tensor &src, const Tensor &dst
         call.run(stats_compiled_.pipeline(), key("coo_stats"));
     }
     int area = 0;
-    while (parts > 1) {
+    while (parts > kHostPartials) {
         const int64_t next = ceil_div(parts, kCombineFanIn);
         Tensor in = stats_tensor(areas[area], parts, device_), out = stats_tensor(areas[1 - area], next, device_);
         ViewCall call(device_, combine_compiled_.target(), launch, combine_compiled_.library());
@@ -96,7 +98,7 @@ const int64_t *GraphBuildKernels::coo_stats(const Tensor &src, const Tensor &dst
         parts = next;
         area = 1 - area;
     }
-    return areas[area];
+    return {areas[area], parts};
 }
 
 void GraphBuildKernels::row_offsets(const Tensor &dst, int64_t num_edges, index_t *row_ptr, int64_t rows,
@@ -125,9 +127,23 @@ void GraphBuildKernels::narrow(const Tensor &in, int64_t count, index_t *out, in
     call.run(narrow_compiled_.pipeline(), key("narrow_index"));
 }
 
+void GraphBuildKernels::narrow_pair(const Tensor &a, const Tensor &b, int64_t count, index_t *out_a, index_t *out_b,
+                                    int64_t len, const CudaLaunch &launch) const {
+    const int32_t n = as_int32(count, "count");
+    if (len < count) fail<ShapeError>("the narrowed arrays have ", len, " entries for ", count, " ids");
+    Tensor oa = Tensor::wrap(out_a, {len}, DType::I32, device_), ob = Tensor::wrap(out_b, {len}, DType::I32, device_);
+    ViewCall call(device_, pair_compiled_.target(), launch, pair_compiled_.library());
+    call.features(pair_.a, a, {});
+    call.features(pair_.b, b, {});
+    call.scalar(pair_.count, n);
+    call.output(oa, {}, "narrowed_a");
+    call.output(ob, {}, "narrowed_b");
+    call.run(pair_compiled_.pipeline(), key("narrow_pair"));
+}
+
 std::string GraphBuildKernels::lowered_stmts() const {
     return stats_compiled_.lowered_stmt() + combine_compiled_.lowered_stmt() + rows_compiled_.lowered_stmt() +
-           narrow_compiled_.lowered_stmt();
+           narrow_compiled_.lowered_stmt() + pair_compiled_.lowered_stmt();
 }
 
 }  // namespace gsparse

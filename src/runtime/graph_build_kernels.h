@@ -18,7 +18,7 @@
 
 namespace gsparse {
 
-/// Threads of the statistics' first pass for num_edges edges (about 8 edges a thread), and the
+/// Threads of the statistics' first pass for num_edges edges (about 16 edges a thread), and the
 /// int64 slots of the workspace the passes use (two areas of statistics that the combining passes
 /// alternate between).
 int64_t coo_stats_parts(int64_t num_edges);
@@ -31,11 +31,17 @@ public:
     static std::shared_ptr<const GraphBuildKernels> get(DType index, Device device,
                                                         KernelCache &cache = KernelCache::global());
 
+    /// Partial statistics in the workspace: parts x kCooStatCount int64 values at data.
+    struct Partials {
+        const int64_t *data = nullptr;
+        int64_t parts = 0;
+    };
     /// The statistics of the edges src[i] -> dst[i], i < num_edges (> 0), into the workspace
-    /// (coo_stats_workspace_slots int64 slots on the kernels' device); returns where the final
-    /// kCooStatCount values are (an address in the workspace).
-    const int64_t *coo_stats(const Tensor &src, const Tensor &dst, int64_t num_edges, int64_t *workspace,
-                             const CudaLaunch &launch) const;
+    /// (coo_stats_workspace_slots int64 slots on the kernels' device), combined on the device down
+    /// to at most kHostPartials partials (reading those back costs less than another kernel).
+    static constexpr int64_t kHostPartials = 256;
+    Partials coo_stats(const Tensor &src, const Tensor &dst, int64_t num_edges, int64_t *workspace,
+                       const CudaLaunch &launch) const;
     /// row_ptr[r] for r < rows: the first position of a destination >= r among num_edges
     /// destinations (the CSR's row offsets when they are sorted; dst holds at least one entry).
     void row_offsets(const Tensor &dst, int64_t num_edges, index_t *row_ptr, int64_t rows,
@@ -43,6 +49,9 @@ public:
     /// out[i] = int32(in[i]) for i < count, 0 for count <= i < len (in holds at least one
     /// entry).
     void narrow(const Tensor &in, int64_t count, index_t *out, int64_t len, const CudaLaunch &launch) const;
+    /// narrow of a and b into out_a and out_b, one kernel.
+    void narrow_pair(const Tensor &a, const Tensor &b, int64_t count, index_t *out_a, index_t *out_b, int64_t len,
+                     const CudaLaunch &launch) const;
 
     /// The lowered statements (with the PTX of CUDA kernels), for tests.
     std::string lowered_stmts() const;
@@ -54,7 +63,8 @@ private:
     mutable StatsCombineAlgorithm combine_;
     mutable RowOffsetsAlgorithm rows_;
     mutable NarrowIndexAlgorithm narrow_;
-    CompiledPipeline stats_compiled_, combine_compiled_, rows_compiled_, narrow_compiled_;
+    mutable NarrowPairAlgorithm pair_;
+    CompiledPipeline stats_compiled_, combine_compiled_, rows_compiled_, narrow_compiled_, pair_compiled_;
 
     std::string key(const char *pipeline) const;
 };

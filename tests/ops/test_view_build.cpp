@@ -233,7 +233,7 @@ TEST(ViewBuildCuda, PipelinesLowerToKernels) {
     for (DType t : {DType::I32, DType::I64}) {
         const std::string stmt = GraphBuildKernels(t, Device::CUDA).lowered_stmts();
         for (const char *kernel : {"_kernel_coo_stats", "_kernel_stats_combine", "_kernel_row_offsets",
-                                   "_kernel_narrow_index"})
+                                   "_kernel_narrow_index", "_kernel_narrow_pair"})
             EXPECT_NE(stmt.find(kernel), std::string::npos) << kernel << "\n" << stmt;
         EXPECT_NE(stmt.find("halide_cuda_run"), std::string::npos);
     }
