@@ -150,18 +150,25 @@ def write_report(cases, out_dir, device_name, date):
     except ImportError:
         log("matplotlib missing: no plot")
         return
-    labels = [f"{c['graph']}\n{c['case']}" for c in cases]
+    labels = [f"{c['graph']}: {c['case']}" for c in cases]
     x = range(len(cases))
     fig, ax = plt.subplots(figsize=(max(6, 1.3 * len(cases)), 4))
     ax.bar([i - 0.2 for i in x], [c["native_ms"] for c in cases], 0.4, label="graph-build kernels")
     ax.bar([i + 0.2 for i in x], [c["pytorch_ms"] for c in cases], 0.4, label="PyTorch operations")
     ax.set_xticks(list(x))
-    ax.set_xticklabels(labels, fontsize=7)
+    ax.set_xticklabels(labels, fontsize=7, rotation=25, ha="right")
     ax.set_ylabel("ms per build (CUDA events, median)")
     ax.set_title(f"Validated graph builds on {device_name}, {date}")
     ax.legend()
     fig.tight_layout()
     fig.savefig(os.path.join(out_dir, "graph-build.png"), dpi=120)
+
+
+def replot(summary_path):
+    """Rewrites the report and plot of a summary.json in its folder."""
+    with open(summary_path) as f:
+        s = json.load(f)
+    write_report(s["cases"], os.path.dirname(os.path.abspath(summary_path)), s["device"], s["date"])
 
 
 def main():
@@ -172,7 +179,11 @@ def main():
     ap.add_argument("--runs", type=int, default=50)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out-root", default="benchmarks/results")
+    ap.add_argument("--replot", metavar="SUMMARY", help="only rewrite the report and plot of a summary.json")
     args = ap.parse_args()
+    if args.replot:
+        replot(args.replot)
+        return
     args.fanouts = [int(f) for f in args.fanouts.split(",")]
     if args.runs < 10:
         ap.error("--runs must be at least 10")

@@ -5,7 +5,9 @@
 #   3. runs minibatch.py, which writes summary.json, minibatch.md and minibatch.png to
 #      ${OUT:-benchmarks/results}/<date>-<device>-minibatch/,
 #   4. runs minibatch_capture.py (the same models with their steps captured as CUDA graphs) into
-#      <date>-<device>-minibatch-capture/ (CAPTURE=0 leaves it out).
+#      <date>-<device>-minibatch-capture/ (CAPTURE=0 leaves it out),
+#   5. runs graph_build.py (the validated builds of a step's graphs, graph-build kernels against
+#      PyTorch operations) into <date>-<device>-graph-build/ (GRAPH_BUILD=0 leaves it out).
 # Settings: BUILD_DIR [build-gpu], OUT [benchmarks/results], SCALE [1.0], PYTHON [python3],
 # GRAPH_DIR [$BUILD_DIR/bench-graphs], JOBS [nproc], GRAPHS [reddit ogbn-products], ARGS (extra minibatch.py arguments).
 set -euo pipefail
@@ -23,4 +25,7 @@ run_python benchmarks/minibatch.py "${graphs[@]}" --out-root "$OUT" ${ARGS:-}
 if [ "${CAPTURE:-1}" != 0 ]; then
   # shellcheck disable=SC2086
   run_python benchmarks/minibatch_capture.py "${graphs[@]}" --out-root "$OUT"
+fi
+if [ "${GRAPH_BUILD:-1}" != 0 ]; then
+  run_python benchmarks/graph_build.py "${graphs[@]}" --out-root "$OUT"
 fi
