@@ -324,16 +324,54 @@ std::optional<ScheduleParams> relabeled_default(const Problem &p, bool skewed) {
     return std::nullopt;
 }
 
+/// Whether rows are split by the expert rules: the longest row is far longer than the average and
+/// also a noticeable share of the work (nnz / 6600 is about 1/50 of an SM's share on an H100): on
+/// the ogbn-products twin (longest row 12047 of 124 M nonzeros) splitting cost 8-33% at F = 1..16
+/// and 64..256, while the reddit and ogbn-proteins twins (48535 of 115 M, 19166 of 79 M) were up to
+/// 1.8x slower without it.
+bool skewed_rows(const Problem &p) {
+    return p.stats.max_row_length > 8 * std::max(1.0, p.stats.avg_row_length) &&
+           static_cast<double>(p.stats.max_row_length) > static_cast<double>(p.stats.nnz) / 6600;
+}
+
+/// The source rows' bytes below which wide features with an edge operand run in the row-tail form
+/// (wide_edge_operand_default): the geometric midpoint of the training graphs' working sets on
+/// either side of the decision, 47.7 MB (reddit-s10-i04 at F = 512, where the form won) and 238 MB
+/// (the reddit twin at F = 256, where the locality order of the rules won); about twice the H100's
+/// L2.
+constexpr double kWideEdgeRowsMaxSourceBytes = 106e6;
+
+/// The default for wide features (F >= 256, a multiple of 4) with an edge operand (u_mul_e and the
+/// like, sum or mean) on graphs with skewed rows whose source rows fit about twice the L2
+/// (kWideEdgeRowsMaxSourceBytes), where the other defaults leave rows whole: 2 rows x 64 threads x
+/// 4-wide vectors, rows cut after 128 nonzeros and their tails added by the tails' kernel. Measured on the training graphs where it applies
+/// (H100, 2026-11-28, benchmarks/results/2026-11-28-*-wide-f-edge-operand), in ms against the
+/// rules' default (locality order, 8 rows x 32 threads x 2, rows whole): reddit-s05-i0 F = 256 /
+/// 512 0.683 / 1.308 (1.496 / 2.175), reddit-s10-i04 1.409 / 2.803 (2.927 / 4.459); on the reddit
+/// twin (238 MB of source rows at F = 256, excluded) it took 22.1 / 44.6 against 19.6 / 35.5. The
+/// relabeled form that copy_lhs takes there reads the edge operand through the relabeled graph's
+/// edge ids and came second (0.820 / 1.512, 1.617 / 3.100).
+std::optional<ScheduleParams> wide_edge_operand_default(const Problem &p) {
+    const int64_t f0 = p.layout.extents[0];
+    if (!p.edge_operand || !p.source_operand || p.order_sensitive || f0 < 256 || f0 % 4 != 0 || !skewed_rows(p))
+        return std::nullopt;
+    const double source_bytes = static_cast<double>(p.stats.num_cols) * static_cast<double>(p.layout.out_len()) *
+                                static_cast<double>(dtype_size(p.dtype));
+    if (source_bytes > kWideEdgeRowsMaxSourceBytes) return std::nullopt;
+    ScheduleParams s;
+    s.schedule = kName;
+    s.values = {{"kMTile", 2}, {"kNTile", 64}, {"kNRegTile", 1}, {"kNnzTile", 16}, {"smemColIdx", 0},
+                {"kRowSplit", 128}, {"rowBalance", 0}, {"kNnzLanes", 1}, {"kVecWidth", 4}, {"kNnzUnroll", 1},
+                {"kSrcTile", 0}, {"rowTails", 1}};
+    if (invalid_reason(s, p)) return std::nullopt;
+    return s;
+}
+
 /// The expert default of a problem; with `lanes` false, without nonzero lanes (the forms used before
 /// them, which index with 64 bits).
 ScheduleParams band_default(const Problem &p, bool lanes) {
     const int64_t f0 = p.layout.extents[0];
-    // Rows are split when the longest one is far longer than the average and also a noticeable share
-    // of the work (nnz / 6600 is about 1/50 of an SM's share on an H100): on the ogbn-products twin
-    // (longest row 12047 of 124 M nonzeros) splitting cost 8-33% at F = 1..16 and 64..256, while the reddit and
-    // ogbn-proteins twins (48535 of 115 M, 19166 of 79 M) were up to 1.8x slower without it.
-    const bool skewed = p.stats.max_row_length > 8 * std::max(1.0, p.stats.avg_row_length) &&
-                        static_cast<double>(p.stats.max_row_length) > static_cast<double>(p.stats.nnz) / 6600;
+    const bool skewed = skewed_rows(p);
     if (lanes)
         if (auto relabeled = relabeled_default(p, skewed)) return *relabeled;
     ScheduleParams s;
@@ -549,8 +587,11 @@ ScheduleParams with_row_tails(ScheduleParams s, const Problem &p) {
 }
 
 ScheduleParams default_params(const Problem &p) {
-    if (auto selected = select_spmm_default(p, invalid_reason)) return with_row_tails(*selected, p);
-    return with_row_tails(expert_params(p), p);
+    auto selected = select_spmm_default(p, invalid_reason);
+    ScheduleParams d = with_row_tails(selected ? *selected : expert_params(p), p);
+    if (d.get_or("kRowSplit", 0) == 0)
+        if (auto wide = wide_edge_operand_default(p)) return *wide;
+    return d;
 }
 
 void apply(SpmmAlgorithm &a, const ScheduleParams &s) {

@@ -515,6 +515,40 @@ TEST(GpuSpmmIR, DefaultsFollowTheGraphsShape) {
             EXPECT_FALSE(def.invalid_reason(gpu_spmm_expert_default(p), p).has_value()) << F;
 }
 
+TEST(GpuSpmmIR, WideEdgeOperandDefaultsCutRowsWhereTheSourcesFitAboutTwiceTheCache) {
+    const auto &def = spmm_schedule("gpu_spmm");
+    auto problem = [](int64_t F, int64_t rows, int64_t nnz, int64_t longest, BinaryOp op) {
+        Problem p = spmm_problem({op, ReduceOp::Sum}, plan_features(op, {F}, {uses_rhs(op) && uses_lhs(op) ? 1 : F}));
+        p.stats.num_rows = p.stats.num_cols = rows;
+        p.stats.nnz = nnz;
+        p.stats.max_row_length = longest;
+        p.stats.avg_row_length = static_cast<double>(nnz) / static_cast<double>(rows);
+        return p;
+    };
+    auto row_tails_form = [](const ScheduleParams &d) {
+        return d.get_or("rowTails", 0) == 1 && d.get("kNTile") == 64 && d.get("kVecWidth") == 4 &&
+               d.get("kRowSplit") == 128 && d.get("kMTile") == 2 && d.get("rowBalance") == 0;
+    };
+    // u_mul_e on the zoo's reddit-like graphs (23 k and 47 k nodes, skewed rows) at F = 256 and 512.
+    for (int64_t F : {256, 512})
+        for (const Problem &p : {problem(F, 23297, 11461589, 23297, BinaryOp::Mul),
+                                 problem(F, 46593, 22923178, 32918, BinaryOp::Mul)}) {
+            const ScheduleParams d = def.default_params(p);
+            EXPECT_TRUE(row_tails_form(d)) << F << " " << d.str();
+            EXPECT_FALSE(def.invalid_reason(d, p).has_value()) << d.str();
+        }
+    // Not: without an edge operand, below F = 256, on the reddit twin (238 MB of source rows at
+    // F = 256), or on graphs without skewed rows (a k-nearest-neighbour graph).
+    EXPECT_FALSE(row_tails_form(def.default_params(problem(256, 23297, 11461589, 23297, BinaryOp::CopyLhs))));
+    EXPECT_FALSE(row_tails_form(def.default_params(problem(128, 23297, 11461589, 23297, BinaryOp::Mul))));
+    EXPECT_FALSE(row_tails_form(def.default_params(problem(256, 232965, 114615892, 48535, BinaryOp::Mul))));
+    EXPECT_FALSE(row_tails_form(def.default_params(problem(256, 500000, 5000000, 10, BinaryOp::Mul))));
+    // max / min need the rows' order (no atomics): not them either.
+    Problem maxed = problem(256, 23297, 11461589, 23297, BinaryOp::Mul);
+    maxed.order_sensitive = true;
+    EXPECT_FALSE(row_tails_form(def.default_params(maxed)));
+}
+
 TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
     const auto &def = spmm_schedule("gpu_spmm");
     auto problem = [](int64_t F, int64_t rows, int64_t nnz, int64_t longest, double cov) {
