@@ -4,7 +4,8 @@ loads them instead of compiling (about 1 s each on first use).
 
 Kernels of dynamic graphs depend on the operator, the feature shape and the dtype, not on the graph:
 running each layer forward and backward once on a tiny graph of the target device, at the feature
-widths a model uses, compiles every kernel a step on any graph of that model needs.
+widths a model uses, compiles every kernel a step on any graph of that model needs (and the
+graph-build kernels that build graphs from int32 and int64 index tensors on the device).
 
     python -m gsparse.precompile --device cuda --models sage,gcn,gat,gin --widths 602,256,41
     gsparse.precompile.precompile(["sage", "gat"], widths=[128, 64], device="cuda")
@@ -67,6 +68,10 @@ def precompile(models=MODELS, widths=(64, 128, 256), device="cuda", dtype=torch.
     device = torch.device(device)
     before = kernel_cache_stats()
     t0 = time.perf_counter()
+    # The graph-build kernels (graphs from a COO on the device) of both id types: one graph from
+    # int32 and one from int64 index tensors compiles them all.
+    for ids in (torch.int32, torch.int64):
+        Graph(torch.tensor([[0, 1], [0, 1]], dtype=ids, device=device), num_nodes=2, dynamic=True)
     for model, (c_in, c_out) in itertools.product(models, itertools.product(widths, widths)):
         for layer in _layers(model, c_in, c_out, heads):
             layer = layer.to(device=device, dtype=dtype)

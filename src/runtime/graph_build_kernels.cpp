@@ -43,18 +43,23 @@ int64_t coo_stats_workspace_slots(int64_t num_edges) {
     return kCooStatCount * (parts + ceil_div(parts, kCombineFanIn));
 }
 
-GraphBuildKernels::GraphBuildKernels(DType index, Device device)
-    : index_(index), device_(device),
-      stats_(scheduled(build_coo_stats_algorithm(index), device, &schedule_coo_stats)),
-      combine_(scheduled(build_stats_combine_algorithm(), device, &schedule_stats_combine)),
-      rows_(scheduled(build_row_offsets_algorithm(index), device, &schedule_row_offsets)),
-      narrow_(scheduled(build_narrow_index_algorithm(index), device, &schedule_narrow_index)),
-      pair_(scheduled(build_narrow_pair_algorithm(index), device, &schedule_narrow_pair)),
-      stats_compiled_(stats_.out, stats_.lowering_passes, stats_.arguments(), device, key("coo_stats")),
-      combine_compiled_(combine_.out, combine_.lowering_passes, combine_.arguments(), device, key("stats_combine")),
-      rows_compiled_(rows_.out, rows_.lowering_passes, rows_.arguments(), device, key("row_offsets")),
-      narrow_compiled_(narrow_.out, narrow_.lowering_passes, narrow_.arguments(), device, key("narrow_index")),
-      pair_compiled_(pair_.out, pair_.lowering_passes, pair_.arguments(), device, key("narrow_pair")) {}
+GraphBuildKernels::GraphBuildKernels(DType index, Device device) : index_(index), device_(device) {
+    check_index_dtype(index, "graph-build kernels");
+    stats_.algo = scheduled(build_coo_stats_algorithm(index), device, &schedule_coo_stats);
+    combine_.algo = scheduled(build_stats_combine_algorithm(), device, &schedule_stats_combine);
+    rows_.algo = scheduled(build_row_offsets_algorithm(index), device, &schedule_row_offsets);
+    narrow_.algo = scheduled(build_narrow_index_algorithm(index), device, &schedule_narrow_index);
+    pair_.algo = scheduled(build_narrow_pair_algorithm(index), device, &schedule_narrow_pair);
+}
+
+template <typename A>
+const CompiledPipeline &GraphBuildKernels::compiled(Stage<A> &stage, const char *name) const {
+    std::call_once(stage.once, [&] {
+        stage.compiled = std::make_unique<CompiledPipeline>(stage.algo.out, stage.algo.lowering_passes,
+                                                            stage.algo.arguments(), device_, key(name));
+    });
+    return *stage.compiled;
+}
 
 std::string GraphBuildKernels::key(const char *pipeline) const {
     // The combining pass reads int64 statistics whatever the ids' type.
@@ -64,7 +69,6 @@ std::string GraphBuildKernels::key(const char *pipeline) const {
 }
 
 std::shared_ptr<const GraphBuildKernels> GraphBuildKernels::get(DType index, Device device, KernelCache &cache) {
-    check_index_dtype(index, "graph-build kernels");
     const std::string key = std::string("graph_build/") + dtype_name(index) + "/" + device_name(device);
     return cache.get<GraphBuildKernels>(key, [&] { return std::make_shared<const GraphBuildKernels>(index, device); });
 }
@@ -76,25 +80,29 @@ GraphBuildKernels::Partials GraphBuildKernels::coo_stats(const Tensor &src, cons
     int64_t parts = coo_stats_parts(E);
     int64_t *areas[2] = {workspace, workspace + kCooStatCount * parts};
     {
+        const CompiledPipeline &c = compiled(stats_, "coo_stats");
+        const CooStatsAlgorithm &a = stats_.algo;
         Tensor out = stats_tensor(areas[0], parts, device_);
-        ViewCall call(device_, stats_compiled_.target(), launch, stats_compiled_.library());
-        call.features(stats_.src, src, {});
-        call.features(stats_.dst, dst, {});
-        call.scalar(stats_.num_edges, E);
-        call.scalar(stats_.parts, static_cast<int32_t>(parts));
+        ViewCall call(device_, c.target(), launch, c.library());
+        call.features(a.src, src, {});
+        call.features(a.dst, dst, {});
+        call.scalar(a.num_edges, E);
+        call.scalar(a.parts, static_cast<int32_t>(parts));
         call.output(out, {kCooStatCount}, "coo_stats");
-        call.run(stats_compiled_.pipeline(), key("coo_stats"));
+        call.run(c.pipeline(), key("coo_stats"));
     }
     int area = 0;
     while (parts > kHostPartials) {
         const int64_t next = ceil_div(parts, kCombineFanIn);
+        const CompiledPipeline &c = compiled(combine_, "stats_combine");
+        const StatsCombineAlgorithm &a = combine_.algo;
         Tensor in = stats_tensor(areas[area], parts, device_), out = stats_tensor(areas[1 - area], next, device_);
-        ViewCall call(device_, combine_compiled_.target(), launch, combine_compiled_.library());
-        call.features(combine_.in, in, {kCooStatCount});
-        call.scalar(combine_.count, static_cast<int32_t>(parts));
-        call.scalar(combine_.parts, static_cast<int32_t>(next));
+        ViewCall call(device_, c.target(), launch, c.library());
+        call.features(a.in, in, {kCooStatCount});
+        call.scalar(a.count, static_cast<int32_t>(parts));
+        call.scalar(a.parts, static_cast<int32_t>(next));
         call.output(out, {kCooStatCount}, "stats_combine");
-        call.run(combine_compiled_.pipeline(), key("stats_combine"));
+        call.run(c.pipeline(), key("stats_combine"));
         parts = next;
         area = 1 - area;
     }
@@ -106,44 +114,49 @@ void GraphBuildKernels::row_offsets(const Tensor &dst, int64_t num_edges, index_
     const int32_t E = as_int32(num_edges, "num_edges");
     int32_t steps = 0;
     for (int64_t e = E; e > 0; e >>= 1) steps++;
+    const CompiledPipeline &c = compiled(rows_, "row_offsets");
+    const RowOffsetsAlgorithm &a = rows_.algo;
     Tensor out = Tensor::wrap(row_ptr, {rows}, DType::I32, device_);
-    ViewCall call(device_, rows_compiled_.target(), launch, rows_compiled_.library());
-    call.features(rows_.dst, dst, {});
-    call.scalar(rows_.num_edges, E);
-    call.scalar(rows_.steps, steps);
+    ViewCall call(device_, c.target(), launch, c.library());
+    call.features(a.dst, dst, {});
+    call.scalar(a.num_edges, E);
+    call.scalar(a.steps, steps);
     call.output(out, {}, "row_ptr");
-    call.run(rows_compiled_.pipeline(), key("row_offsets"));
+    call.run(c.pipeline(), key("row_offsets"));
 }
 
 void GraphBuildKernels::narrow(const Tensor &in, int64_t count, index_t *out, int64_t len,
                                const CudaLaunch &launch) const {
     const int32_t n = as_int32(count, "count");
     if (len < count) fail<ShapeError>("the narrowed array has ", len, " entries for ", count, " ids");
+    const CompiledPipeline &c = compiled(narrow_, "narrow_index");
     Tensor o = Tensor::wrap(out, {len}, DType::I32, device_);
-    ViewCall call(device_, narrow_compiled_.target(), launch, narrow_compiled_.library());
-    call.features(narrow_.in, in, {});
-    call.scalar(narrow_.count, n);
+    ViewCall call(device_, c.target(), launch, c.library());
+    call.features(narrow_.algo.in, in, {});
+    call.scalar(narrow_.algo.count, n);
     call.output(o, {}, "narrowed");
-    call.run(narrow_compiled_.pipeline(), key("narrow_index"));
+    call.run(c.pipeline(), key("narrow_index"));
 }
 
 void GraphBuildKernels::narrow_pair(const Tensor &a, const Tensor &b, int64_t count, index_t *out_a, index_t *out_b,
                                     int64_t len, const CudaLaunch &launch) const {
     const int32_t n = as_int32(count, "count");
     if (len < count) fail<ShapeError>("the narrowed arrays have ", len, " entries for ", count, " ids");
+    const CompiledPipeline &c = compiled(pair_, "narrow_pair");
     Tensor oa = Tensor::wrap(out_a, {len}, DType::I32, device_), ob = Tensor::wrap(out_b, {len}, DType::I32, device_);
-    ViewCall call(device_, pair_compiled_.target(), launch, pair_compiled_.library());
-    call.features(pair_.a, a, {});
-    call.features(pair_.b, b, {});
-    call.scalar(pair_.count, n);
+    ViewCall call(device_, c.target(), launch, c.library());
+    call.features(pair_.algo.a, a, {});
+    call.features(pair_.algo.b, b, {});
+    call.scalar(pair_.algo.count, n);
     call.output(oa, {}, "narrowed_a");
     call.output(ob, {}, "narrowed_b");
-    call.run(pair_compiled_.pipeline(), key("narrow_pair"));
+    call.run(c.pipeline(), key("narrow_pair"));
 }
 
 std::string GraphBuildKernels::lowered_stmts() const {
-    return stats_compiled_.lowered_stmt() + combine_compiled_.lowered_stmt() + rows_compiled_.lowered_stmt() +
-           narrow_compiled_.lowered_stmt() + pair_compiled_.lowered_stmt();
+    return compiled(stats_, "coo_stats").lowered_stmt() + compiled(combine_, "stats_combine").lowered_stmt() +
+           compiled(rows_, "row_offsets").lowered_stmt() + compiled(narrow_, "narrow_index").lowered_stmt() +
+           compiled(pair_, "narrow_pair").lowered_stmt();
 }
 
 }  // namespace gsparse

@@ -1,12 +1,14 @@
 // The compiled graph-build pipelines (ops/graph_build_algorithm.h, scheduled by
 // schedules/graph_build.h) for one id type and device, each callable on caller memory. Like the
-// graph-view operator kernels, they come from the persistent kernel cache when that is on.
-// api/view_build.h builds graph views with them.
+// graph-view operator kernels, they come from the persistent kernel cache when that is on; each
+// pipeline is compiled (or loaded) on its first use, so a process that builds only COO graphs never
+// compiles the CSR's. api/view_build.h builds graph views with them.
 #pragma once
 
 #include <Halide.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "core/tensor.h"
@@ -57,14 +59,23 @@ public:
     std::string lowered_stmts() const;
 
 private:
+    /// A scheduled algorithm and its pipeline, compiled on first use.
+    template <typename A>
+    struct Stage {
+        A algo;
+        std::once_flag once;
+        std::unique_ptr<CompiledPipeline> compiled;
+    };
+    template <typename A>
+    const CompiledPipeline &compiled(Stage<A> &stage, const char *name) const;
+
     DType index_;
     Device device_;
-    mutable CooStatsAlgorithm stats_;
-    mutable StatsCombineAlgorithm combine_;
-    mutable RowOffsetsAlgorithm rows_;
-    mutable NarrowIndexAlgorithm narrow_;
-    mutable NarrowPairAlgorithm pair_;
-    CompiledPipeline stats_compiled_, combine_compiled_, rows_compiled_, narrow_compiled_, pair_compiled_;
+    mutable Stage<CooStatsAlgorithm> stats_;
+    mutable Stage<StatsCombineAlgorithm> combine_;
+    mutable Stage<RowOffsetsAlgorithm> rows_;
+    mutable Stage<NarrowIndexAlgorithm> narrow_;
+    mutable Stage<NarrowPairAlgorithm> pair_;
 
     std::string key(const char *pipeline) const;
 };
