@@ -28,6 +28,7 @@
 #include "autotune/search_space.h"
 #include "autotune/shipped_models.h"
 #include "autotune/tuner.h"
+#include "autotune/user_schedule_search.h"
 #include "api/tuning_key.h"
 #include "runtime/aot.h"
 #include "runtime/cuda_launch.h"
@@ -239,11 +240,19 @@ std::vector<std::map<std::string, int64_t>> sample_points(const std::vector<std:
 /// fixed pseudo-random values (dsl::search_schedule), fastest first; the fastest point's result is
 /// checked against the program's CPU result; --json writes every point.
 int tune_plugin_program(const Args &a, CLI::App &app) {
-    for (const char *flag : {"--op", "--binary", "--reduce", "--lhs-target", "--rhs-target", "--edge-feat", "--mode",
+    for (const char *flag : {"--op", "--binary", "--reduce", "--lhs-target", "--rhs-target", "--edge-feat",
                              "--model", "--records", "--resume", "--replay", "--cache", "--no-cache",
                              "--emit-lib", "--emit-name", "--cutoff", "--cutoff-slack", "--threads"})
         if (app.count(flag)) fail<Error>(flag, " applies to built-in operators; a --plugin program's points are measured (all, or --budget of them)");
     if (a.program.empty()) fail<Error>("--plugin needs --program");
+    // --plugin measures every point (or --budget of them) unless --mode genetic is given.
+    const bool genetic = app.count("--mode") && a.mode == "genetic";
+    if (app.count("--mode") && a.mode == "random")
+        fail<Error>("--mode random applies to built-in operators; with --plugin, --budget measures a random sample");
+    if (genetic && app.count("--budget"))
+        fail<Error>("--budget samples the points of an exhaustive --plugin search; --mode genetic measures what its "
+                    "search visits (--polish sets its final local search)");
+    if (app.count("--polish") && !genetic) fail<Error>("--polish applies to --mode genetic");
     std::ofstream json_file;
     if (!a.json_out.empty()) {
         json_file.open(a.json_out);
@@ -268,10 +277,15 @@ int tune_plugin_program(const Args &a, CLI::App &app) {
     const auto space = def.space(F, p.device);
     if (space.empty()) fail<Error>("schedule ", def.name, " has no valid point for ", F, " features on the ", where);
     const auto dflt = def.complete({}, F, p.device);
-    const auto points = sample_points(space, dflt, a.budget, a.seed);
+    const auto points = genetic ? space : sample_points(space, dflt, a.budget, a.seed);
     const auto t0 = std::chrono::steady_clock::now();
-    const auto ranked = dsl::measure_points(program, def, points, F, p.device, g, p.operands, p.out, p.launch(), a.runs,
-                                            p.sync());
+    GeneticOptions gopt;
+    gopt.seed = a.seed;
+    gopt.polish = a.polish;
+    const auto ranked =
+        genetic ? genetic_user_search(program, def, F, p.device, g, p.operands, p.out, p.launch(), a.runs, p.sync(), gopt)
+                : dsl::measure_points(program, def, points, F, p.device, g, p.operands, p.out, p.launch(), a.runs,
+                                      p.sync());
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const dsl::MeasuredPoint *at_default = nullptr;
     for (const auto &m : ranked)
@@ -279,7 +293,11 @@ int tune_plugin_program(const Args &a, CLI::App &app) {
     std::printf("program       %s from %s, %d features\n", a.program.c_str(), a.plugin.c_str(), F);
     std::printf("graph         %s: %lld rows, %lld edges\n", graph_name.c_str(), static_cast<long long>(g.num_dst()),
                 static_cast<long long>(g.num_edges()));
-    if (points.size() == space.size())
+    if (genetic)
+        std::printf("search        genetic search over the %zu valid points of %s on the %s (seed %llu): %zu measured, "
+                    "%.1f s\n",
+                    space.size(), def.name.c_str(), where, static_cast<unsigned long long>(a.seed), ranked.size(), wall);
+    else if (points.size() == space.size())
         std::printf("search        every valid point of %s (%zu) on the %s, %.1f s\n", def.name.c_str(), space.size(),
                     where, wall);
     else
@@ -306,6 +324,7 @@ int tune_plugin_program(const Args &a, CLI::App &app) {
         j["features"] = F;
         j["device"] = gsparse::device_label(p.device);
         j["best"] = dsl::point_str(def, ranked[0].point);
+        j["search"] = genetic ? "genetic" : points.size() == space.size() ? "exhaustive" : "sample";
         j["points"] = nlohmann::json::array();
         for (const auto &m : ranked) j["points"].push_back({{"point", dsl::point_str(def, m.point)}, {"median_ms", m.median_ms}});
         json_file << j.dump(1) << "\n";
@@ -325,8 +344,9 @@ int main(int argc, char **argv) {
         ->excludes(graph_opt);
     for (CLI::Option *o : add_twin_options(app, a.twin)) o->excludes(graph_opt);
     add_operator_options(app, a.op);
-    app.add_option("--mode", a.mode, "search mode: genetic (cost-model seeded genetic search), random (3 samples by "
-                                     "default), exhaustive")
+    app.add_option("--mode", a.mode, "search mode: genetic (cost-model seeded genetic search; with --plugin: "
+                                     "measured, from the schedule's default), random (3 samples by default), "
+                                     "exhaustive (with --plugin, the default: every point, or --budget of them)")
         ->check(CLI::IsMember({"genetic", "exhaustive", "random"}));
     app.add_option("--budget", a.budget, "candidates measured in random mode; with --plugin: points measured (the "
                                          "default and others drawn with --seed; all when absent)")->check(CLI::PositiveNumber);
