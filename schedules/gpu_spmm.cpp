@@ -344,16 +344,18 @@ constexpr double kWideEdgeRowsMaxSourceBytes = 106e6;
 /// The default for wide features (F >= 256, a multiple of 4) with an edge operand (u_mul_e and the
 /// like, sum or mean) on graphs with skewed rows whose source rows fit about twice the L2
 /// (kWideEdgeRowsMaxSourceBytes), where the other defaults leave rows whole: 2 rows x 64 threads x
-/// 4-wide vectors, rows cut after 128 nonzeros and their tails added by the tails' kernel. Measured on the training graphs where it applies
-/// (H100, 2026-11-28, benchmarks/results/2026-11-28-*-wide-f-edge-operand), in ms against the
-/// rules' default (locality order, 8 rows x 32 threads x 2, rows whole): reddit-s05-i0 F = 256 /
-/// 512 0.683 / 1.308 (1.496 / 2.175), reddit-s10-i04 1.409 / 2.803 (2.927 / 4.459); on the reddit
-/// twin (238 MB of source rows at F = 256, excluded) it took 22.1 / 44.6 against 19.6 / 35.5. The
-/// relabeled form that copy_lhs takes there reads the edge operand through the relabeled graph's
-/// edge ids and came second (0.820 / 1.512, 1.617 / 3.100).
+/// 4-wide vectors, rows cut after 128 nonzeros and their tails added by the tails' kernel (none
+/// with the row-tail defaults turned off, row_tails_defaults_enabled). Measured on the training
+/// graphs where it applies (H100, 2026-11-28, benchmarks/results/2026-11-28-*-wide-f-edge-operand),
+/// in ms against the rules' default (locality order, 8 rows x 32 threads x 2, rows whole):
+/// reddit-s05-i0 F = 256 / 512 0.683 / 1.308 (1.496 / 2.175), reddit-s10-i04 1.409 / 2.803 (2.927 /
+/// 4.459); on the reddit twin (238 MB of source rows at F = 256, excluded) it took 22.1 / 44.6
+/// against 19.6 / 35.5. The relabeled form that copy_lhs takes there reads the edge operand through
+/// the relabeled graph's edge ids and came second (0.820 / 1.512, 1.617 / 3.100).
 std::optional<ScheduleParams> wide_edge_operand_default(const Problem &p) {
     const int64_t f0 = p.layout.extents[0];
-    if (!p.edge_operand || !p.source_operand || p.order_sensitive || f0 < 256 || f0 % 4 != 0 || !skewed_rows(p))
+    if (!p.edge_operand || !p.source_operand || p.order_sensitive || f0 < 256 || f0 % 4 != 0 || !skewed_rows(p) ||
+        !row_tails_defaults_enabled())
         return std::nullopt;
     const double source_bytes = static_cast<double>(p.stats.num_cols) * static_cast<double>(p.layout.out_len()) *
                                 static_cast<double>(dtype_size(p.dtype));

@@ -59,6 +59,20 @@ def _layers(model, c_in, c_out, heads):
     raise ValueError(f"unknown model '{model}' (expected one of {', '.join(MODELS)})")
 
 
+def graph_build_kernels(device):
+    """Builds graphs from a COO on device in every form the graph-build kernels have, for int32 and
+    int64 ids (each pipeline compiles on its first use): a COO graph and a graph with its CSR, of
+    edges sorted by destination and enough of them that their statistics take a combining pass."""
+    device = torch.device(device)
+    n, e = 64, 8192
+    dst = torch.arange(e) * n // e
+    src = torch.arange(e) % n
+    for ids in (torch.int32, torch.int64):
+        ei = torch.stack([src, dst]).to(device=device, dtype=ids)
+        for csr in ("lazy", "now"):
+            Graph(ei, num_nodes=n, dynamic=True, csr=csr)
+
+
 def precompile(models=MODELS, widths=(64, 128, 256), device="cuda", dtype=torch.float32, heads=4, log=None):
     """Runs every layer of models forward and backward on tiny dynamic graphs of device for every
     (in, out) pair of widths; returns {'loaded', 'compiled', ...}: what the persistent kernel cache did
@@ -68,10 +82,7 @@ def precompile(models=MODELS, widths=(64, 128, 256), device="cuda", dtype=torch.
     device = torch.device(device)
     before = kernel_cache_stats()
     t0 = time.perf_counter()
-    # The graph-build kernels (graphs from a COO on the device) of both id types: one graph from
-    # int32 and one from int64 index tensors compiles them all.
-    for ids in (torch.int32, torch.int64):
-        Graph(torch.tensor([[0, 1], [0, 1]], dtype=ids, device=device), num_nodes=2, dynamic=True)
+    graph_build_kernels(device)
     for model, (c_in, c_out) in itertools.product(models, itertools.product(widths, widths)):
         for layer in _layers(model, c_in, c_out, heads):
             layer = layer.to(device=device, dtype=dtype)

@@ -57,3 +57,32 @@ def test_command_line_errors(tmp_path, args, message):
 def test_cache_off_is_reported(tmp_path):
     r = _run(["--device", "cpu"], "off")
     assert r.returncode == 2 and "cache is off" in r.stderr, r.stderr
+
+
+NATIVE = "from gsparse import _tensor_graph as TG\nTG.NATIVE_BUILD_DEVICES.add('cpu')\n"
+BUILDS = NATIVE + """
+import torch, gsparse
+gen = torch.Generator().manual_seed(5)
+for e, n in ((300, 40), (70000, 900)):
+    for ids in (torch.int32, torch.int64):
+        src = torch.randint(0, n, (e,), generator=gen)
+        dst = torch.randint(0, n, (e,), generator=gen).sort().values
+        for csr in ("lazy", "now"):
+            gsparse.Graph(torch.stack([src, dst]).to(ids), num_nodes=n, dynamic=True, csr=csr)
+s = gsparse.kernel_cache_stats()
+print(s["compiled"], s["loaded"])
+"""
+
+
+def test_graph_build_kernels_are_all_precompiled(tmp_path):
+    """The graph-build kernels compile one by one on first use; graph_build_kernels compiles every
+    one a later process's graphs from a COO need (CPU graphs built by them, as CUDA graphs are)."""
+    r = _run([], tmp_path, NATIVE + "from gsparse import precompile\nprecompile.graph_build_kernels('cpu')\n"
+             "import gsparse\nprint(gsparse.kernel_cache_stats()['compiled'])")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert int(r.stdout.split()[-1]) > 0, r.stdout
+    r = _run([], tmp_path, BUILDS)
+    assert r.returncode == 0, r.stdout + r.stderr
+    compiled, loaded = (int(v) for v in r.stdout.split()[-2:])
+    assert compiled == 0 and loaded > 0, r.stdout
+

@@ -13,8 +13,6 @@ namespace gsparse {
 
 namespace {
 
-int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
-
 /// The edges' device and id type; ShapeError when src and dst are not two 1-D id tensors of
 /// num_edges entries on one device with one dtype.
 void check_edges(const Tensor &src, const Tensor &dst, int64_t num_src, int64_t num_dst) {
@@ -76,6 +74,12 @@ void check_ranges(const CooStats &s, int64_t num_src, int64_t num_dst) {
         fail<GraphError>("edge destination id ", s.max_dst, " is out of range [0, num_dst = ", num_dst, ")");
 }
 
+/// ids, or for an empty ids array a one-entry stand-in in the workspace: the kernels read at least
+/// one entry (at a clamped index) even where they use none.
+Tensor ids_or_stand_in(const Tensor &ids, void *workspace) {
+    return ids.size(0) > 0 ? ids : Tensor::wrap(workspace, {1}, ids.dtype(), ids.device());
+}
+
 GraphView sized_view(Device device, int64_t num_src, int64_t num_dst, int64_t num_edges) {
     GraphView g;
     g.device = device;
@@ -86,10 +90,6 @@ GraphView sized_view(Device device, int64_t num_src, int64_t num_dst, int64_t nu
 }
 
 }  // namespace
-
-int64_t view_row_ptr_length(int64_t num_dst) { return round_up(std::max<int64_t>(num_dst, 0), kViewRowPad) + 2; }
-
-int64_t view_coo_length(int64_t num_edges) { return round_up(std::max<int64_t>(num_edges, 1), kViewEdgePad); }
 
 int64_t view_build_workspace_bytes(int64_t num_edges) {
     return static_cast<int64_t>(sizeof(int64_t)) * coo_stats_workspace_slots(std::max<int64_t>(num_edges, 1));
@@ -113,15 +113,9 @@ CooStats build_sorted_csr(const Tensor &src, const Tensor &dst, int64_t num_src,
     if (src.dtype() == DType::I64 && E > 0 && !col_idx)
         fail<ShapeError>("int64 sources need a col_idx array of ", E, " int32 entries");
     const auto kernels = GraphBuildKernels::get(src.dtype(), src.device());
-    // The kernels are queued before the read-back: one synchronisation covers them all.
-    if (E > 0) {
-        kernels->row_offsets(dst, E, row_ptr, view_row_ptr_length(num_dst), options.cuda);
-    } else {
-        // No destinations to search: every offset is 0 (the search runs no step; the workspace
-        // stands in for the empty destination array).
-        Tensor none = Tensor::wrap(workspace, {1}, src.dtype(), src.device());
-        kernels->row_offsets(none, 0, row_ptr, view_row_ptr_length(num_dst), options.cuda);
-    }
+    // The kernels are queued before the read-back: one synchronisation covers them all. Without
+    // edges the search runs no step and every offset is 0.
+    kernels->row_offsets(ids_or_stand_in(dst, workspace), E, row_ptr, view_row_ptr_length(num_dst), options.cuda);
     if (src.dtype() == DType::I64 && E > 0) kernels->narrow(src, E, col_idx, E, options.cuda);
     if (!options.validate) return CooStats{};
     CooStats s = read_stats(*kernels, src, dst, workspace, options.cuda);
@@ -157,12 +151,8 @@ GraphView coo_view_from_edges(const Tensor &src, const Tensor &dst, int64_t num_
     if (coo_len < view_coo_length(E))
         fail<ShapeError>("the COO arrays have ", coo_len, " entries, ", view_coo_length(E), " needed for ", E, " edges");
     const auto kernels = GraphBuildKernels::get(src.dtype(), src.device());
-    if (E > 0) {
-        kernels->narrow_pair(src, dst, E, coo_src, coo_dst, coo_len, options.cuda);
-    } else {
-        Tensor none = Tensor::wrap(workspace, {1}, src.dtype(), src.device());
-        kernels->narrow_pair(none, none, 0, coo_src, coo_dst, coo_len, options.cuda);
-    }
+    kernels->narrow_pair(ids_or_stand_in(src, workspace), ids_or_stand_in(dst, workspace), E, coo_src, coo_dst,
+                         coo_len, options.cuda);
     CooStats s;
     if (options.validate) {
         s = read_stats(*kernels, src, dst, workspace, options.cuda);

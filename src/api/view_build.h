@@ -44,10 +44,8 @@ struct ViewBuildOptions {
     CudaLaunch cuda;
 };
 
-/// Entries of a view's row_ptr for num_dst rows (padded as graph/graph_view.h requires on CUDA).
-int64_t view_row_ptr_length(int64_t num_dst);
-/// Entries of a view's COO arrays for num_edges edges (padded to kViewEdgePad, at least one).
-int64_t view_coo_length(int64_t num_edges);
+// view_row_ptr_length(num_dst) and view_coo_length(num_edges), the sizes of a view's arrays, are in
+// graph/graph_view.h.
 /// Bytes of workspace the calls below need for num_edges edges (device memory for CUDA arrays).
 int64_t view_build_workspace_bytes(int64_t num_edges);
 

@@ -31,6 +31,13 @@ inline constexpr int64_t kViewRowPad = 32;
 /// Edge padding of a view's COO arrays on CUDA (the largest g-SDDMM edge tile).
 inline constexpr int64_t kViewEdgePad = 1024;
 
+/// Entries of a view's row_ptr for num_dst rows on CUDA: round_up(num_dst, kViewRowPad) + 2 (more
+/// than the CPU's num_dst + 1 needs).
+int64_t view_row_ptr_length(int64_t num_dst);
+/// Entries of a view's COO arrays for num_edges edges on CUDA: round_up(max(num_edges, 1),
+/// kViewEdgePad) (at least the CPU's max(num_edges, 1)).
+int64_t view_coo_length(int64_t num_edges);
+
 struct GraphView {
     Device device = Device::CPU;
     int64_t num_src = 0, num_dst = 0, num_edges = 0;

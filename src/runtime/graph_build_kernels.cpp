@@ -53,17 +53,17 @@ GraphBuildKernels::GraphBuildKernels(DType index, Device device) : index_(index)
 }
 
 template <typename A>
-const CompiledPipeline &GraphBuildKernels::compiled(Stage<A> &stage, const char *name) const {
+const CompiledPipeline &GraphBuildKernels::compiled(Stage<A> &stage) const {
     std::call_once(stage.once, [&] {
         stage.compiled = std::make_unique<CompiledPipeline>(stage.algo.out, stage.algo.lowering_passes,
-                                                            stage.algo.arguments(), device_, key(name));
+                                                            stage.algo.arguments(), device_, key(stage.name));
     });
     return *stage.compiled;
 }
 
 std::string GraphBuildKernels::key(const char *pipeline) const {
     // The combining pass reads int64 statistics whatever the ids' type.
-    const bool typed = std::string(pipeline) != "stats_combine";
+    const bool typed = std::string(pipeline) != combine_.name;
     return std::string("graph_build/") + pipeline + (typed ? std::string("/") + dtype_name(index_) : "") + "/" +
            device_name(device_);
 }
@@ -80,7 +80,7 @@ GraphBuildKernels::Partials GraphBuildKernels::coo_stats(const Tensor &src, cons
     int64_t parts = coo_stats_parts(E);
     int64_t *areas[2] = {workspace, workspace + kCooStatCount * parts};
     {
-        const CompiledPipeline &c = compiled(stats_, "coo_stats");
+        const CompiledPipeline &c = compiled(stats_);
         const CooStatsAlgorithm &a = stats_.algo;
         Tensor out = stats_tensor(areas[0], parts, device_);
         ViewCall call(device_, c.target(), launch, c.library());
@@ -89,12 +89,12 @@ GraphBuildKernels::Partials GraphBuildKernels::coo_stats(const Tensor &src, cons
         call.scalar(a.num_edges, E);
         call.scalar(a.parts, static_cast<int32_t>(parts));
         call.output(out, {kCooStatCount}, "coo_stats");
-        call.run(c.pipeline(), key("coo_stats"));
+        call.run(c.pipeline(), key(stats_.name));
     }
     int area = 0;
     while (parts > kHostPartials) {
         const int64_t next = ceil_div(parts, kCombineFanIn);
-        const CompiledPipeline &c = compiled(combine_, "stats_combine");
+        const CompiledPipeline &c = compiled(combine_);
         const StatsCombineAlgorithm &a = combine_.algo;
         Tensor in = stats_tensor(areas[area], parts, device_), out = stats_tensor(areas[1 - area], next, device_);
         ViewCall call(device_, c.target(), launch, c.library());
@@ -102,7 +102,7 @@ GraphBuildKernels::Partials GraphBuildKernels::coo_stats(const Tensor &src, cons
         call.scalar(a.count, static_cast<int32_t>(parts));
         call.scalar(a.parts, static_cast<int32_t>(next));
         call.output(out, {kCooStatCount}, "stats_combine");
-        call.run(c.pipeline(), key("stats_combine"));
+        call.run(c.pipeline(), key(combine_.name));
         parts = next;
         area = 1 - area;
     }
@@ -114,7 +114,7 @@ void GraphBuildKernels::row_offsets(const Tensor &dst, int64_t num_edges, index_
     const int32_t E = as_int32(num_edges, "num_edges");
     int32_t steps = 0;
     for (int64_t e = E; e > 0; e >>= 1) steps++;
-    const CompiledPipeline &c = compiled(rows_, "row_offsets");
+    const CompiledPipeline &c = compiled(rows_);
     const RowOffsetsAlgorithm &a = rows_.algo;
     Tensor out = Tensor::wrap(row_ptr, {rows}, DType::I32, device_);
     ViewCall call(device_, c.target(), launch, c.library());
@@ -122,27 +122,27 @@ void GraphBuildKernels::row_offsets(const Tensor &dst, int64_t num_edges, index_
     call.scalar(a.num_edges, E);
     call.scalar(a.steps, steps);
     call.output(out, {}, "row_ptr");
-    call.run(c.pipeline(), key("row_offsets"));
+    call.run(c.pipeline(), key(rows_.name));
 }
 
 void GraphBuildKernels::narrow(const Tensor &in, int64_t count, index_t *out, int64_t len,
                                const CudaLaunch &launch) const {
     const int32_t n = as_int32(count, "count");
     if (len < count) fail<ShapeError>("the narrowed array has ", len, " entries for ", count, " ids");
-    const CompiledPipeline &c = compiled(narrow_, "narrow_index");
+    const CompiledPipeline &c = compiled(narrow_);
     Tensor o = Tensor::wrap(out, {len}, DType::I32, device_);
     ViewCall call(device_, c.target(), launch, c.library());
     call.features(narrow_.algo.in, in, {});
     call.scalar(narrow_.algo.count, n);
     call.output(o, {}, "narrowed");
-    call.run(c.pipeline(), key("narrow_index"));
+    call.run(c.pipeline(), key(narrow_.name));
 }
 
 void GraphBuildKernels::narrow_pair(const Tensor &a, const Tensor &b, int64_t count, index_t *out_a, index_t *out_b,
                                     int64_t len, const CudaLaunch &launch) const {
     const int32_t n = as_int32(count, "count");
     if (len < count) fail<ShapeError>("the narrowed arrays have ", len, " entries for ", count, " ids");
-    const CompiledPipeline &c = compiled(pair_, "narrow_pair");
+    const CompiledPipeline &c = compiled(pair_);
     Tensor oa = Tensor::wrap(out_a, {len}, DType::I32, device_), ob = Tensor::wrap(out_b, {len}, DType::I32, device_);
     ViewCall call(device_, c.target(), launch, c.library());
     call.features(pair_.algo.a, a, {});
@@ -150,13 +150,13 @@ void GraphBuildKernels::narrow_pair(const Tensor &a, const Tensor &b, int64_t co
     call.scalar(pair_.algo.count, n);
     call.output(oa, {}, "narrowed_a");
     call.output(ob, {}, "narrowed_b");
-    call.run(c.pipeline(), key("narrow_pair"));
+    call.run(c.pipeline(), key(pair_.name));
 }
 
 std::string GraphBuildKernels::lowered_stmts() const {
-    return compiled(stats_, "coo_stats").lowered_stmt() + compiled(combine_, "stats_combine").lowered_stmt() +
-           compiled(rows_, "row_offsets").lowered_stmt() + compiled(narrow_, "narrow_index").lowered_stmt() +
-           compiled(pair_, "narrow_pair").lowered_stmt();
+    return compiled(stats_).lowered_stmt() + compiled(combine_).lowered_stmt() +
+           compiled(rows_).lowered_stmt() + compiled(narrow_).lowered_stmt() +
+           compiled(pair_).lowered_stmt();
 }
 
 }  // namespace gsparse

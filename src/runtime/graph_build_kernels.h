@@ -59,23 +59,26 @@ public:
     std::string lowered_stmts() const;
 
 private:
-    /// A scheduled algorithm and its pipeline, compiled on first use.
+    /// A scheduled algorithm and its pipeline, compiled on first use; name keys the kernel cache and
+    /// names the kernel in errors (with the id type and device: key()).
     template <typename A>
     struct Stage {
+        explicit Stage(const char *n) : name(n) {}
+        const char *name;
         A algo;
         std::once_flag once;
         std::unique_ptr<CompiledPipeline> compiled;
     };
     template <typename A>
-    const CompiledPipeline &compiled(Stage<A> &stage, const char *name) const;
+    const CompiledPipeline &compiled(Stage<A> &stage) const;
 
     DType index_;
     Device device_;
-    mutable Stage<CooStatsAlgorithm> stats_;
-    mutable Stage<StatsCombineAlgorithm> combine_;
-    mutable Stage<RowOffsetsAlgorithm> rows_;
-    mutable Stage<NarrowIndexAlgorithm> narrow_;
-    mutable Stage<NarrowPairAlgorithm> pair_;
+    mutable Stage<CooStatsAlgorithm> stats_{"coo_stats"};
+    mutable Stage<StatsCombineAlgorithm> combine_{"stats_combine"};
+    mutable Stage<RowOffsetsAlgorithm> rows_{"row_offsets"};
+    mutable Stage<NarrowIndexAlgorithm> narrow_{"narrow_index"};
+    mutable Stage<NarrowPairAlgorithm> pair_{"narrow_pair"};
 
     std::string key(const char *pipeline) const;
 };
