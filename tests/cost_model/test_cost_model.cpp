@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 
 #include "autotune/cost_model.h"
 #include "autotune/features.h"
@@ -66,12 +67,18 @@ std::vector<MeasurementRecord> synthetic_records(int graphs, int points_per_prob
         s.row_length_cov = 0.3 + 3 * u01(rng);
         for (int64_t feat : {16, 64, 256}) {
             Problem p{plan_features(BinaryOp::CopyLhs, {feat}, {feat}), s};
+            // Distinct valid points drawn at random (the space has far more points than a test needs).
             ScheduleSpace space = def.space(p);
+            std::uniform_int_distribution<size_t> pick(0, space.size() - 1);
+            std::set<size_t> seen;
             std::vector<ScheduleParams> valid;
-            for (size_t i = 0; i < space.size(); i++)
-                if (!def.invalid_reason(space.at(i), p)) valid.push_back(space.at(i));
-            std::shuffle(valid.begin(), valid.end(), rng);
-            valid.resize(std::min<size_t>(valid.size(), points_per_problem));
+            for (int tries = 0; static_cast<int>(valid.size()) < points_per_problem && tries < 100 * points_per_problem;
+                 tries++) {
+                const size_t i = pick(rng);
+                if (!seen.insert(i).second) continue;
+                ScheduleParams pt = space.at(i);
+                if (!def.invalid_reason(pt, p)) valid.push_back(std::move(pt));
+            }
             const double offset = 3 * u01(rng);
             for (const auto &pt : valid) {
                 MeasurementRecord r;
