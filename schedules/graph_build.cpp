@@ -65,4 +65,15 @@ void schedule_narrow_pair(NarrowPairAlgorithm &a, Device device) {
     flat(a.out, a.i, 256, device);
 }
 
+void schedule_loop_row_ptr(LoopRowPtrAlgorithm &a, Device device) {
+    a.row_ptr.dim(0).set_min(0);
+    flat(a.out, a.r, 256, device);
+}
+
+void schedule_loop_coo(LoopCooAlgorithm &a, Device device) {
+    a.row_ptr.dim(0).set_min(0);
+    a.col_idx.dim(0).set_min(0);
+    a.search.compute_at(a.out, flat(a.out, a.q, 256, device));
+}
+
 }  // namespace gsparse

@@ -4,7 +4,8 @@
 // statistics thread keeps its five partial values in registers and walks its edges (or partials)
 // with a stride of the thread count, so that a warp's loads are contiguous, four steps unrolled so
 // that their loads are in flight together; a row-offset thread runs its binary search in registers;
-// the narrowing of a pair is one kernel. CPU: the same loops, serial (the pipelines' CPU form serves
+// the narrowing of a pair is one kernel; the self-loop graph's offsets and COO take one thread an
+// entry, 256 a block, a COO thread running its binary search in registers. CPU: the same loops, serial (the pipelines' CPU form serves
 // the C++ API on host arrays and the tests).
 #pragma once
 
@@ -18,5 +19,7 @@ void schedule_stats_combine(StatsCombineAlgorithm &a, Device device);
 void schedule_row_offsets(RowOffsetsAlgorithm &a, Device device);
 void schedule_narrow_index(NarrowIndexAlgorithm &a, Device device);
 void schedule_narrow_pair(NarrowPairAlgorithm &a, Device device);
+void schedule_loop_row_ptr(LoopRowPtrAlgorithm &a, Device device);
+void schedule_loop_coo(LoopCooAlgorithm &a, Device device);
 
 }  // namespace gsparse

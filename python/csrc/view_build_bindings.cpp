@@ -1,6 +1,6 @@
-// gsparse._C.build_sorted_csr / build_coo: the arrays of a dynamic graph built by gsparse's graph-build
-// kernels where the edges are (api/view_build.h), into tensors the package allocated, with the
-// validation's statistics read back once.
+// gsparse._C.build_sorted_csr / build_coo / append_self_loops: the arrays of a dynamic graph built by
+// gsparse's graph-build kernels where the edges are (api/view_build.h), into tensors the package
+// allocated, with the validation's statistics read back once.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -48,6 +48,12 @@ Stats build_coo_arrays(const TensorArg &src, const TensorArg &dst, int64_t num_s
     return as_tuple(s);
 }
 
+void append_self_loops(const GraphView &g, uintptr_t row_ptr, uintptr_t coo_src, uintptr_t coo_dst, uintptr_t own_loops,
+                       int64_t coo_len, const std::optional<LaunchArg> &launch) {
+    view_with_self_loops(g, as_index_ptr(row_ptr), as_index_ptr(coo_src), as_index_ptr(coo_dst),
+                         reinterpret_cast<uint8_t *>(own_loops), coo_len, cuda_launch(launch));
+}
+
 }  // namespace
 
 void bind_view_build(py::module_ &m) {
@@ -62,6 +68,12 @@ void bind_view_build(py::module_ &m) {
           py::arg("coo_src"), py::arg("coo_dst"), py::arg("coo_len"), py::arg("workspace"), py::arg("validate"),
           py::arg("launch"), py::call_guard<py::gil_scoped_release>(),
           "src and dst narrowed to int32 and padded with 0 to coo_len; the statistics as build_sorted_csr.");
+    m.def("append_self_loops", &append_self_loops, py::arg("graph"), py::arg("row_ptr"), py::arg("coo_src"),
+          py::arg("coo_dst"), py::arg("own_loops"), py::arg("coo_len"), py::arg("launch"),
+          py::call_guard<py::gil_scoped_release>(),
+          "The graph view's CSR with a self-loop appended to every row u < min(num_src, num_dst): row offsets "
+          "(round_up(num_dst, 32) + 2 int32), the COO in position order (coo_len int32 each) and the flags (bool) "
+          "of the graph's own self-loops, padded with 0.");
 }
 
 }  // namespace gsparse::python

@@ -62,7 +62,8 @@ def _layers(model, c_in, c_out, heads):
 def graph_build_kernels(device):
     """Builds graphs from a COO on device in every form the graph-build kernels have, for int32 and
     int64 ids (each pipeline compiles on its first use): a COO graph and a graph with its CSR, of
-    edges sorted by destination and enough of them that their statistics take a combining pass."""
+    edges sorted by destination and enough of them that their statistics take a combining pass, and
+    the CSR graph's self-loop graph (GATConv and GCNConv on dynamic graphs)."""
     device = torch.device(device)
     n, e = 64, 8192
     dst = torch.arange(e) * n // e
@@ -70,7 +71,8 @@ def graph_build_kernels(device):
     for ids in (torch.int32, torch.int64):
         ei = torch.stack([src, dst]).to(device=device, dtype=ids)
         for csr in ("lazy", "now"):
-            Graph(ei, num_nodes=n, dynamic=True, csr=csr)
+            g = Graph(ei, num_nodes=n, dynamic=True, csr=csr)
+        g.with_masked_self_loops()
 
 
 def precompile(models=MODELS, widths=(64, 128, 256), device="cuda", dtype=torch.float32, heads=4, log=None):

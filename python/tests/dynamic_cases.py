@@ -642,19 +642,33 @@ def check_native_build(device):
     """Graphs from a COO built by gsparse's graph-build kernels (_tensor_graph.NATIVE_BUILD_DEVICES)
     against the same graphs built with PyTorch operations: identical arrays for int32 and int64 ids,
     sorted and unsorted edges, the COO form and the CSR form (sizes on both sides of
-    LAZY_CSR_MAX_EDGES and of the statistics' combining passes), and the same errors."""
+    LAZY_CSR_MAX_EDGES and of the statistics' combining passes), and the same errors; and the
+    self-loop graphs derived from them (with_loops_appended: row offsets with their padding, the
+    COO with its padding and the own-loop flags)."""
     from gsparse import _tensor_graph as TG
 
-    def build(ei, native, **kw):
+    def natively(native, fn):
         saved = set(TG.NATIVE_BUILD_DEVICES)
         TG.NATIVE_BUILD_DEVICES.clear()
         if native:
             TG.NATIVE_BUILD_DEVICES.add(torch.device(device).type)
         try:
-            return gsparse.Graph(ei, dynamic=True, **kw)._t
+            return fn()
         finally:
             TG.NATIVE_BUILD_DEVICES.clear()
             TG.NATIVE_BUILD_DEVICES.update(saved)
+
+    def build(ei, native, **kw):
+        return natively(native, lambda: gsparse.Graph(ei, dynamic=True, **kw)._t)
+
+    def check_loops(t, what):
+        (a, da), (b, db) = natively(True, t.with_loops_appended), natively(False, t.with_loops_appended)
+        assert (a.num_src, a.num_dst, a.num_edges, a.max_degree) == (b.num_src, b.num_dst, b.num_edges, b.max_degree)
+        assert torch.equal(a.row_ptr.cpu(), b.row_ptr.cpu()), what
+        assert torch.equal(a.col_idx.cpu(), b.col_idx.cpu()), what
+        for x, y in zip(a.coo_padded(), b.coo_padded()):
+            assert torch.equal(x.cpu(), y.cpu()), what
+        assert da.dtype == torch.bool and torch.equal(da.cpu(), db.cpu()), what
 
     gen = torch.Generator().manual_seed(4)
     for e, n_src, n_dst in ((1, 1, 1), (1500, 120, 90), (70001, 3000, 2500), (300000, 50000, 41000)):
@@ -676,6 +690,16 @@ def check_native_build(device):
                         assert torch.equal(a.row_ptr.cpu(), b.row_ptr.cpu()), what  # the padding too
                     for x, y in zip(a.coo_padded(), b.coo_padded()):
                         assert torch.equal(x.cpu(), y.cpu()), what
+                    if csr == "now" and dtype == torch.int64:
+                        check_loops(b, what)
+    # Self-loops: more sources than destinations and fewer, repeated own loops, empty rows, no edges.
+    for n_src, n_dst, e in ((70, 40, 300), (30, 50, 300), (45, 45, 300), (30, 20, 0), (1, 1, 1), (3000, 2900, 70001)):
+        src = torch.randint(0, n_src, (e,), generator=gen)
+        dst = torch.randint(0, max(1, n_dst - 8), (e,), generator=gen)
+        if e >= 300:
+            src[:4], dst[:4] = torch.tensor([2, 2, 2, 9]), torch.tensor([2, 2, 2, 9])
+        check_loops(build(torch.stack([src, dst]).to(device), False, num_src=n_src, num_dst=n_dst, csr="now"),
+                    f"self-loops of {e} edges, {n_src} x {n_dst}")
     for bad, message in ((torch.tensor([[0, -1], [1, 1]]), "negative source"),
                          (torch.tensor([[0, 1], [-2, 1]]), "negative destination"),
                          (torch.tensor([[0, 3], [1, 1]]), "source id 3 is out of range"),

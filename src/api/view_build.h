@@ -75,4 +75,15 @@ GraphView coo_view_from_edges(const Tensor &src, const Tensor &dst, int64_t num_
                               index_t *coo_src, index_t *coo_dst, int64_t coo_len, void *workspace,
                               const ViewBuildOptions &options = {}, CooStats *stats = nullptr);
 
+/// The view of g (a CSR view) with one self-loop u -> u appended at the end of every row
+/// u < min(num_src, num_dst), g's own self-loops kept, built where g's arrays are (two kernels, no
+/// read-back): row_ptr [view_row_ptr_length(num_dst)], the COO in position order coo_src (also the
+/// new view's col_idx) and coo_dst, and own_loops (1 at the positions of g's own self-loops, else
+/// 0), each of coo_len >= view_coo_length(num_edges + loops) entries, padded with 0. The
+/// new view's edge ids are its positions (g's ids are not carried over) and its max_degree is g's
+/// plus one. Leaving out the flagged edges gives the graph with every self-loop replaced by one
+/// loop per node (PyG's remove_self_loops + add_self_loops) without counting them on the host.
+GraphView view_with_self_loops(const GraphView &g, index_t *row_ptr, index_t *coo_src, index_t *coo_dst,
+                               uint8_t *own_loops, int64_t coo_len, const CudaLaunch &cuda = {});
+
 }  // namespace gsparse

@@ -6,6 +6,7 @@ namespace gsparse {
 
 size_t dtype_size(DType t) {
     switch (t) {
+    case DType::Bool: return 1;
     case DType::F16:
     case DType::BF16: return 2;
     case DType::F32:
@@ -24,6 +25,7 @@ const char *dtype_name(DType t) {
     case DType::F64: return "f64";
     case DType::I32: return "i32";
     case DType::I64: return "i64";
+    case DType::Bool: return "bool";
     }
     return "?";
 }
@@ -35,7 +37,8 @@ DType parse_dtype(const std::string &name) {
     if (name == "f64" || name == "float64" || name == "double") return DType::F64;
     if (name == "i32" || name == "int32") return DType::I32;
     if (name == "i64" || name == "int64") return DType::I64;
-    fail<ShapeError>("unknown dtype '", name, "' (expected f16, bf16, f32, f64, i32 or i64)");
+    if (name == "bool") return DType::Bool;
+    fail<ShapeError>("unknown dtype '", name, "' (expected f16, bf16, f32, f64, i32, i64 or bool)");
 }
 
 bool is_float(DType t) {

@@ -9,7 +9,8 @@
 
 namespace gsparse {
 
-enum class DType : uint8_t { F16, BF16, F32, F64, I32, I64 };
+/// Bool: one byte of 0 or 1 per entry (PyTorch's bool), for masks the graph builds write.
+enum class DType : uint8_t { F16, BF16, F32, F64, I32, I64, Bool };
 
 size_t dtype_size(DType t);
 const char *dtype_name(DType t);

@@ -116,4 +116,33 @@ NarrowPairAlgorithm build_narrow_pair_algorithm(DType index) {
     return a;
 }
 
+LoopRowPtrAlgorithm build_loop_row_ptr_algorithm() {
+    LoopRowPtrAlgorithm a;
+    a.out(a.r) = a.row_ptr(min(a.r, a.num_dst)) + min(a.r, a.loops);
+    return a;
+}
+
+LoopCooAlgorithm build_loop_coo_algorithm() {
+    LoopCooAlgorithm a;
+    Expr E = a.num_edges, n = a.loops, N = a.num_dst;
+    auto new_offset = [&](const Expr &row) { return a.row_ptr(row) + min(row, n); };
+    // The first row x in [1, N] whose new offset exceeds q (offset(0) = 0 <= q < offset(N) =
+    // E + n for every edge q): q is in row x - 1.
+    a.r = RDom(0, a.steps, "r");
+    Func &s = a.search;
+    s(a.q) = Tuple(cast<int32_t>(1), N);
+    Expr lo = s(a.q)[0], hi = s(a.q)[1];
+    Expr mid = lo + (hi - lo) / 2;
+    Expr above = new_offset(clamp(mid, 0, N)) > a.q;
+    Expr open = lo < hi && a.r.x < a.steps;  // (names r: see build_row_offsets_algorithm)
+    s(a.q) = Tuple(select(open && !above, mid + 1, lo), select(open && above, mid, hi));
+    Expr row = s(a.q)[0] - 1;
+    Expr is_loop = row < n && a.q == new_offset(clamp(row + 1, 0, N)) - 1;
+    Expr col = a.col_idx(clamp(a.q - min(row, n), 0, max(E - 1, 0)));
+    Expr edge = a.q < E + n;
+    a.out(a.q) = Tuple(select(edge, select(is_loop, row, col), 0), select(edge, row, 0),
+                       cast<uint8_t>(edge && !is_loop && col == row));
+    return a;
+}
+
 }  // namespace gsparse

@@ -15,6 +15,13 @@
 //                  the CSR row offsets, num_edges for every row past the last destination.
 //   narrow(i)      int32(in(i)) for i < count, 0 for the padding past it; narrow_pair does two
 //                  arrays of one length at once (a COO's sources and destinations).
+//   loop_row_ptr(r)  row_ptr(min(r, num_dst)) + min(r, loops): the row offsets of an int32 CSR once
+//                  every row u < loops ends with one more edge, the self-loop u -> u (the rows
+//                  past the last padded with the edge count).
+//   loop_coo(q)    that graph's COO at CSR position q, with a flag for the graph's own self-loops:
+//                  the row r of q by a binary search of `steps` halvings over loop_row_ptr, then the
+//                  appended loop (r, r) at the last position of a row r < loops, else the edge at
+//                  position q - min(r, loops) of the graph; (0, 0, 0) past the last edge.
 #pragma once
 
 #include <Halide.h>
@@ -86,6 +93,28 @@ struct NarrowPairAlgorithm {
     std::vector<Halide::Argument> arguments() const { return {a, b, count}; }
 };
 
+struct LoopRowPtrAlgorithm {
+    Halide::ImageParam row_ptr{Halide::Int(32), 1, "row_ptr"};
+    Halide::Param<int32_t> num_dst{"num_dst"}, loops{"loops"};
+    Halide::Var r{"r"};
+    Halide::Func out{"loop_row_ptr"};  ///< int32 [rows]
+    std::vector<std::shared_ptr<Halide::Internal::IRMutator>> lowering_passes;
+
+    std::vector<Halide::Argument> arguments() const { return {row_ptr, num_dst, loops}; }
+};
+
+struct LoopCooAlgorithm {
+    Halide::ImageParam row_ptr{Halide::Int(32), 1, "row_ptr"}, col_idx{Halide::Int(32), 1, "col_idx"};
+    Halide::Param<int32_t> num_edges{"num_edges"}, num_dst{"num_dst"}, loops{"loops"}, steps{"steps"};
+    Halide::Var q{"q"};
+    Halide::RDom r;
+    Halide::Func search{"loop_row_search"};
+    Halide::Func out{"loop_coo"};  ///< a Tuple: source, destination (int32), own loop (uint8) [length]
+    std::vector<std::shared_ptr<Halide::Internal::IRMutator>> lowering_passes;
+
+    std::vector<Halide::Argument> arguments() const { return {row_ptr, col_idx, num_edges, num_dst, loops, steps}; }
+};
+
 /// ShapeError unless dtype is an id type (I32 or I64).
 void check_index_dtype(DType dtype, const char *what);
 
@@ -94,5 +123,7 @@ StatsCombineAlgorithm build_stats_combine_algorithm();
 RowOffsetsAlgorithm build_row_offsets_algorithm(DType index);
 NarrowIndexAlgorithm build_narrow_index_algorithm(DType index);
 NarrowPairAlgorithm build_narrow_pair_algorithm(DType index);
+LoopRowPtrAlgorithm build_loop_row_ptr_algorithm();
+LoopCooAlgorithm build_loop_coo_algorithm();
 
 }  // namespace gsparse

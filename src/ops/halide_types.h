@@ -16,6 +16,7 @@ inline Halide::Type halide_type(DType t) {
     case DType::F64: return Halide::Float(64);
     case DType::I32: return Halide::Int(32);
     case DType::I64: return Halide::Int(64);
+    case DType::Bool: return Halide::UInt(8);
     }
     return Halide::Float(32);
 }

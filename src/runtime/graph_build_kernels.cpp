@@ -50,6 +50,8 @@ GraphBuildKernels::GraphBuildKernels(DType index, Device device) : index_(index)
     rows_.algo = scheduled(build_row_offsets_algorithm(index), device, &schedule_row_offsets);
     narrow_.algo = scheduled(build_narrow_index_algorithm(index), device, &schedule_narrow_index);
     pair_.algo = scheduled(build_narrow_pair_algorithm(index), device, &schedule_narrow_pair);
+    loop_rows_.algo = scheduled(build_loop_row_ptr_algorithm(), device, &schedule_loop_row_ptr);
+    loop_coo_.algo = scheduled(build_loop_coo_algorithm(), device, &schedule_loop_coo);
 }
 
 template <typename A>
@@ -62,8 +64,10 @@ const CompiledPipeline &GraphBuildKernels::compiled(Stage<A> &stage) const {
 }
 
 std::string GraphBuildKernels::key(const char *pipeline) const {
-    // The combining pass reads int64 statistics whatever the ids' type.
-    const bool typed = std::string(pipeline) != combine_.name;
+    // The combining pass reads int64 statistics whatever the ids' type, the self-loop passes an
+    // int32 CSR.
+    const std::string p = pipeline;
+    const bool typed = p != combine_.name && p != loop_rows_.name && p != loop_coo_.name;
     return std::string("graph_build/") + pipeline + (typed ? std::string("/") + dtype_name(index_) : "") + "/" +
            device_name(device_);
 }
@@ -153,10 +157,53 @@ void GraphBuildKernels::narrow_pair(const Tensor &a, const Tensor &b, int64_t co
     call.run(c.pipeline(), key(pair_.name));
 }
 
+void GraphBuildKernels::append_self_loops(const index_t *row_ptr, int64_t rows, const index_t *col_idx,
+                                          int64_t num_dst, int64_t num_edges, int64_t loops, index_t *out_row_ptr,
+                                          int64_t out_rows, index_t *coo_src, index_t *coo_dst, uint8_t *own_loops,
+                                          int64_t coo_len, const CudaLaunch &launch) const {
+    const int32_t E = as_int32(num_edges, "num_edges"), N = as_int32(num_dst, "num_dst"), n = as_int32(loops, "loops");
+    as_int32(num_edges + loops, "num_edges + loops");
+    if (rows <= num_dst || out_rows <= num_dst)
+        fail<ShapeError>("the row offsets have ", std::min(rows, out_rows), " entries for ", num_dst, " rows");
+    if (loops > num_dst) fail<ShapeError>(loops, " self-loops for ", num_dst, " rows");
+    if (coo_len < num_edges + loops)
+        fail<ShapeError>("the self-loop graph's COO arrays have ", coo_len, " entries for ", num_edges + loops, " edges");
+    const Tensor in_rows = Tensor::wrap(const_cast<index_t *>(row_ptr), {rows}, DType::I32, device_);
+    {
+        const CompiledPipeline &c = compiled(loop_rows_);
+        Tensor out = Tensor::wrap(out_row_ptr, {out_rows}, DType::I32, device_);
+        ViewCall call(device_, c.target(), launch, c.library());
+        call.features(loop_rows_.algo.row_ptr, in_rows, {});
+        call.scalar(loop_rows_.algo.num_dst, N);
+        call.scalar(loop_rows_.algo.loops, n);
+        call.output(out, {}, "row_ptr");
+        call.run(c.pipeline(), key(loop_rows_.name));
+    }
+    int32_t steps = 0;
+    for (int64_t x = N; x > 0; x >>= 1) steps++;
+    const CompiledPipeline &c = compiled(loop_coo_);
+    const LoopCooAlgorithm &a = loop_coo_.algo;
+    Tensor cols = Tensor::wrap(const_cast<index_t *>(col_idx), {std::max<int64_t>(E, 1)}, DType::I32, device_);
+    Tensor os = Tensor::wrap(coo_src, {coo_len}, DType::I32, device_), od = Tensor::wrap(coo_dst, {coo_len}, DType::I32, device_);
+    Tensor ol = Tensor::wrap(own_loops, {coo_len}, DType::Bool, device_);
+    ViewCall call(device_, c.target(), launch, c.library());
+    call.features(a.row_ptr, in_rows, {});
+    call.features(a.col_idx, cols, {});
+    call.scalar(a.num_edges, E);
+    call.scalar(a.num_dst, N);
+    call.scalar(a.loops, n);
+    call.scalar(a.steps, steps);
+    call.output(os, {}, "coo_src");
+    call.output(od, {}, "coo_dst");
+    call.output(ol, {}, "own_loops");
+    call.run(c.pipeline(), key(loop_coo_.name));
+}
+
 std::string GraphBuildKernels::lowered_stmts() const {
     return compiled(stats_).lowered_stmt() + compiled(combine_).lowered_stmt() +
            compiled(rows_).lowered_stmt() + compiled(narrow_).lowered_stmt() +
-           compiled(pair_).lowered_stmt();
+           compiled(pair_).lowered_stmt() + compiled(loop_rows_).lowered_stmt() +
+           compiled(loop_coo_).lowered_stmt();
 }
 
 }  // namespace gsparse

@@ -55,6 +55,15 @@ public:
     void narrow_pair(const Tensor &a, const Tensor &b, int64_t count, index_t *out_a, index_t *out_b, int64_t len,
                      const CudaLaunch &launch) const;
 
+    /// The graph of the int32 CSR (row_ptr [rows > num_dst], col_idx [>= max(num_edges, 1)]) with
+    /// one self-loop u -> u appended at the end of every row u < loops: its row offsets into
+    /// out_row_ptr [out_rows > num_dst] (padded with the new edge count), its COO in position order
+    /// into coo_src and coo_dst and the flags of the graph's own self-loops into own_loops (each
+    /// coo_len >= num_edges + loops entries; padded with 0). Two kernels.
+    void append_self_loops(const index_t *row_ptr, int64_t rows, const index_t *col_idx, int64_t num_dst,
+                           int64_t num_edges, int64_t loops, index_t *out_row_ptr, int64_t out_rows, index_t *coo_src,
+                           index_t *coo_dst, uint8_t *own_loops, int64_t coo_len, const CudaLaunch &launch) const;
+
     /// The lowered statements (with the PTX of CUDA kernels), for tests.
     std::string lowered_stmts() const;
 
@@ -79,6 +88,8 @@ private:
     mutable Stage<RowOffsetsAlgorithm> rows_{"row_offsets"};
     mutable Stage<NarrowIndexAlgorithm> narrow_{"narrow_index"};
     mutable Stage<NarrowPairAlgorithm> pair_{"narrow_pair"};
+    mutable Stage<LoopRowPtrAlgorithm> loop_rows_{"loop_row_ptr"};
+    mutable Stage<LoopCooAlgorithm> loop_coo_{"loop_coo"};
 
     std::string key(const char *pipeline) const;
 };

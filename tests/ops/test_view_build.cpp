@@ -194,6 +194,79 @@ TEST_P(ViewBuild, NoEdges) {
 INSTANTIATE_TEST_SUITE_P(Ids, ViewBuild, ::testing::Values(DType::I32, DType::I64),
                          [](const auto &info) { return std::string(dtype_name(info.param)); });
 
+TEST(ViewWithSelfLoops, AppendsOneLoopPerRowAndFlagsTheGraphsOwn) {
+    // Bipartite sizes both ways and square, with self-loops, duplicates, empty rows and a long row.
+    for (auto [nodes, sources] : {std::pair<int64_t, int64_t>{1, 1}, {40, 70}, {70, 40}, {700, 700}, {3000, 2900}}) {
+        test::RandomGraphOptions opt;
+        opt.num_nodes = nodes;
+        opt.num_src = sources;
+        opt.self_loop_share = 0.2;
+        opt.long_row = 4 * nodes;
+        const SortedEdges e = sorted_edges(static_cast<uint64_t>(nodes + sources), opt);
+        const int64_t E = static_cast<int64_t>(e.src.size()), n = std::min(e.num_src, e.num_dst);
+        Build b(e, DType::I64);
+        GraphView g = view_from_sorted_coo(b.src(), b.dst(), e.num_src, e.num_dst, b.row_ptr.data(), b.col_idx.data(),
+                                           b.workspace.data());
+        g.max_degree = E;
+        const int64_t len = view_coo_length(E + n);
+        std::vector<index_t> row_ptr(static_cast<size_t>(view_row_ptr_length(e.num_dst)), -7), src(len, -7), dst(len, -7);
+        std::vector<uint8_t> own(static_cast<size_t>(len), 7);
+        GraphView l = view_with_self_loops(g, row_ptr.data(), src.data(), dst.data(), own.data(), len);
+        // Plain C++: every row's edges in order, then its loop; rows past n keep theirs.
+        std::vector<index_t> want_rp = {0}, want_src, want_dst;
+        std::vector<uint8_t> want_own;
+        for (int64_t r = 0; r < e.num_dst; r++) {
+            for (int64_t p = b.row_ptr[r]; p < b.row_ptr[r + 1]; p++) {
+                want_src.push_back(static_cast<index_t>(e.src[p]));
+                want_dst.push_back(static_cast<index_t>(r));
+                want_own.push_back(e.src[p] == r);
+            }
+            if (r < n) {
+                want_src.push_back(static_cast<index_t>(r));
+                want_dst.push_back(static_cast<index_t>(r));
+                want_own.push_back(0);
+            }
+            want_rp.push_back(static_cast<index_t>(want_src.size()));
+        }
+        want_rp.resize(row_ptr.size(), static_cast<index_t>(E + n));
+        want_src.resize(len, 0);
+        want_dst.resize(len, 0);
+        want_own.resize(len, 0);
+        const std::string what = std::to_string(sources) + " x " + std::to_string(nodes);
+        EXPECT_EQ(row_ptr, want_rp) << what;
+        EXPECT_EQ(src, want_src) << what;
+        EXPECT_EQ(dst, want_dst) << what;
+        EXPECT_EQ(own, want_own) << what;
+        EXPECT_EQ(l.num_edges, E + n);
+        EXPECT_EQ(l.col_idx, src.data());
+        EXPECT_EQ(l.max_degree, E + 1);
+        EXPECT_TRUE(l.identity_edge_ids());
+        // The view runs operators: g-SpMM sum against the reference on the same edges.
+        Graph ref = Graph::from_csr_arrays(e.num_dst, e.num_src, want_rp.data(), want_src.data(), nullptr, E + n);
+        Tensor x = test::random_tensor({e.num_src, 3}, 5);
+        Tensor out = Tensor::empty({e.num_dst, 3}, DType::F32);
+        const SpmmSpec sum{BinaryOp::CopyLhs, ReduceOp::Sum};
+        gspmm_into(l, sum, x, {}, out);
+        EXPECT_TRUE(test::matches_reference(out, reference_spmm(ref, sum, x, {}), 1e-5)) << what;
+    }
+}
+
+TEST(ViewWithSelfLoops, BadArraysAreNamed) {
+    std::vector<int64_t> s = {0, 1}, d = {0, 1}, ws(64);
+    std::vector<index_t> rp(64), col(2), out_rp(64), a(1024), c(1024);
+    std::vector<uint8_t> own(1024);
+    GraphView g = view_from_sorted_coo(Tensor::wrap(s.data(), {2}, DType::I64), Tensor::wrap(d.data(), {2}, DType::I64),
+                                       2, 2, rp.data(), col.data(), ws.data());
+    EXPECT_TRUE(throws_with<ShapeError>([&] { view_with_self_loops(g, out_rp.data(), a.data(), c.data(), nullptr, 1024); },
+                                        {"own-loop"}));
+    EXPECT_TRUE(throws_with<ShapeError>([&] { view_with_self_loops(g, out_rp.data(), a.data(), c.data(), own.data(), 3); },
+                                        {"COO arrays have 3 entries"}));
+    GraphView coo;
+    coo.num_src = coo.num_dst = 2;
+    EXPECT_TRUE(throws_with<GraphError>([&] { view_with_self_loops(coo, out_rp.data(), a.data(), c.data(), own.data(), 1024); },
+                                        {"has none"}));
+}
+
 TEST(ViewBuildErrors, ShapesDtypesAndBuffersAreChecked) {
     std::vector<int64_t> s = {0, 1}, d = {0, 0};
     std::vector<int32_t> d32 = {0, 0};
@@ -233,7 +306,8 @@ TEST(ViewBuildCuda, PipelinesLowerToKernels) {
     for (DType t : {DType::I32, DType::I64}) {
         const std::string stmt = GraphBuildKernels(t, Device::CUDA).lowered_stmts();
         for (const char *kernel : {"_kernel_coo_stats", "_kernel_stats_combine", "_kernel_row_offsets",
-                                   "_kernel_narrow_index", "_kernel_narrow_pair"})
+                                   "_kernel_narrow_index", "_kernel_narrow_pair", "_kernel_loop_row_ptr",
+                                   "_kernel_loop_coo"})
             EXPECT_NE(stmt.find(kernel), std::string::npos) << kernel << "\n" << stmt;
         EXPECT_NE(stmt.find("halide_cuda_run"), std::string::npos);
     }
