@@ -70,6 +70,32 @@ void schedule_loop_row_ptr(LoopRowPtrAlgorithm &a, Device device) {
     flat(a.out, a.r, 256, device);
 }
 
+void schedule_loop_coo_append(LoopCooAppendAlgorithm &a, Device device) {
+    a.src.dim(0).set_min(0);
+    a.dst.dim(0).set_min(0);
+    flat(a.out, a.q, 256, device);
+}
+
+void schedule_loop_degrees(LoopDegreesAlgorithm &a, Device device) {
+    for (auto *p : {&a.src, &a.dst, &a.own}) p->dim(0).set_min(0);
+    a.out.output_buffer().dim(0).set_bounds(0, 2);
+    a.out.output_buffer().dim(1).set_min(0);
+    a.out.bound(a.j, 0, 2);
+    if (device != Device::CUDA) return;
+    Var vo("vo"), vi("vi");
+    a.out.unroll(a.j).gpu_tile(a.v, vo, vi, 256, TailStrategy::GuardWithIf);
+    RVar ro("ro"), ri("ri");
+    // The counted edges add to their row's counters concurrently: atomic additions.
+    a.out.update().atomic().split(a.r.x, ro, ri, 256, TailStrategy::GuardWithIf).gpu_blocks(ro).gpu_threads(ri);
+}
+
+void schedule_gcn_weights(GcnWeightsAlgorithm &a, Device device) {
+    for (auto *p : {&a.src, &a.dst, &a.own}) p->dim(0).set_min(0);
+    a.degrees.dim(0).set_bounds(0, 2);
+    a.degrees.dim(1).set_min(0);
+    flat(a.out, a.e, 256, device);
+}
+
 void schedule_loop_coo(LoopCooAlgorithm &a, Device device) {
     a.row_ptr.dim(0).set_min(0);
     a.col_idx.dim(0).set_min(0);

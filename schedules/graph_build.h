@@ -5,7 +5,9 @@
 // with a stride of the thread count, so that a warp's loads are contiguous, four steps unrolled so
 // that their loads are in flight together; a row-offset thread runs its binary search in registers;
 // the narrowing of a pair is one kernel; the self-loop graph's offsets and COO take one thread an
-// entry, 256 a block, a COO thread running its binary search in registers. CPU: the same loops, serial (the pipelines' CPU form serves
+// entry, 256 a block, a COO thread running its binary search in registers; the loop graph's degree
+// counters take one thread an edge adding atomically (only the counted edges add), GCN's weights
+// one thread an edge. CPU: the same loops, serial (the pipelines' CPU form serves
 // the C++ API on host arrays and the tests).
 #pragma once
 
@@ -21,5 +23,8 @@ void schedule_narrow_index(NarrowIndexAlgorithm &a, Device device);
 void schedule_narrow_pair(NarrowPairAlgorithm &a, Device device);
 void schedule_loop_row_ptr(LoopRowPtrAlgorithm &a, Device device);
 void schedule_loop_coo(LoopCooAlgorithm &a, Device device);
+void schedule_loop_coo_append(LoopCooAppendAlgorithm &a, Device device);
+void schedule_loop_degrees(LoopDegreesAlgorithm &a, Device device);
+void schedule_gcn_weights(GcnWeightsAlgorithm &a, Device device);
 
 }  // namespace gsparse

@@ -54,6 +54,12 @@ void append_self_loops(const GraphView &g, uintptr_t row_ptr, uintptr_t coo_src,
                          reinterpret_cast<uint8_t *>(own_loops), coo_len, cuda_launch(launch));
 }
 
+void gcn_loop_weights(const GraphView &loops, uintptr_t own_loops, float fill, bool normalize, uintptr_t degrees,
+                      uintptr_t weights, const std::optional<LaunchArg> &launch) {
+    gcn_self_loop_weights(loops, reinterpret_cast<const uint8_t *>(own_loops), fill, normalize,
+                          reinterpret_cast<int32_t *>(degrees), reinterpret_cast<float *>(weights), cuda_launch(launch));
+}
+
 }  // namespace
 
 void bind_view_build(py::module_ &m) {
@@ -71,9 +77,15 @@ void bind_view_build(py::module_ &m) {
     m.def("append_self_loops", &append_self_loops, py::arg("graph"), py::arg("row_ptr"), py::arg("coo_src"),
           py::arg("coo_dst"), py::arg("own_loops"), py::arg("coo_len"), py::arg("launch"),
           py::call_guard<py::gil_scoped_release>(),
-          "The graph view's CSR with a self-loop appended to every row u < min(num_src, num_dst): row offsets "
-          "(round_up(num_dst, 32) + 2 int32), the COO in position order (coo_len int32 each) and the flags (bool) "
-          "of the graph's own self-loops, padded with 0.");
+          "The graph view with a self-loop for every u < min(num_src, num_dst): from a CSR view, the row offsets "
+          "(round_up(num_dst, 32) + 2 int32) with the loop at the end of its row and the COO in position order; "
+          "from a COO view (row_ptr unused), its edges then the loops; the flags (bool) of the graph's own "
+          "self-loops. coo_len entries each, padded with 0.");
+    m.def("gcn_loop_weights", &gcn_loop_weights, py::arg("graph"), py::arg("own_loops"), py::arg("fill"),
+          py::arg("normalize"), py::arg("degrees"), py::arg("weights"), py::arg("launch"),
+          py::call_guard<py::gil_scoped_release>(),
+          "GCN's float32 edge weights (num_edges) of a self-loop graph's COO view and own-loop flags; degrees: "
+          "a workspace of 2 num_dst int32 (api/view_build.h, gcn_self_loop_weights).");
 }
 
 }  // namespace gsparse::python

@@ -323,16 +323,18 @@ class TensorGraph:
         dev = self.device
         length = _round_up(max(E + n, 1), EDGE_PAD)
         if dev.type in NATIVE_BUILD_DEVICES:
-            # Two graph-build kernels instead of about fifteen PyTorch operations.
-            view = self.view
-            row_ptr = torch.empty(self.row_ptr.numel(), dtype=torch.int32, device=dev)
+            # Graph-build kernels instead of about fifteen PyTorch operations. A graph without its
+            # CSR yet stays without: its edges in their order, then the loops (one kernel).
+            csr = self._row_ptr is not None
+            view = self.view if csr else self.coo_view()
+            row_ptr = torch.empty(self._row_ptr.numel(), dtype=torch.int32, device=dev) if csr else None
             src = torch.empty(length, dtype=torch.int32, device=dev)
             dst = torch.empty(length, dtype=torch.int32, device=dev)
             own = torch.empty(length, dtype=torch.bool, device=dev)
-            _C.append_self_loops(view, row_ptr.data_ptr(), src.data_ptr(), dst.data_ptr(), own.data_ptr(), length,
-                                 launch_arg(dev))
-            g = TensorGraph(self.num_src, self.num_dst, E + n, row_ptr, src, None, self.max_degree + 1,
-                            coo=(src, dst), sources=self._sources)
+            _C.append_self_loops(view, row_ptr.data_ptr() if csr else 0, src.data_ptr(), dst.data_ptr(), own.data_ptr(),
+                                 length, launch_arg(dev))
+            g = TensorGraph(self.num_src, self.num_dst, E + n, row_ptr, src if csr else None, None,
+                            self.max_degree + 1, coo=(src, dst), sources=self._sources)
             return g, own[: E + n]
         rows = torch.arange(self.row_ptr.numel(), dtype=torch.int32, device=dev)
         row_ptr = self.row_ptr + rows.clamp(max=n)
@@ -353,6 +355,18 @@ class TensorGraph:
         g = TensorGraph(self.num_src, self.num_dst, E + n, row_ptr, src, None, self.max_degree + 1, coo=(src, dst),
                         sources=self._sources)
         return g, dropped
+
+    def gcn_loop_weights(self, own_loops, fill, normalize):
+        """GCN's float32 edge weights [num_edges, 1] of this self-loop graph (with_loops_appended; own_loops
+        its flags), computed by two graph-build kernels: see gsparse.nn.GCNConv.loop_weights."""
+        src, dst = self.coo_padded()
+        E, dev = self.num_edges, self.device
+        view = _C.GraphView.coo(dev.type, self.num_src, self.num_dst, E, src.data_ptr(), dst.data_ptr(), src.numel())
+        degrees = torch.empty(2 * max(self.num_dst, 1), dtype=torch.int32, device=dev)
+        w = torch.empty(max(E, 1), 1, dtype=torch.float32, device=dev)
+        _C.gcn_loop_weights(view, own_loops.data_ptr(), float(fill), bool(normalize), degrees.data_ptr(), w.data_ptr(),
+                            launch_arg(dev))
+        return w[:E]
 
     def reverse(self):
         """The reversed graph (edges v -> u, same ids), built with one stable sort on the device."""

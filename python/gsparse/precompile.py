@@ -63,7 +63,7 @@ def graph_build_kernels(device):
     """Builds graphs from a COO on device in every form the graph-build kernels have, for int32 and
     int64 ids (each pipeline compiles on its first use): a COO graph and a graph with its CSR, of
     edges sorted by destination and enough of them that their statistics take a combining pass, and
-    the CSR graph's self-loop graph (GATConv and GCNConv on dynamic graphs)."""
+    their self-loop graphs with GCN's weights (GATConv and GCNConv on dynamic graphs)."""
     device = torch.device(device)
     n, e = 64, 8192
     dst = torch.arange(e) * n // e
@@ -72,7 +72,7 @@ def graph_build_kernels(device):
         ei = torch.stack([src, dst]).to(device=device, dtype=ids)
         for csr in ("lazy", "now"):
             g = Graph(ei, num_nodes=n, dynamic=True, csr=csr)
-        g.with_masked_self_loops()
+            nn.GCNConv.loop_weights(g, 1.0, True, torch.float32)
 
 
 def precompile(models=MODELS, widths=(64, 128, 256), device="cuda", dtype=torch.float32, heads=4, log=None):

@@ -1,6 +1,8 @@
 """Shared checks of dynamic graphs (built from tensors on their device) against static graphs and
 plain references, run on the CPU (test_dynamic.py, in CI) and on CUDA (test_dynamic_cuda.py)."""
 
+import itertools
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -275,18 +277,20 @@ def check_batch_and_pool(device):
 
 
 def check_layers(device):
-    """The layers on a dynamic graph match the same layers on the static graph."""
+    """The layers on a dynamic graph (its CSR made on first use, or at once) match the same layers on
+    the static graph."""
     gen = torch.Generator().manual_seed(5)
     n = 60
     ei = torch.randint(0, n, (2, 400), generator=gen)
     ei = torch.cat([ei, torch.tensor([[3, 3, 3, 7], [3, 3, 3, 7]])], dim=1)  # repeated self-loops
     static = gsparse.Graph(ei, num_nodes=n)
-    dyn = gsparse.Graph(ei.to(device), num_nodes=n, dynamic=True)
     x = torch.rand(n, 12, generator=gen)
-    for make in (lambda: gsparse.nn.GCNConv(12, 8), lambda: gsparse.nn.GCNConv(12, 8, improved=True),
-                 lambda: gsparse.nn.GCNConv(12, 8, normalize=False), lambda: gsparse.nn.SAGEConv(12, 8),
-                 lambda: gsparse.nn.GATConv(12, 4, heads=2),
-                 lambda: gsparse.nn.GINConv(torch.nn.Linear(12, 8), train_eps=True)):
+    makers = (lambda: gsparse.nn.GCNConv(12, 8), lambda: gsparse.nn.GCNConv(12, 8, improved=True),
+              lambda: gsparse.nn.GCNConv(12, 8, normalize=False), lambda: gsparse.nn.SAGEConv(12, 8),
+              lambda: gsparse.nn.GATConv(12, 4, heads=2),
+              lambda: gsparse.nn.GINConv(torch.nn.Linear(12, 8), train_eps=True))
+    for make, csr in itertools.product(makers, ("lazy", "now")):
+        dyn = gsparse.Graph(ei.to(device), num_nodes=n, dynamic=True, csr=csr)
         torch.manual_seed(0)
         a = make()
         b = make().to(device)

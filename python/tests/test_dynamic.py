@@ -23,7 +23,8 @@ def test_native_build_cpu():
 
 @pytest.mark.parametrize("check", [C.check_sorted_edges, C.check_gradients, C.check_strided_index_tensors,
                                    C.check_coo_graph_edge_cases, C.check_index_tensors_modified_after_the_build,
-                                   C.check_bad_input, C.check_masked_self_loops], ids=lambda f: f.__name__)
+                                   C.check_bad_input, C.check_masked_self_loops, C.check_layers],
+                         ids=lambda f: f.__name__)
 def test_dynamic_cpu_native_build(check, monkeypatch):
     """Checks of graphs from a COO with the CPU's graphs built by the graph-build kernels, as CUDA
     graphs are (check_native_build compares the arrays of every form; these, what uses them)."""

@@ -171,32 +171,52 @@ GraphView coo_view_from_edges(const Tensor &src, const Tensor &dst, int64_t num_
 
 GraphView view_with_self_loops(const GraphView &g, index_t *row_ptr, index_t *coo_src, index_t *coo_dst,
                                uint8_t *own_loops, int64_t coo_len, const CudaLaunch &cuda) {
-    if (!g.has_csr()) fail<GraphError>("the self-loop graph is built from a view's CSR; this view has none");
-    g.check();
+    if (g.has_csr()) g.check();
+    else if (g.coo_src && g.coo_dst) g.check_coo();
+    else fail<GraphError>("the self-loop graph is built from a view's CSR or COO; this view has neither");
     const int64_t loops = std::min(g.num_src, g.num_dst), E = g.num_edges + loops;
     if (E > INT32_MAX)
         fail<GraphError>(g.num_edges, " edges and ", loops, " self-loops exceed int32 indices (gsparse uses int32)");
-    if (!row_ptr || !coo_src || !coo_dst || !own_loops)
+    if ((g.has_csr() && !row_ptr) || !coo_src || !coo_dst || !own_loops)
         fail<ShapeError>("the self-loop view's row_ptr, COO or own-loop arrays are null");
     if (coo_len < view_coo_length(E))
         fail<ShapeError>("the COO arrays have ", coo_len, " entries, ", view_coo_length(E), " needed for ", E, " edges");
-    const int64_t rows = view_row_ptr_length(g.num_dst);
-    GraphBuildKernels::get(DType::I32, g.device)
-        ->append_self_loops(g.row_ptr, g.row_ptr_len, g.col_idx, g.num_dst, g.num_edges, loops, row_ptr, rows, coo_src,
-                            coo_dst, own_loops, coo_len, cuda);    GraphView out = g;
+    const auto kernels = GraphBuildKernels::get(DType::I32, g.device);
+    GraphView out = g;
     out.num_edges = E;
-    out.row_ptr = row_ptr;
-    out.row_ptr_len = rows;
-    out.col_idx = coo_src;
     out.edge_ids = nullptr;
+    if (g.has_csr()) {
+        const int64_t rows = view_row_ptr_length(g.num_dst);
+        kernels->append_self_loops(g.row_ptr, g.row_ptr_len, g.col_idx, g.num_dst, g.num_edges, loops, row_ptr, rows,
+                                   coo_src, coo_dst, own_loops, coo_len, cuda);
+        out.row_ptr = row_ptr;
+        out.row_ptr_len = rows;
+        out.col_idx = coo_src;
+    } else {
+        kernels->append_self_loops_to_coo(g.coo_src, g.coo_dst, g.num_edges, loops, coo_src, coo_dst, own_loops, coo_len,
+                                          cuda);
+    }
     out.coo_src = coo_src;
     out.coo_dst = coo_dst;
     out.coo_len = coo_len;
     out.max_degree = g.max_degree >= 0 ? g.max_degree + 1 : -1;
     out.row_order = nullptr;
-    out.check();
+    if (out.has_csr()) out.check();
     out.check_coo();
     return out;
+}
+
+void gcn_self_loop_weights(const GraphView &loops, const uint8_t *own_loops, float fill, bool normalize,
+                           int32_t *degrees, float *weights, const CudaLaunch &cuda) {
+    loops.check_coo();
+    if (!own_loops || !degrees || !weights) fail<ShapeError>("GCN's weights need the own-loop, degree and weight arrays");
+    if (normalize && loops.num_src != loops.num_dst)
+        fail<ShapeError>("GCN's normalization needs a square graph, got ", loops.num_src, " sources and ",
+                         loops.num_dst, " destinations");
+    if (loops.num_edges == 0) return;
+    GraphBuildKernels::get(DType::I32, loops.device)
+        ->gcn_weights(loops.coo_src, loops.coo_dst, own_loops, loops.num_edges, loops.num_dst,
+                      std::min(loops.num_src, loops.num_dst), fill, normalize, degrees, weights, loops.num_edges, cuda);
 }
 
 }  // namespace gsparse

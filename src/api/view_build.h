@@ -75,15 +75,26 @@ GraphView coo_view_from_edges(const Tensor &src, const Tensor &dst, int64_t num_
                               index_t *coo_src, index_t *coo_dst, int64_t coo_len, void *workspace,
                               const ViewBuildOptions &options = {}, CooStats *stats = nullptr);
 
-/// The view of g (a CSR view) with one self-loop u -> u appended at the end of every row
-/// u < min(num_src, num_dst), g's own self-loops kept, built where g's arrays are (two kernels, no
-/// read-back): row_ptr [view_row_ptr_length(num_dst)], the COO in position order coo_src (also the
-/// new view's col_idx) and coo_dst, and own_loops (1 at the positions of g's own self-loops, else
-/// 0), each of coo_len >= view_coo_length(num_edges + loops) entries, padded with 0. The
-/// new view's edge ids are its positions (g's ids are not carried over) and its max_degree is g's
-/// plus one. Leaving out the flagged edges gives the graph with every self-loop replaced by one
-/// loop per node (PyG's remove_self_loops + add_self_loops) without counting them on the host.
+/// The view of g with one self-loop u -> u added for every u < min(num_src, num_dst), g's own
+/// self-loops kept, built where g's arrays are (no read-back). From a CSR view (two kernels): the
+/// loop at the end of its row, row_ptr [view_row_ptr_length(num_dst)] and the COO in position order
+/// coo_src (also the new view's col_idx) and coo_dst; its edge ids are its positions (g's ids are
+/// not carried over). From a COO view (one kernel; row_ptr unused, may be null): a COO view of g's
+/// edges in their order, then the loops. own_loops flags g's own self-loops (1, else 0); coo_src,
+/// coo_dst and own_loops have coo_len >= view_coo_length(num_edges + loops) entries, padded with
+/// 0. max_degree is g's plus one. Leaving out the flagged edges gives the graph with every self-loop
+/// replaced by one loop per node (PyG's remove_self_loops + add_self_loops) without counting them
+/// on the host.
 GraphView view_with_self_loops(const GraphView &g, index_t *row_ptr, index_t *coo_src, index_t *coo_dst,
                                uint8_t *own_loops, int64_t coo_len, const CudaLaunch &cuda = {});
+
+/// GCN's edge weights on a self-loop view (view_with_self_loops, own_loops its flags), in edge
+/// order: 0 on g's own loops, l(v) on the added loop of v (1 where v had loops of its own, else
+/// fill: 1, or 2 for GCN's `improved`), 1 on the other edges; with normalize, times
+/// D^-1/2[u] D^-1/2[v], D[v] = l(v) plus v's other in-edges: PyG's add_remaining_self_loops and
+/// gcn_norm on the graph, on the device and without a read-back (two kernels). weights: num_edges
+/// float32 entries; degrees: a workspace of 2 num_dst int32. Normalizing needs a square graph.
+void gcn_self_loop_weights(const GraphView &loops, const uint8_t *own_loops, float fill, bool normalize,
+                           int32_t *degrees, float *weights, const CudaLaunch &cuda = {});
 
 }  // namespace gsparse

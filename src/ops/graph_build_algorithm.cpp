@@ -145,4 +145,42 @@ LoopCooAlgorithm build_loop_coo_algorithm() {
     return a;
 }
 
+LoopCooAppendAlgorithm build_loop_coo_append_algorithm() {
+    LoopCooAppendAlgorithm a;
+    Expr E = a.num_edges, n = a.loops;
+    Expr i = clamp(a.q, 0, max(E - 1, 0));
+    Expr s = a.src(i), d = a.dst(i);
+    Expr old = a.q < E, loop = a.q >= E && a.q < E + n;
+    a.out(a.q) = Tuple(select(old, s, loop, a.q - E, 0), select(old, d, loop, a.q - E, 0), cast<uint8_t>(old && s == d));
+    return a;
+}
+
+LoopDegreesAlgorithm build_loop_degrees_algorithm() {
+    LoopDegreesAlgorithm a;
+    a.r = RDom(0, a.num_edges, "r");
+    Expr s = a.src(a.r), d = a.dst(a.r);
+    Expr own = a.own(a.r) != 0;
+    a.r.where(own || s != d);  // the appended loops count in neither
+    a.out(a.j, a.v) = 0;
+    a.out(select(own, 1, 0), clamp(d, 0, max(a.num_dst - 1, 0))) += 1;
+    return a;
+}
+
+GcnWeightsAlgorithm build_gcn_weights_algorithm() {
+    GcnWeightsAlgorithm a;
+    Expr E = a.num_edges, N = a.num_dst;
+    Expr i = clamp(a.e, 0, max(E - 1, 0));
+    Expr s = clamp(a.src(i), 0, max(N - 1, 0)), d = clamp(a.dst(i), 0, max(N - 1, 0));
+    Expr own = a.own(i) != 0;
+    auto loop_weight = [&](const Expr &v) { return select(a.degrees(1, v) > 0, 1.0f, a.fill); };
+    auto inv_sqrt_degree = [&](const Expr &v) {
+        Expr deg = cast<float>(a.degrees(0, v)) + select(v < a.loops, loop_weight(v), 0.0f);
+        return select(deg > 0.0f, 1.0f / sqrt(deg), 0.0f);
+    };
+    Expr base = select(own, 0.0f, s == d, loop_weight(d), 1.0f);
+    Expr w = select(a.normalize != 0, base * inv_sqrt_degree(s) * inv_sqrt_degree(d), base);
+    a.out(a.e) = select(a.e < E, w, 0.0f);
+    return a;
+}
+
 }  // namespace gsparse

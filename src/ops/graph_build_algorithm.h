@@ -22,6 +22,15 @@
 //                  the row r of q by a binary search of `steps` halvings over loop_row_ptr, then the
 //                  appended loop (r, r) at the last position of a row r < loops, else the edge at
 //                  position q - min(r, loops) of the graph; (0, 0, 0) past the last edge.
+//   loop_coo_append(q)  the same graph from a COO alone (no CSR): the edges in their order, flagged
+//                  where they are self-loops, then the loops (u, u) for u < loops; (0, 0, 0) past.
+//   loop_degrees(j, v)  over a self-loop graph's COO and own-loop flags: j = 0 the edges into v that
+//                  are neither flagged nor loops (the graph's other edges), j = 1 the flagged ones
+//                  (the graph's own loops of v); atomic additions over the edges.
+//   gcn_weights(e) GCN's edge weights on that graph (PyG's add_remaining_self_loops + gcn_norm):
+//                  0 on flagged edges, l(v) on the appended loop of v (1 where v had loops of its
+//                  own, else fill), 1 on the others; times D^-1/2[u] D^-1/2[v] when normalizing,
+//                  D[v] = loop_degrees(0, v) + l(v) (+ 0 for rows without a loop); 0 past the last.
 #pragma once
 
 #include <Halide.h>
@@ -115,6 +124,42 @@ struct LoopCooAlgorithm {
     std::vector<Halide::Argument> arguments() const { return {row_ptr, col_idx, num_edges, num_dst, loops, steps}; }
 };
 
+struct LoopCooAppendAlgorithm {
+    Halide::ImageParam src{Halide::Int(32), 1, "src"}, dst{Halide::Int(32), 1, "dst"};
+    Halide::Param<int32_t> num_edges{"num_edges"}, loops{"loops"};
+    Halide::Var q{"q"};
+    Halide::Func out{"loop_coo_append"};  ///< a Tuple: source, destination (int32), own loop (uint8)
+    std::vector<std::shared_ptr<Halide::Internal::IRMutator>> lowering_passes;
+
+    std::vector<Halide::Argument> arguments() const { return {src, dst, num_edges, loops}; }
+};
+
+struct LoopDegreesAlgorithm {
+    Halide::ImageParam src{Halide::Int(32), 1, "src"}, dst{Halide::Int(32), 1, "dst"},
+        own{Halide::UInt(8), 1, "own"};
+    Halide::Param<int32_t> num_edges{"num_edges"}, num_dst{"num_dst"};
+    Halide::Var v{"v"}, j{"j"};
+    Halide::RDom r;
+    Halide::Func out{"loop_degrees"};  ///< int32 [num_dst x 2] (j innermost)
+    std::vector<std::shared_ptr<Halide::Internal::IRMutator>> lowering_passes;
+
+    std::vector<Halide::Argument> arguments() const { return {src, dst, own, num_edges, num_dst}; }
+};
+
+struct GcnWeightsAlgorithm {
+    Halide::ImageParam src{Halide::Int(32), 1, "src"}, dst{Halide::Int(32), 1, "dst"},
+        own{Halide::UInt(8), 1, "own"}, degrees{Halide::Int(32), 2, "degrees"};
+    Halide::Param<int32_t> num_edges{"num_edges"}, num_dst{"num_dst"}, loops{"loops"}, normalize{"normalize"};
+    Halide::Param<float> fill{"fill"};
+    Halide::Var e{"e"};
+    Halide::Func out{"gcn_weights"};  ///< float32 [length]
+    std::vector<std::shared_ptr<Halide::Internal::IRMutator>> lowering_passes;
+
+    std::vector<Halide::Argument> arguments() const {
+        return {src, dst, own, degrees, num_edges, num_dst, loops, normalize, fill};
+    }
+};
+
 /// ShapeError unless dtype is an id type (I32 or I64).
 void check_index_dtype(DType dtype, const char *what);
 
@@ -125,5 +170,8 @@ NarrowIndexAlgorithm build_narrow_index_algorithm(DType index);
 NarrowPairAlgorithm build_narrow_pair_algorithm(DType index);
 LoopRowPtrAlgorithm build_loop_row_ptr_algorithm();
 LoopCooAlgorithm build_loop_coo_algorithm();
+LoopCooAppendAlgorithm build_loop_coo_append_algorithm();
+LoopDegreesAlgorithm build_loop_degrees_algorithm();
+GcnWeightsAlgorithm build_gcn_weights_algorithm();
 
 }  // namespace gsparse

@@ -52,6 +52,9 @@ GraphBuildKernels::GraphBuildKernels(DType index, Device device) : index_(index)
     pair_.algo = scheduled(build_narrow_pair_algorithm(index), device, &schedule_narrow_pair);
     loop_rows_.algo = scheduled(build_loop_row_ptr_algorithm(), device, &schedule_loop_row_ptr);
     loop_coo_.algo = scheduled(build_loop_coo_algorithm(), device, &schedule_loop_coo);
+    loop_append_.algo = scheduled(build_loop_coo_append_algorithm(), device, &schedule_loop_coo_append);
+    loop_degrees_.algo = scheduled(build_loop_degrees_algorithm(), device, &schedule_loop_degrees);
+    gcn_weights_.algo = scheduled(build_gcn_weights_algorithm(), device, &schedule_gcn_weights);
 }
 
 template <typename A>
@@ -64,10 +67,13 @@ const CompiledPipeline &GraphBuildKernels::compiled(Stage<A> &stage) const {
 }
 
 std::string GraphBuildKernels::key(const char *pipeline) const {
-    // The combining pass reads int64 statistics whatever the ids' type, the self-loop passes an
-    // int32 CSR.
+    // The combining pass reads int64 statistics whatever the ids' type, the self-loop passes int32
+    // arrays.
     const std::string p = pipeline;
-    const bool typed = p != combine_.name && p != loop_rows_.name && p != loop_coo_.name;
+    bool typed = p != combine_.name;
+    for (const char *int32_only : {loop_rows_.name, loop_coo_.name, loop_append_.name, loop_degrees_.name,
+                                   gcn_weights_.name})
+        typed = typed && p != int32_only;
     return std::string("graph_build/") + pipeline + (typed ? std::string("/") + dtype_name(index_) : "") + "/" +
            device_name(device_);
 }
@@ -199,11 +205,71 @@ void GraphBuildKernels::append_self_loops(const index_t *row_ptr, int64_t rows, 
     call.run(c.pipeline(), key(loop_coo_.name));
 }
 
+void GraphBuildKernels::append_self_loops_to_coo(const index_t *src, const index_t *dst, int64_t num_edges,
+                                                 int64_t loops, index_t *coo_src, index_t *coo_dst, uint8_t *own_loops,
+                                                 int64_t coo_len, const CudaLaunch &launch) const {
+    const int32_t E = as_int32(num_edges, "num_edges"), n = as_int32(loops, "loops");
+    as_int32(num_edges + loops, "num_edges + loops");
+    if (coo_len < num_edges + loops)
+        fail<ShapeError>("the self-loop graph's COO arrays have ", coo_len, " entries for ", num_edges + loops, " edges");
+    const int64_t in_len = std::max<int64_t>(E, 1);
+    const CompiledPipeline &c = compiled(loop_append_);
+    const LoopCooAppendAlgorithm &a = loop_append_.algo;
+    ViewCall call(device_, c.target(), launch, c.library());
+    call.features(a.src, Tensor::wrap(const_cast<index_t *>(src), {in_len}, DType::I32, device_), {});
+    call.features(a.dst, Tensor::wrap(const_cast<index_t *>(dst), {in_len}, DType::I32, device_), {});
+    call.scalar(a.num_edges, E);
+    call.scalar(a.loops, n);
+    call.output(Tensor::wrap(coo_src, {coo_len}, DType::I32, device_), {}, "coo_src");
+    call.output(Tensor::wrap(coo_dst, {coo_len}, DType::I32, device_), {}, "coo_dst");
+    call.output(Tensor::wrap(own_loops, {coo_len}, DType::Bool, device_), {}, "own_loops");
+    call.run(c.pipeline(), key(loop_append_.name));
+}
+
+void GraphBuildKernels::gcn_weights(const index_t *src, const index_t *dst, const uint8_t *own_loops,
+                                    int64_t num_edges, int64_t num_dst, int64_t loops, float fill, bool normalize,
+                                    int32_t *degrees, float *weights, int64_t len, const CudaLaunch &launch) const {
+    const int32_t E = as_int32(num_edges, "num_edges"), N = as_int32(num_dst, "num_dst"), n = as_int32(loops, "loops");
+    if (E < 1 || N < 1) fail<ShapeError>("GCN's weights need at least one edge and one row");
+    if (len < num_edges) fail<ShapeError>("the weights array has ", len, " entries for ", num_edges, " edges");
+    Tensor s = Tensor::wrap(const_cast<index_t *>(src), {E}, DType::I32, device_);
+    Tensor d = Tensor::wrap(const_cast<index_t *>(dst), {E}, DType::I32, device_);
+    Tensor o = Tensor::wrap(const_cast<uint8_t *>(own_loops), {E}, DType::Bool, device_);
+    Tensor deg = Tensor::wrap(degrees, {N, 2}, DType::I32, device_);
+    {
+        const CompiledPipeline &c = compiled(loop_degrees_);
+        const LoopDegreesAlgorithm &a = loop_degrees_.algo;
+        ViewCall call(device_, c.target(), launch, c.library());
+        call.features(a.src, s, {});
+        call.features(a.dst, d, {});
+        call.features(a.own, o, {});
+        call.scalar(a.num_edges, E);
+        call.scalar(a.num_dst, N);
+        call.output(deg, {2}, "degrees");
+        call.run(c.pipeline(), key(loop_degrees_.name));
+    }
+    const CompiledPipeline &c = compiled(gcn_weights_);
+    const GcnWeightsAlgorithm &a = gcn_weights_.algo;
+    ViewCall call(device_, c.target(), launch, c.library());
+    call.features(a.src, s, {});
+    call.features(a.dst, d, {});
+    call.features(a.own, o, {});
+    call.features(a.degrees, deg, {2});
+    call.scalar(a.num_edges, E);
+    call.scalar(a.num_dst, N);
+    call.scalar(a.loops, n);
+    call.scalar(a.normalize, normalize ? 1 : 0);
+    call.scalar(a.fill, fill);
+    call.output(Tensor::wrap(weights, {len}, DType::F32, device_), {}, "weights");
+    call.run(c.pipeline(), key(gcn_weights_.name));
+}
+
 std::string GraphBuildKernels::lowered_stmts() const {
     return compiled(stats_).lowered_stmt() + compiled(combine_).lowered_stmt() +
            compiled(rows_).lowered_stmt() + compiled(narrow_).lowered_stmt() +
            compiled(pair_).lowered_stmt() + compiled(loop_rows_).lowered_stmt() +
-           compiled(loop_coo_).lowered_stmt();
+           compiled(loop_coo_).lowered_stmt() + compiled(loop_append_).lowered_stmt() +
+           compiled(loop_degrees_).lowered_stmt() + compiled(gcn_weights_).lowered_stmt();
 }
 
 }  // namespace gsparse

@@ -64,6 +64,21 @@ public:
                            int64_t num_edges, int64_t loops, index_t *out_row_ptr, int64_t out_rows, index_t *coo_src,
                            index_t *coo_dst, uint8_t *own_loops, int64_t coo_len, const CudaLaunch &launch) const;
 
+    /// The same graph from a COO alone (src, dst [>= max(num_edges, 1)] int32): the edges in their
+    /// order, then the loops (u, u) for u < loops, with the flags of the graph's own self-loops.
+    /// One kernel.
+    void append_self_loops_to_coo(const index_t *src, const index_t *dst, int64_t num_edges, int64_t loops,
+                                  index_t *coo_src, index_t *coo_dst, uint8_t *own_loops, int64_t coo_len,
+                                  const CudaLaunch &launch) const;
+
+    /// GCN's edge weights of a self-loop graph (its COO src, dst and own-loop flags, num_edges >= 1
+    /// entries each, num_dst >= 1 rows, loops appended; ops/graph_build_algorithm.h, gcn_weights)
+    /// into weights [len >= num_edges] float32, the degree counters into degrees [num_dst x 2] int32.
+    /// Two kernels.
+    void gcn_weights(const index_t *src, const index_t *dst, const uint8_t *own_loops, int64_t num_edges,
+                     int64_t num_dst, int64_t loops, float fill, bool normalize, int32_t *degrees, float *weights,
+                     int64_t len, const CudaLaunch &launch) const;
+
     /// The lowered statements (with the PTX of CUDA kernels), for tests.
     std::string lowered_stmts() const;
 
@@ -90,6 +105,9 @@ private:
     mutable Stage<NarrowPairAlgorithm> pair_{"narrow_pair"};
     mutable Stage<LoopRowPtrAlgorithm> loop_rows_{"loop_row_ptr"};
     mutable Stage<LoopCooAlgorithm> loop_coo_{"loop_coo"};
+    mutable Stage<LoopCooAppendAlgorithm> loop_append_{"loop_coo_append"};
+    mutable Stage<LoopDegreesAlgorithm> loop_degrees_{"loop_degrees"};
+    mutable Stage<GcnWeightsAlgorithm> gcn_weights_{"gcn_weights"};
 
     std::string key(const char *pipeline) const;
 };

@@ -97,6 +97,16 @@ void ViewCall::scalar(const Halide::Param<int32_t> &p, int32_t value) {
     s.set = true;
 }
 
+void ViewCall::scalar(const Halide::Param<float> &p, float value) {
+    if (!lib_) {
+        params_.set(p, value);
+        return;
+    }
+    Slot &s = slot_of(p.name());
+    s.real = value;
+    s.set = true;
+}
+
 void ViewCall::output(const Tensor &t, const std::vector<int64_t> &extents, const char *name) {
     int64_t len = 1;
     for (int64_t e : extents) len *= e;

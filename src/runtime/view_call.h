@@ -40,6 +40,7 @@ public:
     /// A feature tensor in its operator's canonical layout (feature extents innermost first).
     void features(const Halide::ImageParam &p, const Tensor &t, const std::vector<int64_t> &extents);
     void scalar(const Halide::Param<int32_t> &p, int32_t value);
+    void scalar(const Halide::Param<float> &p, float value);
     /// The next output buffer of the pipeline (in the order of its outputs).
     void output(const Tensor &t, const std::vector<int64_t> &extents, const char *name);
     /// Runs; throws KernelError naming what when Halide reports an error.
@@ -50,7 +51,10 @@ private:
     struct Slot {
         halide_buffer_t buf{};
         std::array<halide_dimension_t, kMaxDims> dims{};
-        int32_t value = 0;
+        union {  // a scalar argument (argv points at it whatever its type)
+            int32_t value = 0;
+            float real;
+        };
         bool set = false;
     };
     /// Fills slot with a view of ptr (type, sizes innermost first).

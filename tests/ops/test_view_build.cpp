@@ -264,7 +264,92 @@ TEST(ViewWithSelfLoops, BadArraysAreNamed) {
     GraphView coo;
     coo.num_src = coo.num_dst = 2;
     EXPECT_TRUE(throws_with<GraphError>([&] { view_with_self_loops(coo, out_rp.data(), a.data(), c.data(), own.data(), 1024); },
-                                        {"has none"}));
+                                        {"has neither"}));
+    std::vector<float> w(4);
+    std::vector<int32_t> deg(8);
+    GraphView loops = view_with_self_loops(g, out_rp.data(), a.data(), c.data(), own.data(), 1024);
+    EXPECT_TRUE(throws_with<ShapeError>([&] { gcn_self_loop_weights(loops, own.data(), 1, true, deg.data(), nullptr); },
+                                        {"weight arrays"}));
+    GraphView bipartite = loops;
+    bipartite.num_src = 3;
+    EXPECT_TRUE(throws_with<ShapeError>([&] { gcn_self_loop_weights(bipartite, own.data(), 1, true, deg.data(), w.data()); },
+                                        {"square graph"}));
+}
+
+/// GCN's weights of a self-loop graph in plain C++: (edges, flags) -> weights (see
+/// gcn_self_loop_weights).
+std::vector<float> reference_gcn_weights(const std::vector<index_t> &src, const std::vector<index_t> &dst,
+                                         const std::vector<uint8_t> &own, int64_t num_dst, int64_t loops, float fill,
+                                         bool normalize) {
+    std::vector<int64_t> others(num_dst, 0), own_count(num_dst, 0);
+    for (size_t e = 0; e < src.size(); e++) {
+        if (own[e]) own_count[dst[e]]++;
+        else if (src[e] != dst[e]) others[dst[e]]++;
+    }
+    auto l = [&](int64_t v) { return own_count[v] > 0 ? 1.0 : static_cast<double>(fill); };
+    auto dinv = [&](int64_t v) {
+        const double d = static_cast<double>(others[v]) + (v < loops ? l(v) : 0.0);
+        return d > 0 ? 1.0 / std::sqrt(d) : 0.0;
+    };
+    std::vector<float> w;
+    for (size_t e = 0; e < src.size(); e++) {
+        const double base = own[e] ? 0.0 : src[e] == dst[e] ? l(dst[e]) : 1.0;
+        w.push_back(static_cast<float>(normalize ? base * dinv(src[e]) * dinv(dst[e]) : base));
+    }
+    return w;
+}
+
+TEST(ViewWithSelfLoops, FromACooAndGcnWeights) {
+    for (int64_t nodes : {1, 50, 2000}) {
+        test::RandomGraphOptions opt;
+        opt.num_nodes = nodes;
+        opt.self_loop_share = 0.2;
+        opt.long_row = 4 * nodes;
+        const test::EdgeList e = test::random_edges(static_cast<uint64_t>(nodes) + 9, opt);
+        const int64_t E = static_cast<int64_t>(e.src.size()), n = nodes;
+        std::vector<index_t> in_src = e.src, in_dst = e.dst;
+        in_src.resize(view_coo_length(E), 0);
+        in_dst.resize(view_coo_length(E), 0);
+        GraphView g;
+        g.num_src = g.num_dst = nodes;
+        g.num_edges = E;
+        g.coo_src = in_src.data();
+        g.coo_dst = in_dst.data();
+        g.coo_len = static_cast<int64_t>(in_src.size());
+        const int64_t len = view_coo_length(E + n);
+        std::vector<index_t> src(len, -7), dst(len, -7);
+        std::vector<uint8_t> own(len, 7);
+        GraphView l = view_with_self_loops(g, nullptr, src.data(), dst.data(), own.data(), len);
+        EXPECT_FALSE(l.has_csr());
+        std::vector<index_t> want_src = e.src, want_dst = e.dst;
+        std::vector<uint8_t> want_own;
+        for (int64_t i = 0; i < E; i++) want_own.push_back(e.src[i] == e.dst[i]);
+        for (int64_t v = 0; v < n; v++) {
+            want_src.push_back(static_cast<index_t>(v));
+            want_dst.push_back(static_cast<index_t>(v));
+            want_own.push_back(0);
+        }
+        std::vector<index_t> ws = want_src, wd = want_dst;
+        std::vector<uint8_t> wo = want_own;
+        ws.resize(len, 0);
+        wd.resize(len, 0);
+        wo.resize(len, 0);
+        EXPECT_EQ(src, ws) << nodes;
+        EXPECT_EQ(dst, wd) << nodes;
+        EXPECT_EQ(own, wo) << nodes;
+        EXPECT_EQ(l.num_edges, E + n);
+        for (float fill : {1.0f, 2.0f}) {
+            for (bool normalize : {true, false}) {
+                std::vector<float> w(static_cast<size_t>(E + n), -1.0f);
+                std::vector<int32_t> deg(static_cast<size_t>(2 * nodes), -1);
+                gcn_self_loop_weights(l, own.data(), fill, normalize, deg.data(), w.data());
+                const auto want = reference_gcn_weights(want_src, want_dst, want_own, nodes, n, fill, normalize);
+                ASSERT_EQ(w.size(), want.size());
+                for (size_t i = 0; i < w.size(); i++)
+                    ASSERT_NEAR(w[i], want[i], 1e-6 * (1 + std::fabs(want[i]))) << nodes << " edge " << i;
+            }
+        }
+    }
 }
 
 TEST(ViewBuildErrors, ShapesDtypesAndBuffersAreChecked) {
@@ -307,8 +392,12 @@ TEST(ViewBuildCuda, PipelinesLowerToKernels) {
         const std::string stmt = GraphBuildKernels(t, Device::CUDA).lowered_stmts();
         for (const char *kernel : {"_kernel_coo_stats", "_kernel_stats_combine", "_kernel_row_offsets",
                                    "_kernel_narrow_index", "_kernel_narrow_pair", "_kernel_loop_row_ptr",
-                                   "_kernel_loop_coo"})
+                                   "_kernel_loop_coo", "_kernel_loop_coo_append", "_kernel_loop_degrees",
+                                   "_kernel_gcn_weights"})
             EXPECT_NE(stmt.find(kernel), std::string::npos) << kernel << "\n" << stmt;
+        // The degree counters add atomically (PTX atom / red on global memory).
+        EXPECT_TRUE(stmt.find("atom.global.add") != std::string::npos ||
+                    stmt.find("red.global.add") != std::string::npos);
         EXPECT_NE(stmt.find("halide_cuda_run"), std::string::npos);
     }
 }

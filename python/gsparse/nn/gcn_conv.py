@@ -13,6 +13,9 @@ of v's own loops and l(v) the weight of its one loop afterwards (1 where c(v) > 
 value: 1, or 2 when improved), deg(v) = in-degree(v) - c(v) + l(v), and the normalization goes into
 the edge weights, D^-1/2[u] D^-1/2[v] (l(v) D^-1[v] on the loops), of one g-SpMM u_mul_e: exactly
 the graph with its loops replaced by one loop of weight l per node (PyG's add_remaining_self_loops).
+On CUDA the loop graph and (float32) its weights come from gsparse's graph-build kernels (four
+kernels: the loops, the degree counters, the weights), and a graph without its CSR yet keeps its
+COO: the loops follow its edges and the g-SpMM runs by nonzeros, without a sort.
 
 On a static graph without edge weights whose rows average at most FOLD_MAX_AVG_DEGREE edges, the
 normalization goes into per-edge weights as well, D^-1/2[u] D^-1/2[v] (times the loop weight with
@@ -27,6 +30,7 @@ they keep the row scaling.
 
 import torch
 
+from .. import _tensor_graph as TG
 from .. import spmm
 from .._native import ShapeError
 from ..graph import Graph
@@ -132,6 +136,11 @@ class GCNConv(torch.nn.Module):
         if r is not None:
             return r
         graph, dropped = g.with_masked_self_loops()
+        if dtype == torch.float32 and g.device.type in TG.NATIVE_BUILD_DEVICES and (g.num_src == g.num_dst or
+                                                                                   not normalize):
+            r = (graph, graph._t.gcn_loop_weights(dropped, fill, normalize))  # two graph-build kernels
+            g._cache[key] = r
+            return r
         lsrc, ldst = graph.coo(g.device)
         # c(v), the graph's own loops of v (the dropped edges), and l(v), 1 where c(v) > 0, else fill.
         loops = torch.zeros(g.num_dst, dtype=dtype, device=g.device).index_add_(0, ldst, dropped.to(dtype))
