@@ -215,7 +215,7 @@ void gcn_self_loop_weights(const GraphView &loops, const uint8_t *own_loops, flo
                          loops.num_dst, " destinations");
     if (loops.num_edges == 0) return;
     GraphBuildKernels::get(DType::I32, loops.device)
-        ->gcn_weights(loops.coo_src, loops.coo_dst, own_loops, loops.num_edges, loops.num_dst,
+        ->gcn_weights(loops.coo_src, loops.coo_dst, own_loops, loops.coo_len, loops.num_edges, loops.num_dst,
                       std::min(loops.num_src, loops.num_dst), fill, normalize, degrees, weights, loops.num_edges, cuda);
 }
 

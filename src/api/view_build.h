@@ -92,8 +92,9 @@ GraphView view_with_self_loops(const GraphView &g, index_t *row_ptr, index_t *co
 /// order: 0 on g's own loops, l(v) on the added loop of v (1 where v had loops of its own, else
 /// fill: 1, or 2 for GCN's `improved`), 1 on the other edges; with normalize, times
 /// D^-1/2[u] D^-1/2[v], D[v] = l(v) plus v's other in-edges: PyG's add_remaining_self_loops and
-/// gcn_norm on the graph, on the device and without a read-back (two kernels). weights: num_edges
-/// float32 entries; degrees: a workspace of 2 num_dst int32. Normalizing needs a square graph.
+/// gcn_norm on the graph, on the device and without a read-back (two kernels). own_loops: coo_len
+/// entries (as view_with_self_loops writes them); weights: num_edges float32 entries; degrees: a
+/// workspace of 2 num_dst int32. Normalizing needs a square graph.
 void gcn_self_loop_weights(const GraphView &loops, const uint8_t *own_loops, float fill, bool normalize,
                            int32_t *degrees, float *weights, const CudaLaunch &cuda = {});
 

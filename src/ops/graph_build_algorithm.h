@@ -26,7 +26,8 @@
 //                  where they are self-loops, then the loops (u, u) for u < loops; (0, 0, 0) past.
 //   loop_degrees(j, v)  over a self-loop graph's COO and own-loop flags: j = 0 the edges into v that
 //                  are neither flagged nor loops (the graph's other edges), j = 1 the flagged ones
-//                  (the graph's own loops of v); atomic additions over the edges.
+//                  (the graph's own loops of v); atomic additions over the edges. The GPU schedule
+//                  reads whole blocks of edges (the padded COO), guarded past the last.
 //   gcn_weights(e) GCN's edge weights on that graph (PyG's add_remaining_self_loops + gcn_norm):
 //                  0 on flagged edges, l(v) on the appended loop of v (1 where v had loops of its
 //                  own, else fill), 1 on the others; times D^-1/2[u] D^-1/2[v] when normalizing,

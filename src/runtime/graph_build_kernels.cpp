@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "graph/graph_view.h"
 #include "runtime/view_call.h"
 #include "schedules/graph_build.h"
 
@@ -227,14 +228,17 @@ void GraphBuildKernels::append_self_loops_to_coo(const index_t *src, const index
 }
 
 void GraphBuildKernels::gcn_weights(const index_t *src, const index_t *dst, const uint8_t *own_loops,
-                                    int64_t num_edges, int64_t num_dst, int64_t loops, float fill, bool normalize,
-                                    int32_t *degrees, float *weights, int64_t len, const CudaLaunch &launch) const {
+                                    int64_t coo_len, int64_t num_edges, int64_t num_dst, int64_t loops, float fill,
+                                    bool normalize, int32_t *degrees, float *weights, int64_t len,
+                                    const CudaLaunch &launch) const {
     const int32_t E = as_int32(num_edges, "num_edges"), N = as_int32(num_dst, "num_dst"), n = as_int32(loops, "loops");
     if (E < 1 || N < 1) fail<ShapeError>("GCN's weights need at least one edge and one row");
     if (len < num_edges) fail<ShapeError>("the weights array has ", len, " entries for ", num_edges, " edges");
-    Tensor s = Tensor::wrap(const_cast<index_t *>(src), {E}, DType::I32, device_);
-    Tensor d = Tensor::wrap(const_cast<index_t *>(dst), {E}, DType::I32, device_);
-    Tensor o = Tensor::wrap(const_cast<uint8_t *>(own_loops), {E}, DType::Bool, device_);
+    if (coo_len < (device_ == Device::CUDA ? view_coo_length(num_edges) : num_edges))
+        fail<ShapeError>("the COO arrays have ", coo_len, " entries for ", num_edges, " edges");
+    Tensor s = Tensor::wrap(const_cast<index_t *>(src), {coo_len}, DType::I32, device_);
+    Tensor d = Tensor::wrap(const_cast<index_t *>(dst), {coo_len}, DType::I32, device_);
+    Tensor o = Tensor::wrap(const_cast<uint8_t *>(own_loops), {coo_len}, DType::Bool, device_);
     Tensor deg = Tensor::wrap(degrees, {N, 2}, DType::I32, device_);
     {
         const CompiledPipeline &c = compiled(loop_degrees_);

@@ -71,13 +71,13 @@ public:
                                   index_t *coo_src, index_t *coo_dst, uint8_t *own_loops, int64_t coo_len,
                                   const CudaLaunch &launch) const;
 
-    /// GCN's edge weights of a self-loop graph (its COO src, dst and own-loop flags, num_edges >= 1
-    /// entries each, num_dst >= 1 rows, loops appended; ops/graph_build_algorithm.h, gcn_weights)
-    /// into weights [len >= num_edges] float32, the degree counters into degrees [num_dst x 2] int32.
-    /// Two kernels.
-    void gcn_weights(const index_t *src, const index_t *dst, const uint8_t *own_loops, int64_t num_edges,
-                     int64_t num_dst, int64_t loops, float fill, bool normalize, int32_t *degrees, float *weights,
-                     int64_t len, const CudaLaunch &launch) const;
+    /// GCN's edge weights of a self-loop graph (its COO src, dst and own-loop flags, coo_len entries
+    /// each, num_edges >= 1 edges, padded to view_coo_length on CUDA; num_dst >= 1 rows, loops
+    /// appended; ops/graph_build_algorithm.h, gcn_weights) into weights [len >= num_edges] float32,
+    /// the degree counters into degrees [num_dst x 2] int32. Two kernels.
+    void gcn_weights(const index_t *src, const index_t *dst, const uint8_t *own_loops, int64_t coo_len,
+                     int64_t num_edges, int64_t num_dst, int64_t loops, float fill, bool normalize, int32_t *degrees,
+                     float *weights, int64_t len, const CudaLaunch &launch) const;
 
     /// The lowered statements (with the PTX of CUDA kernels), for tests.
     std::string lowered_stmts() const;
