@@ -7,9 +7,15 @@ offsets, int32 arrays, one read-back of five numbers) against the same build in 
 Cases: each block of a sampled mini-batch (gsparse.sampling, fan-outs and batch as minibatch.py:
 25 / 10, 1,024 seeds) and the step's blocks together, per twin; the largest block with its edges
 shuffled (unsorted: the statistics, then the sort); a batch of 128 molecule-like graphs (the
-molecule batches of minibatch.py; small graphs keep their COO). Per case and form: the CUDA-event
-time of the build (it ends with the validation's read-back), median over --runs builds after
-warm-up, the two forms interleaved in alternating order; and the host time (perf_counter).
+molecule batches of minibatch.py; small graphs keep their COO). Then the graphs the layers derive
+in a step, each built with its graph: every block with its self-loop graph (GATConv:
+Graph.with_masked_self_loops), and the step's subgraph (the union of the blocks' edges, as
+minibatch.py's GCN takes it) and the molecule batch with their self-loop graph and GCN's edge
+weights (GCNConv.loop_weights). Per case and form: the CUDA-event time of the build (it ends with
+the validation's read-back), median over --runs builds after warm-up, the two forms interleaved in
+alternating order; and the host time (perf_counter). Before timing, the two forms are checked to
+give the same arrays (graphs) or the same g-SpMM over the derived graph (its masked edges weighted
+0, or GCN's weights).
 
 Writes summary.json ({"cases": [...]}), graph-build.md and graph-build.png into
 <out-root>/<date>-<device>-graph-build/.
@@ -48,19 +54,37 @@ def set_form(form):
         TG.NATIVE_BUILD_DEVICES.add("cuda")
 
 
-def build(inputs):
+def self_loop_graph(g):
+    """GATConv's self-loop graph of g and its aggregation weights (1, 0 on g's own loops)."""
+    graph, dropped = g.with_masked_self_loops()
+    return graph, (~dropped).to(torch.float32).unsqueeze(-1)
+
+
+def gcn_graph(g):
+    """GCNConv's self-loop graph of g and its normalized edge weights."""
+    return gsparse.nn.GCNConv.loop_weights(g, 1.0, True, torch.float32)
+
+
+# What a case builds after each graph: nothing, or a derived graph (with its edge weights).
+DERIVED = {"graph": None, "self-loops": self_loop_graph, "gcn": gcn_graph}
+
+
+def build(inputs, derive="graph"):
     for ei, (ns, nd) in inputs:
-        gsparse.Graph(ei, num_src=ns, num_dst=nd)
+        g = gsparse.Graph(ei, num_src=ns, num_dst=nd)
+        if DERIVED[derive] is not None:
+            DERIVED[derive](g)
 
 
-def time_case(inputs, runs, warmup=5):
-    """{form: (median event ms, median host ms)} of building inputs' graphs, forms interleaved."""
+def time_case(inputs, runs, derive="graph", warmup=5):
+    """{form: (median event ms, median host ms)} of building inputs' graphs (and what derive adds),
+    forms interleaved."""
     ev = {f: [] for f in FORMS}
     host = {f: [] for f in FORMS}
     for f in FORMS:
         set_form(f)
         for _ in range(warmup):
-            build(inputs)
+            build(inputs, derive)
     torch.cuda.synchronize()
     for i in range(runs):
         for f in (FORMS if i % 2 == 0 else FORMS[::-1]):
@@ -68,7 +92,7 @@ def time_case(inputs, runs, warmup=5):
             a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             a.record()
             t = time.perf_counter()
-            build(inputs)
+            build(inputs, derive)
             host[f].append((time.perf_counter() - t) * 1e3)
             b.record()
             b.synchronize()
@@ -93,12 +117,33 @@ def check_same(inputs):
             assert torch.equal(x, y)
 
 
-def record(case, graph, inputs, res):
+def check_same_derived(inputs, derive):
+    """The two forms' derived graphs aggregate alike: g-SpMM u_mul_e over each with its weights."""
+    gen = torch.Generator().manual_seed(1)
+    xs = [torch.rand(ns, 4, generator=gen).to(ei.device) for ei, (ns, _) in inputs]
+    outs = {}
+    for f in FORMS:
+        set_form(f)
+        outs[f] = []
+        for (ei, (ns, nd)), x in zip(inputs, xs):
+            graph, w = DERIVED[derive](gsparse.Graph(ei, num_src=ns, num_dst=nd))
+            outs[f].append(gsparse.gspmm(graph, "mul", "sum", x, w))
+    set_form("native")
+    for a, b in zip(outs["native"], outs["pytorch"]):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+
+
+def derived_case(case, graph, inputs, derive, runs):
+    check_same_derived(inputs, derive)
+    return record(case, graph, inputs, time_case(inputs, runs, derive), derive)
+
+
+def record(case, graph, inputs, res, derive="graph"):
     edges = sum(int(ei.shape[1]) for ei, _ in inputs)
     (n_ev, n_host), (p_ev, p_host) = res["native"], res["pytorch"]
     log(f"  {case}: {edges} edges, native {n_ev:.3f} ms (host {n_host:.3f}), PyTorch ops {p_ev:.3f} ms "
         f"(host {p_host:.3f}): {p_ev / n_ev:.2f}x")
-    return {"case": case, "graph": graph, "edges": edges, "native_ms": n_ev, "pytorch_ms": p_ev,
+    return {"case": case, "graph": graph, "derived": derive, "edges": edges, "native_ms": n_ev, "pytorch_ms": p_ev,
             "native_host_ms": n_host, "pytorch_host_ms": p_host, "speedup": p_ev / n_ev}
 
 
@@ -119,6 +164,12 @@ def block_cases(name, path, args, device):
     shuffled = [(ei[:, perm].contiguous(), size)]
     check_same(shuffled)
     cases.append(record("largest block, edges shuffled", name, shuffled, time_case(shuffled, args.runs)))
+    for i, block in enumerate(inputs):
+        cases.append(derived_case(f"block {i + 1} of {len(inputs)} + self-loop graph (GAT)", name, [block],
+                                  "self-loops", args.runs))
+    n = inputs[0][1][0]  # the subgraph's nodes: the first block's sources
+    subgraph = [(torch.cat([b[0] for b in inputs], dim=1), (n, n))]
+    cases.append(derived_case("step's subgraph + self-loops + GCN weights", name, subgraph, "gcn", args.runs))
     return cases
 
 
@@ -127,7 +178,9 @@ def molecule_case(args, device):
     ei, _, _, _, n = molecule_batch(gen, device)
     inputs = [(ei, (n, n))]
     check_same(inputs)
-    return record("128 molecule-like graphs", "batched-small", inputs, time_case(inputs, args.runs))
+    return [record("128 molecule-like graphs", "batched-small", inputs, time_case(inputs, args.runs)),
+            derived_case("128 molecule-like graphs + self-loops + GCN weights", "batched-small", inputs, "gcn",
+                         args.runs)]
 
 
 def write_report(cases, out_dir, device_name, date):
@@ -199,7 +252,7 @@ def main():
             ap.error(f"--graph takes NAME=PATH, got {spec!r}")
         log(f"{name}: {path}")
         cases += block_cases(name, path, args, device)
-    cases.append(molecule_case(args, device))
+    cases += molecule_case(args, device)
     slug = re.sub(r"[^a-z0-9]+", "-", device_name.lower()).strip("-")
     out_dir = os.path.join(args.out_root, f"{date}-{slug}-graph-build")
     write_report(cases, out_dir, device_name, date)
