@@ -473,6 +473,16 @@ ScheduleParams band_default(const Problem &p, bool lanes) {
         M = 4, T = 16, R = 2, smem = 0, KT = 16, split = 256;
     } else if (f0 < 64) {
         M = 8, T = 32;
+    } else if (!skewed && p.stats.nnz > 0 && f0 % 256 == 0) {
+        // Rows of even length (k-nearest-neighbour graphs: every row k long) at 256 and more
+        // features: 4 rows x 32 threads x 2 outputs of 4-wide loads, ids staged in 32-nonzero tiles.
+        // On the H100 (2026-11-28) the scalar form below took, on the training graph knn-32m,
+        // 3.09 / 4.45 ms (copy_lhs / u_mul_e, F = 256) against 2.81 / 2.93
+        // (benchmarks/results/2026-11-28-*-knn-wide-f); checked on the held-out k-NN graphs after
+        // (benchmarks/results/2026-11-28-*-nonskewed-wide-f): knn-h-5m 0.94 / 1.22 ms -> 0.60 / 0.63
+        // (cuSPARSE 0.83), knn-h-20m 2.26 / 3.23 -> 1.44 / 1.58 (cuSPARSE 2.57), twice that at
+        // F = 512. Graphs with rows of varying length (row-length COV >= 1) balance rows above.
+        M = 4, T = 32, R = 2, KT = 32, V = 4;
     } else {
         M = 2, T = 32, R = 2;
         split = skewed ? 1024 : 0;

