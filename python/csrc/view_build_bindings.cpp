@@ -54,6 +54,12 @@ void append_self_loops(const GraphView &g, uintptr_t row_ptr, uintptr_t coo_src,
                          reinterpret_cast<uint8_t *>(own_loops), coo_len, cuda_launch(launch));
 }
 
+void check_csr_arrays(const TensorArg &row_ptr, const TensorArg &col_idx, int64_t num_src, uintptr_t workspace,
+                      const std::optional<LaunchArg> &launch) {
+    check_csr(view_tensor(row_ptr, "row_ptr"), view_tensor(col_idx, "col_idx"), num_src,
+              reinterpret_cast<void *>(workspace), cuda_launch(launch));
+}
+
 void gcn_loop_weights(const GraphView &loops, uintptr_t own_loops, float fill, bool normalize, uintptr_t degrees,
                       uintptr_t weights, const std::optional<LaunchArg> &launch) {
     gcn_self_loop_weights(loops, reinterpret_cast<const uint8_t *>(own_loops), fill, normalize,
@@ -74,6 +80,9 @@ void bind_view_build(py::module_ &m) {
           py::arg("coo_src"), py::arg("coo_dst"), py::arg("coo_len"), py::arg("workspace"), py::arg("validate"),
           py::arg("launch"), py::call_guard<py::gil_scoped_release>(),
           "src and dst narrowed to int32 and padded with 0 to coo_len; the statistics as build_sorted_csr.");
+    m.def("check_csr", &check_csr_arrays, py::arg("row_ptr"), py::arg("col_idx"), py::arg("num_src"),
+          py::arg("workspace"), py::arg("launch"), py::call_guard<py::gil_scoped_release>(),
+          "Validates a CSR by destination where it is (api/view_build.h): GraphError naming the first problem.");
     m.def("append_self_loops", &append_self_loops, py::arg("graph"), py::arg("row_ptr"), py::arg("coo_src"),
           py::arg("coo_dst"), py::arg("own_loops"), py::arg("coo_len"), py::arg("launch"),
           py::call_guard<py::gil_scoped_release>(),

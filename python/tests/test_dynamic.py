@@ -21,6 +21,10 @@ def test_native_build_cpu():
     C.check_native_build("cpu")
 
 
+def test_native_csr_validation_cpu():
+    C.check_native_csr_validation("cpu")
+
+
 @pytest.mark.parametrize("check", [C.check_sorted_edges, C.check_gradients, C.check_strided_index_tensors,
                                    C.check_coo_graph_edge_cases, C.check_index_tensors_modified_after_the_build,
                                    C.check_bad_input, C.check_masked_self_loops, C.check_layers],

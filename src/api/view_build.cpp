@@ -104,6 +104,34 @@ CooStats check_coo(const Tensor &src, const Tensor &dst, int64_t num_src, int64_
     return s;
 }
 
+void check_csr(const Tensor &row_ptr, const Tensor &col_idx, int64_t num_src, void *workspace,
+               const CudaLaunch &cuda) {
+    for (auto [t, name] : {std::pair{&row_ptr, "row_ptr"}, {&col_idx, "col_idx"}}) {
+        if (!t->defined()) fail<ShapeError>("the CSR's ", name, " array is undefined");
+        if (t->dim() != 1) fail<ShapeError>("the CSR's ", name, " array must be 1-D, got ", t->str());
+        check_index_dtype(t->dtype(), name);
+        if (t->size(0) > 0 && !t->data()) fail<ShapeError>("null ", name, " array for ", t->size(0), " entries");
+    }
+    if (row_ptr.size(0) < 1) fail<GraphError>("row_ptr must hold num_dst + 1 offsets, got none");
+    if (row_ptr.device() != col_idx.device())
+        fail<ShapeError>("row_ptr is on ", device_name(row_ptr.device()), " and col_idx on ", device_name(col_idx.device()));
+    const int64_t E = col_idx.size(0);
+    for (auto [name, n] : {std::pair{"num_src", num_src}, {"num_dst", row_ptr.size(0) - 1}, {"num_edges", E}})
+        if (n < 0 || n > INT32_MAX) fail<GraphError>(name, " = ", n, " is out of range [0, 2^31) (gsparse uses int32 ids)");
+    check_workspace(workspace);
+    const Device device = row_ptr.device();
+    // The offsets: no descent, so the first is the minimum and the last the maximum.
+    const CooStats r = read_stats(*GraphBuildKernels::get(row_ptr.dtype(), device), row_ptr, row_ptr, workspace, cuda);
+    if (r.descents > 0) fail<GraphError>("row_ptr decreases");
+    if (r.min_src != 0) fail<GraphError>("row_ptr[0] = ", r.min_src, ", expected 0");
+    if (r.max_src != E) fail<GraphError>("row_ptr[-1] = ", r.max_src, " but col_idx has ", E, " entries");
+    if (E == 0) return;
+    const CooStats c = read_stats(*GraphBuildKernels::get(col_idx.dtype(), device), col_idx, col_idx, workspace, cuda);
+    if (c.min_src < 0) fail<GraphError>("col_idx holds the negative source id ", c.min_src);
+    if (c.max_src >= num_src)
+        fail<GraphError>("col_idx holds the source id ", c.max_src, ", out of range [0, num_src = ", num_src, ")");
+}
+
 CooStats build_sorted_csr(const Tensor &src, const Tensor &dst, int64_t num_src, int64_t num_dst, index_t *row_ptr,
                           index_t *col_idx, void *workspace, const ViewBuildOptions &options) {
     check_edges(src, dst, num_src, num_dst);

@@ -54,6 +54,14 @@ int64_t view_build_workspace_bytes(int64_t num_edges);
 CooStats check_coo(const Tensor &src, const Tensor &dst, int64_t num_src, int64_t num_dst, void *workspace,
                    const CudaLaunch &cuda = {});
 
+/// Validates a CSR by destination where its arrays are: row_ptr (num_dst + 1 offsets) starts at 0,
+/// never decreases and ends at num_edges = col_idx's length, and every source id in col_idx is in
+/// [0, num_src); GraphError naming the first problem found. row_ptr and col_idx are 1-D int32 or
+/// int64 tensors on one device; workspace: view_build_workspace_bytes(max(num_dst + 1, num_edges))
+/// bytes. The statistics passes of check_coo over each array, each read back (two synchronisations).
+void check_csr(const Tensor &row_ptr, const Tensor &col_idx, int64_t num_src, void *workspace,
+               const CudaLaunch &cuda = {});
+
 /// Writes the CSR of edges sorted by destination: row_ptr [view_row_ptr_length(num_dst)] and, for
 /// int64 src, col_idx [num_edges] (int32 src is the view's col_idx as it is; col_idx may then be
 /// null). With options.validate, returns the statistics (ranges checked: GraphError) without

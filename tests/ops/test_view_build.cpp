@@ -352,6 +352,34 @@ TEST(ViewWithSelfLoops, FromACooAndGcnWeights) {
     }
 }
 
+TEST(CheckCsr, AcceptsValidCsrsAndNamesEachFault) {
+    std::vector<int64_t> ws(static_cast<size_t>(view_build_workspace_bytes(70000) / 8));
+    auto check = [&](std::vector<int64_t> rp, std::vector<int32_t> col, int64_t num_src) {
+        return [=, &ws]() mutable {
+            check_csr(Tensor::wrap(rp.data(), {static_cast<int64_t>(rp.size())}, DType::I64),
+                      Tensor::wrap(col.data(), {static_cast<int64_t>(col.size())}, DType::I32), num_src, ws.data());
+        };
+    };
+    EXPECT_NO_THROW(check({0, 2, 2, 3}, {0, 4, 1}, 5)());
+    EXPECT_NO_THROW(check({0}, {}, 1)());  // no rows, no edges
+    EXPECT_TRUE(throws_with<GraphError>(check({0, 2, 1, 3}, {0, 4, 1}, 5), {"row_ptr decreases"}));
+    EXPECT_TRUE(throws_with<GraphError>(check({1, 2, 2, 3}, {0, 4, 1}, 5), {"row_ptr[0] = 1, expected 0"}));
+    EXPECT_TRUE(throws_with<GraphError>(check({0, 2, 2, 4}, {0, 4, 1}, 5), {"row_ptr[-1] = 4", "3 entries"}));
+    EXPECT_TRUE(throws_with<GraphError>(check({0, 2, 2, 3}, {0, -4, 1}, 5), {"negative source id -4"}));
+    EXPECT_TRUE(throws_with<GraphError>(check({0, 2, 2, 3}, {0, 5, 1}, 5), {"source id 5", "num_src = 5"}));
+    EXPECT_TRUE(throws_with<GraphError>(check({}, {}, 5), {"num_dst + 1 offsets"}));
+    // Long arrays whose statistics take combining passes: the fault at the end is found.
+    std::vector<int64_t> rp(70001);
+    std::vector<int32_t> col(70000, 1);
+    std::iota(rp.begin(), rp.end(), 0);
+    EXPECT_NO_THROW(check(rp, col, 2)());
+    col.back() = 2;
+    EXPECT_TRUE(throws_with<GraphError>(check(rp, col, 2), {"source id 2"}));
+    col.back() = 1;
+    rp[69999] = 70000, rp[70000] = 69999;
+    EXPECT_TRUE(throws_with<GraphError>(check(rp, col, 2), {"row_ptr decreases"}));
+}
+
 TEST(ViewBuildErrors, ShapesDtypesAndBuffersAreChecked) {
     std::vector<int64_t> s = {0, 1}, d = {0, 0};
     std::vector<int32_t> d32 = {0, 0};
