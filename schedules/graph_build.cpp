@@ -1,5 +1,7 @@
 #include "schedules/graph_build.h"
 
+#include <initializer_list>
+
 namespace gsparse {
 
 using namespace Halide;
@@ -26,6 +28,11 @@ void schedule_stats(Func &out, Func &part, const Var &k, const Var &t, const RDo
     }
 }
 
+/// The inputs are indexed from 0.
+void from_zero(std::initializer_list<ImageParam *> inputs) {
+    for (ImageParam *p : inputs) p->dim(0).set_min(0);
+}
+
 /// One thread per entry of out(x), `threads` a block on CUDA; returns the loop a thread runs in.
 Var flat(Func &out, const Var &x, int threads, Device device) {
     out.output_buffers()[0].dim(0).set_min(0);  // (the other outputs of a Tuple share its bounds)
@@ -38,8 +45,7 @@ Var flat(Func &out, const Var &x, int threads, Device device) {
 }  // namespace
 
 void schedule_coo_stats(CooStatsAlgorithm &a, Device device) {
-    a.src.dim(0).set_min(0);
-    a.dst.dim(0).set_min(0);
+    from_zero({&a.src, &a.dst});
     schedule_stats(a.out, a.part, a.k, a.t, a.r, device);
 }
 
@@ -50,34 +56,32 @@ void schedule_stats_combine(StatsCombineAlgorithm &a, Device device) {
 }
 
 void schedule_row_offsets(RowOffsetsAlgorithm &a, Device device) {
-    a.dst.dim(0).set_min(0);
+    from_zero({&a.dst});
     a.search.compute_at(a.out, flat(a.out, a.row, 256, device));
 }
 
 void schedule_narrow_index(NarrowIndexAlgorithm &a, Device device) {
-    a.in.dim(0).set_min(0);
+    from_zero({&a.in});
     flat(a.out, a.i, 256, device);
 }
 
 void schedule_narrow_pair(NarrowPairAlgorithm &a, Device device) {
-    a.a.dim(0).set_min(0);
-    a.b.dim(0).set_min(0);
+    from_zero({&a.a, &a.b});
     flat(a.out, a.i, 256, device);
 }
 
 void schedule_loop_row_ptr(LoopRowPtrAlgorithm &a, Device device) {
-    a.row_ptr.dim(0).set_min(0);
+    from_zero({&a.row_ptr});
     flat(a.out, a.r, 256, device);
 }
 
 void schedule_loop_coo_append(LoopCooAppendAlgorithm &a, Device device) {
-    a.src.dim(0).set_min(0);
-    a.dst.dim(0).set_min(0);
+    from_zero({&a.src, &a.dst});
     flat(a.out, a.q, 256, device);
 }
 
 void schedule_loop_degrees(LoopDegreesAlgorithm &a, Device device) {
-    for (auto *p : {&a.src, &a.dst, &a.own}) p->dim(0).set_min(0);
+    from_zero({&a.src, &a.dst, &a.own});
     a.out.output_buffer().dim(0).set_bounds(0, 2);
     a.out.output_buffer().dim(1).set_min(0);
     a.out.bound(a.j, 0, 2);
@@ -90,15 +94,14 @@ void schedule_loop_degrees(LoopDegreesAlgorithm &a, Device device) {
 }
 
 void schedule_gcn_weights(GcnWeightsAlgorithm &a, Device device) {
-    for (auto *p : {&a.src, &a.dst, &a.own}) p->dim(0).set_min(0);
+    from_zero({&a.src, &a.dst, &a.own});
     a.degrees.dim(0).set_bounds(0, 2);
     a.degrees.dim(1).set_min(0);
     flat(a.out, a.e, 256, device);
 }
 
 void schedule_loop_coo(LoopCooAlgorithm &a, Device device) {
-    a.row_ptr.dim(0).set_min(0);
-    a.col_idx.dim(0).set_min(0);
+    from_zero({&a.row_ptr, &a.col_idx});
     a.search.compute_at(a.out, flat(a.out, a.q, 256, device));
 }
 
