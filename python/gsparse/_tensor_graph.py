@@ -507,11 +507,11 @@ def from_csr(row_ptr, col_idx, num_src, edge_ids=None, validate=True, max_degree
         raise GraphError(f"{E} edges exceed int32 indices (gsparse uses int32)")
     if validate and max_degree is None and edge_ids is None and row_ptr.device.type in NATIVE_BUILD_DEVICES:
         # The graph-build kernels' statistics of both arrays (two passes, two read-backs).
-        row_ptr, col_idx = row_ptr.contiguous(), col_idx.contiguous()
-        workspace = torch.empty(_C.view_build_workspace_bytes(max(num_dst + 1, E)), dtype=torch.uint8,
-                                device=row_ptr.device)
-        _C.check_csr(tensor_arg(row_ptr, "row_ptr"), tensor_arg(col_idx, "col_idx"), num_src, workspace.data_ptr(),
-                     launch_arg(row_ptr.device))
+        # (The contiguous arrays are held while the kernels read them; the caller's stay the sources.)
+        rp, ci = row_ptr.contiguous(), col_idx.contiguous()
+        workspace = torch.empty(_C.view_build_workspace_bytes(max(num_dst + 1, E)), dtype=torch.uint8, device=rp.device)
+        _C.check_csr(tensor_arg(rp, "row_ptr"), tensor_arg(ci, "col_idx"), num_src, workspace.data_ptr(),
+                     launch_arg(rp.device))
     elif validate:
         checks = [
             (row_ptr[0] != 0, lambda: f"row_ptr[0] = {int(row_ptr[0])}, expected 0"),
