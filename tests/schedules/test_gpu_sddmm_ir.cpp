@@ -293,10 +293,12 @@ TEST(GpuSddmmIR, EveryValidPointCompilesToPTX) {
         {kDot, {2, 128}, {2, 128}},                                                      // feature chunks
     };
     int compiled = 0;
-    for (const auto &c : cases) {
+    for (size_t ci = 0; ci < cases.size(); ci++) {
+        const Case &c = cases[ci];
         FeatureLayout layout = plan_features(c.spec.op, c.lhs, c.rhs);
         Problem problem{layout, {}};
         ScheduleSpace space = def.space(problem);
+        int kept = 0;
         for (size_t i = 0; i < space.size(); i++) {
             ScheduleParams p = space.at(i);
             if (def.invalid_reason(p, problem)) continue;
@@ -307,8 +309,11 @@ TEST(GpuSddmmIR, EveryValidPointCompilesToPTX) {
             if (p.get_or("kSrcTile", 0)) continue;  // the kernel of kSrcTile = 0: only the arrays differ
             if (p.get_or("kFeatChunk", 0) && p.get("kVecWidth") != 4) continue;
             if (p.get_or("kMRegTile", 1) > 1 && (p.get("kMTile") != 32 || p.get_or("groupByDst", 0))) continue;
+            // The first case compiles every such point, the others every second one (keep CI short).
+            if (ci > 0 && kept++ % 2 == 1) continue;
             for (bool large : {false, true}) {
-                if (large && (p.get("kMTile") != 32 || p.get_or("groupByDst", 0))) continue;
+                // The shared-memory form of large buffers on the first case only (keep CI short).
+                if (large && (ci > 0 || p.get("kMTile") != 32 || p.get_or("groupByDst", 0))) continue;
                 SddmmKernelKey key{c.spec, layout, DType::F32, p, Device::CUDA, large};
                 EXPECT_NO_THROW(SddmmKernel{key}) << key.str();
                 compiled++;
