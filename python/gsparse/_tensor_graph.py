@@ -359,12 +359,10 @@ class TensorGraph:
     def gcn_loop_weights(self, own_loops, fill, normalize):
         """GCN's float32 edge weights [num_edges, 1] of this self-loop graph (with_loops_appended; own_loops
         its flags), computed by two graph-build kernels: see gsparse.nn.GCNConv.loop_weights."""
-        src, dst = self.coo_padded()
         E, dev = self.num_edges, self.device
-        view = _C.GraphView.coo(dev.type, self.num_src, self.num_dst, E, src.data_ptr(), dst.data_ptr(), src.numel())
         degrees = torch.empty(2 * max(self.num_dst, 1), dtype=torch.int32, device=dev)
         w = torch.empty(max(E, 1), 1, dtype=torch.float32, device=dev)
-        _C.gcn_loop_weights(view, own_loops.data_ptr(), float(fill), bool(normalize), degrees.data_ptr(), w.data_ptr(),
+        _C.gcn_loop_weights(self.coo_view(), own_loops.data_ptr(), float(fill), bool(normalize), degrees.data_ptr(), w.data_ptr(),
                             launch_arg(dev))
         return w[:E]
 

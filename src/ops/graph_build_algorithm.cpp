@@ -1,5 +1,6 @@
 #include "ops/graph_build_algorithm.h"
 
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -24,6 +25,21 @@ void select_stat(Func &out, const Func &part, const Var &k, const Var &t) {
     std::vector<Expr> values;
     for (int s = 0; s < kCooStatCount; s++) values.push_back(part(t)[s]);
     out(k, t) = mux(k, values);
+}
+
+/// search(x) = the first i in [lo, hi) where first_true(i) holds, hi where it holds nowhere
+/// (first_true false, then true over the range): a binary search of `steps` halvings over r, the
+/// bounds in search(x)[0] and [1]. (An update runs once per RVar it names: the step names r,
+/// though the search needs no step number.)
+void define_binary_search(Func &search, const Var &x, RDom &r, const Expr &steps, const Expr &lo, const Expr &hi,
+                          const std::function<Expr(const Expr &)> &first_true) {
+    r = RDom(0, steps, "r");
+    search(x) = Tuple(lo, hi);
+    Expr l = search(x)[0], h = search(x)[1];
+    Expr mid = l + (h - l) / 2;
+    Expr go_left = first_true(mid);
+    Expr open = l < h && r.x < steps;
+    search(x) = Tuple(select(open && !go_left, mid + 1, l), select(open && go_left, mid, h));
 }
 
 }  // namespace
@@ -74,17 +90,10 @@ RowOffsetsAlgorithm build_row_offsets_algorithm(DType index) {
     a.index = index;
     a.dst = ImageParam(halide_type(index), 1, "dst");
     Expr E = a.num_edges;
-    a.r = RDom(0, a.steps, "r");
-    Func &s = a.search;
-    s(a.row) = Tuple(cast<int32_t>(0), E);
-    Expr lo = s(a.row)[0], hi = s(a.row)[1];
-    Expr mid = lo + (hi - lo) / 2;
-    Expr below = cast<int64_t>(a.dst(clamp(mid, 0, max(E - 1, 0)))) < cast<int64_t>(a.row);
-    // (An update runs once per RVar it names: the step names r, though the search needs no step
-    // number.)
-    Expr open = lo < hi && a.r.x < a.steps;
-    s(a.row) = Tuple(select(open && below, mid + 1, lo), select(open && !below, mid, hi));
-    a.out(a.row) = s(a.row)[0];
+    define_binary_search(a.search, a.row, a.r, a.steps, cast<int32_t>(0), E, [&](const Expr &mid) {
+        return cast<int64_t>(a.dst(clamp(mid, 0, max(E - 1, 0)))) >= cast<int64_t>(a.row);
+    });
+    a.out(a.row) = a.search(a.row)[0];
     return a;
 }
 
@@ -128,15 +137,9 @@ LoopCooAlgorithm build_loop_coo_algorithm() {
     auto new_offset = [&](const Expr &row) { return a.row_ptr(row) + min(row, n); };
     // The first row x in [1, N] whose new offset exceeds q (offset(0) = 0 <= q < offset(N) =
     // E + n for every edge q): q is in row x - 1.
-    a.r = RDom(0, a.steps, "r");
-    Func &s = a.search;
-    s(a.q) = Tuple(cast<int32_t>(1), N);
-    Expr lo = s(a.q)[0], hi = s(a.q)[1];
-    Expr mid = lo + (hi - lo) / 2;
-    Expr above = new_offset(clamp(mid, 0, N)) > a.q;
-    Expr open = lo < hi && a.r.x < a.steps;  // (names r: see build_row_offsets_algorithm)
-    s(a.q) = Tuple(select(open && !above, mid + 1, lo), select(open && above, mid, hi));
-    Expr row = s(a.q)[0] - 1;
+    define_binary_search(a.search, a.q, a.r, a.steps, cast<int32_t>(1), N,
+                         [&](const Expr &mid) { return new_offset(clamp(mid, 0, N)) > a.q; });
+    Expr row = a.search(a.q)[0] - 1;
     Expr is_loop = row < n && a.q == new_offset(clamp(row + 1, 0, N)) - 1;
     Expr col = a.col_idx(clamp(a.q - min(row, n), 0, max(E - 1, 0)));
     Expr edge = a.q < E + n;

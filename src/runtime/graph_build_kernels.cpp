@@ -18,6 +18,13 @@ constexpr int64_t kCombineFanIn = 64;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// The halvings a binary search over n entries takes: n's bit length.
+int32_t halvings(int64_t n) {
+    int32_t steps = 0;
+    for (; n > 0; n >>= 1) steps++;
+    return steps;
+}
+
 template <typename A>
 A scheduled(A a, Device device, void (*schedule)(A &, Device)) {
     schedule(a, device);
@@ -62,21 +69,15 @@ template <typename A>
 const CompiledPipeline &GraphBuildKernels::compiled(Stage<A> &stage) const {
     std::call_once(stage.once, [&] {
         stage.compiled = std::make_unique<CompiledPipeline>(stage.algo.out, stage.algo.lowering_passes,
-                                                            stage.algo.arguments(), device_, key(stage.name));
+                                                            stage.algo.arguments(), device_, key(stage));
     });
     return *stage.compiled;
 }
 
-std::string GraphBuildKernels::key(const char *pipeline) const {
-    // The combining pass reads int64 statistics whatever the ids' type, the self-loop passes int32
-    // arrays.
-    const std::string p = pipeline;
-    bool typed = p != combine_.name;
-    for (const char *int32_only : {loop_rows_.name, loop_coo_.name, loop_append_.name, loop_degrees_.name,
-                                   gcn_weights_.name})
-        typed = typed && p != int32_only;
-    return std::string("graph_build/") + pipeline + (typed ? std::string("/") + dtype_name(index_) : "") + "/" +
-           device_name(device_);
+template <typename A>
+std::string GraphBuildKernels::key(const Stage<A> &stage) const {
+    return std::string("graph_build/") + stage.name + (stage.typed ? std::string("/") + dtype_name(index_) : "") +
+           "/" + device_name(device_);
 }
 
 std::shared_ptr<const GraphBuildKernels> GraphBuildKernels::get(DType index, Device device, KernelCache &cache) {
@@ -100,7 +101,7 @@ GraphBuildKernels::Partials GraphBuildKernels::coo_stats(const Tensor &src, cons
         call.scalar(a.num_edges, E);
         call.scalar(a.parts, static_cast<int32_t>(parts));
         call.output(out, {kCooStatCount}, "coo_stats");
-        call.run(c.pipeline(), key(stats_.name));
+        call.run(c.pipeline(), key(stats_));
     }
     int area = 0;
     while (parts > kHostPartials) {
@@ -113,7 +114,7 @@ GraphBuildKernels::Partials GraphBuildKernels::coo_stats(const Tensor &src, cons
         call.scalar(a.count, static_cast<int32_t>(parts));
         call.scalar(a.parts, static_cast<int32_t>(next));
         call.output(out, {kCooStatCount}, "stats_combine");
-        call.run(c.pipeline(), key(combine_.name));
+        call.run(c.pipeline(), key(combine_));
         parts = next;
         area = 1 - area;
     }
@@ -123,17 +124,15 @@ GraphBuildKernels::Partials GraphBuildKernels::coo_stats(const Tensor &src, cons
 void GraphBuildKernels::row_offsets(const Tensor &dst, int64_t num_edges, index_t *row_ptr, int64_t rows,
                                     const CudaLaunch &launch) const {
     const int32_t E = as_int32(num_edges, "num_edges");
-    int32_t steps = 0;
-    for (int64_t e = E; e > 0; e >>= 1) steps++;
     const CompiledPipeline &c = compiled(rows_);
     const RowOffsetsAlgorithm &a = rows_.algo;
     Tensor out = Tensor::wrap(row_ptr, {rows}, DType::I32, device_);
     ViewCall call(device_, c.target(), launch, c.library());
     call.features(a.dst, dst, {});
     call.scalar(a.num_edges, E);
-    call.scalar(a.steps, steps);
+    call.scalar(a.steps, halvings(E));
     call.output(out, {}, "row_ptr");
-    call.run(c.pipeline(), key(rows_.name));
+    call.run(c.pipeline(), key(rows_));
 }
 
 void GraphBuildKernels::narrow(const Tensor &in, int64_t count, index_t *out, int64_t len,
@@ -146,7 +145,7 @@ void GraphBuildKernels::narrow(const Tensor &in, int64_t count, index_t *out, in
     call.features(narrow_.algo.in, in, {});
     call.scalar(narrow_.algo.count, n);
     call.output(o, {}, "narrowed");
-    call.run(c.pipeline(), key(narrow_.name));
+    call.run(c.pipeline(), key(narrow_));
 }
 
 void GraphBuildKernels::narrow_pair(const Tensor &a, const Tensor &b, int64_t count, index_t *out_a, index_t *out_b,
@@ -161,7 +160,7 @@ void GraphBuildKernels::narrow_pair(const Tensor &a, const Tensor &b, int64_t co
     call.scalar(pair_.algo.count, n);
     call.output(oa, {}, "narrowed_a");
     call.output(ob, {}, "narrowed_b");
-    call.run(c.pipeline(), key(pair_.name));
+    call.run(c.pipeline(), key(pair_));
 }
 
 void GraphBuildKernels::append_self_loops(const index_t *row_ptr, int64_t rows, const index_t *col_idx,
@@ -184,10 +183,8 @@ void GraphBuildKernels::append_self_loops(const index_t *row_ptr, int64_t rows, 
         call.scalar(loop_rows_.algo.num_dst, N);
         call.scalar(loop_rows_.algo.loops, n);
         call.output(out, {}, "row_ptr");
-        call.run(c.pipeline(), key(loop_rows_.name));
+        call.run(c.pipeline(), key(loop_rows_));
     }
-    int32_t steps = 0;
-    for (int64_t x = N; x > 0; x >>= 1) steps++;
     const CompiledPipeline &c = compiled(loop_coo_);
     const LoopCooAlgorithm &a = loop_coo_.algo;
     Tensor cols = Tensor::wrap(const_cast<index_t *>(col_idx), {std::max<int64_t>(E, 1)}, DType::I32, device_);
@@ -199,11 +196,11 @@ void GraphBuildKernels::append_self_loops(const index_t *row_ptr, int64_t rows, 
     call.scalar(a.num_edges, E);
     call.scalar(a.num_dst, N);
     call.scalar(a.loops, n);
-    call.scalar(a.steps, steps);
+    call.scalar(a.steps, halvings(N));
     call.output(os, {}, "coo_src");
     call.output(od, {}, "coo_dst");
     call.output(ol, {}, "own_loops");
-    call.run(c.pipeline(), key(loop_coo_.name));
+    call.run(c.pipeline(), key(loop_coo_));
 }
 
 void GraphBuildKernels::append_self_loops_to_coo(const index_t *src, const index_t *dst, int64_t num_edges,
@@ -224,7 +221,7 @@ void GraphBuildKernels::append_self_loops_to_coo(const index_t *src, const index
     call.output(Tensor::wrap(coo_src, {coo_len}, DType::I32, device_), {}, "coo_src");
     call.output(Tensor::wrap(coo_dst, {coo_len}, DType::I32, device_), {}, "coo_dst");
     call.output(Tensor::wrap(own_loops, {coo_len}, DType::Bool, device_), {}, "own_loops");
-    call.run(c.pipeline(), key(loop_append_.name));
+    call.run(c.pipeline(), key(loop_append_));
 }
 
 void GraphBuildKernels::gcn_weights(const index_t *src, const index_t *dst, const uint8_t *own_loops,
@@ -250,7 +247,7 @@ void GraphBuildKernels::gcn_weights(const index_t *src, const index_t *dst, cons
         call.scalar(a.num_edges, E);
         call.scalar(a.num_dst, N);
         call.output(deg, {2}, "degrees");
-        call.run(c.pipeline(), key(loop_degrees_.name));
+        call.run(c.pipeline(), key(loop_degrees_));
     }
     const CompiledPipeline &c = compiled(gcn_weights_);
     const GcnWeightsAlgorithm &a = gcn_weights_.algo;
@@ -265,7 +262,7 @@ void GraphBuildKernels::gcn_weights(const index_t *src, const index_t *dst, cons
     call.scalar(a.normalize, normalize ? 1 : 0);
     call.scalar(a.fill, fill);
     call.output(Tensor::wrap(weights, {len}, DType::F32, device_), {}, "weights");
-    call.run(c.pipeline(), key(gcn_weights_.name));
+    call.run(c.pipeline(), key(gcn_weights_));
 }
 
 std::string GraphBuildKernels::lowered_stmts() const {

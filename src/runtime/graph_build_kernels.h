@@ -84,11 +84,13 @@ public:
 
 private:
     /// A scheduled algorithm and its pipeline, compiled on first use; name keys the kernel cache and
-    /// names the kernel in errors (with the id type and device: key()).
+    /// names the kernel in errors (with the device and, for stages that read the edges' ids, the id
+    /// type: key()).
     template <typename A>
     struct Stage {
-        explicit Stage(const char *n) : name(n) {}
+        explicit Stage(const char *n, bool by_id_type = true) : name(n), typed(by_id_type) {}
         const char *name;
+        bool typed;
         A algo;
         std::once_flag once;
         std::unique_ptr<CompiledPipeline> compiled;
@@ -99,17 +101,20 @@ private:
     DType index_;
     Device device_;
     mutable Stage<CooStatsAlgorithm> stats_{"coo_stats"};
-    mutable Stage<StatsCombineAlgorithm> combine_{"stats_combine"};
+    // The combining pass reads int64 statistics whatever the ids' type, the self-loop stages int32
+    // arrays.
+    mutable Stage<StatsCombineAlgorithm> combine_{"stats_combine", false};
     mutable Stage<RowOffsetsAlgorithm> rows_{"row_offsets"};
     mutable Stage<NarrowIndexAlgorithm> narrow_{"narrow_index"};
     mutable Stage<NarrowPairAlgorithm> pair_{"narrow_pair"};
-    mutable Stage<LoopRowPtrAlgorithm> loop_rows_{"loop_row_ptr"};
-    mutable Stage<LoopCooAlgorithm> loop_coo_{"loop_coo"};
-    mutable Stage<LoopCooAppendAlgorithm> loop_append_{"loop_coo_append"};
-    mutable Stage<LoopDegreesAlgorithm> loop_degrees_{"loop_degrees"};
-    mutable Stage<GcnWeightsAlgorithm> gcn_weights_{"gcn_weights"};
+    mutable Stage<LoopRowPtrAlgorithm> loop_rows_{"loop_row_ptr", false};
+    mutable Stage<LoopCooAlgorithm> loop_coo_{"loop_coo", false};
+    mutable Stage<LoopCooAppendAlgorithm> loop_append_{"loop_coo_append", false};
+    mutable Stage<LoopDegreesAlgorithm> loop_degrees_{"loop_degrees", false};
+    mutable Stage<GcnWeightsAlgorithm> gcn_weights_{"gcn_weights", false};
 
-    std::string key(const char *pipeline) const;
+    template <typename A>
+    std::string key(const Stage<A> &stage) const;
 };
 
 }  // namespace gsparse
