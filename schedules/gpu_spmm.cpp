@@ -43,6 +43,13 @@ using namespace Halide;
 
 namespace {
 
+/// The smallest power of two >= x (1 for x <= 1).
+int64_t pow2_ceil(int64_t x) {
+    int64_t p = 1;
+    while (p < x) p *= 2;
+    return p;
+}
+
 const char *kName = "gpu_spmm";
 
 /// Whether a problem can run on its graph relabeled in the locality order (rowBalance = 3): rows
@@ -78,12 +85,13 @@ ScheduleSpace space(const Problem &p) {
             if (p.stats.nnz == 0 || p.stats.avg_row_length * static_cast<double>(tile) >=
                                         8.0 * static_cast<double>(std::max<int64_t>(p.stats.num_cols, 1)))
                 tiles.push_back(tile);
-    // kNTile, kNRegTile and kVecWidth above the innermost feature extent are never valid (their
-    // product must not exceed it): small feature lengths list only the values that can be.
+    // kNTile, kNRegTile and kVecWidth above the next power of two of the innermost feature extent
+    // are never valid (their product must not exceed it): small feature lengths list only the
+    // values that can be.
     auto upto = [f0](std::vector<int64_t> values) {
         std::vector<int64_t> kept;
         for (int64_t x : values)
-            if (x <= std::max<int64_t>(f0, 1) || kept.empty()) kept.push_back(x);
+            if (x <= pow2_ceil(f0) || kept.empty()) kept.push_back(x);
         return kept;
     };
     return {kName,
@@ -109,6 +117,18 @@ int64_t vec_width(const ScheduleParams &s) { return s.get_or("kVecWidth", 1); }
 int64_t nnz_unroll(const ScheduleParams &s) { return s.get_or("kNnzUnroll", 1); }
 int64_t src_tile(const ScheduleParams &s) { return s.get_or("kSrcTile", 0); }
 int64_t row_tails(const ScheduleParams &s) { return s.get_or("rowTails", 0); }
+
+
+/// Whether the one-thread-per-feature-group form (kNnzLanes = 1) runs one guarded feature tile
+/// wider than the innermost extent f0: kNTile * kNRegTile * kVecWidth above f0 (up to the next power
+/// of two of its feature groups, f0 / V), the threads past the row's end idle. F = 100 then takes one
+/// tile of 32 threads x 4 (25 busy) where tiles of 64 features shift inwards: two overlapping tiles,
+/// each gathering the row's neighbour ids and 64 features (128 read for 100). Narrower tiles keep
+/// shifting inwards (a guarded tile among several leaves the accumulators' indices to the block, which
+/// then keeps them in local memory).
+bool guarded_feature_tiles(const ScheduleParams &s, int64_t f0) {
+    return nnz_lanes(s) == 1 && s.get("kNTile") * s.get("kNRegTile") * vec_width(s) > f0;
+}
 
 /// The layout of the tails' kernel (schedule_row_tails): V features a thread (4, 2 or 1; at most
 /// the rows' own vector width max_vec where the rows load vectors, else 0), T threads over a row's
@@ -202,10 +222,22 @@ std::optional<std::string> invalid_reason(const ScheduleParams &s, const Problem
         return "kVecWidth " + std::to_string(V) + " does not divide the innermost feature extent " + std::to_string(f0) +
                " (rows would not be aligned for vector loads)";
     if (V > 1 && nnz_lanes(s) > 1) return "kVecWidth > 1 applies to kNnzLanes = 1 (one thread per feature group)";
-    if (T * R * V > f0)
-        return std::string(V > 1 ? "kNTile * kNRegTile * kVecWidth = " : "kNTile * kNRegTile = ") +
-               std::to_string(T * R * V) + " exceeds the innermost feature extent " + std::to_string(f0);
     const int64_t L = nnz_lanes(s);
+    // Feature tiles of the one-thread-per-group form are guarded where they do not divide the
+    // extent (guarded_feature_tiles), so they may reach the next power of two of its V-wide groups;
+    // the lane form shifts its tiles inside the extent.
+    if (L == 1 && T * R > pow2_ceil(f0 / V))
+        return "kNTile * kNRegTile = " + std::to_string(T * R) + " feature groups of kVecWidth " + std::to_string(V) +
+               " exceed " + std::to_string(pow2_ceil(f0 / V)) + ", the next power of two of the innermost feature extent's " +
+               std::to_string(f0 / V) + " groups";
+    if (L > 1 && T > f0)
+        return "kNTile = " + std::to_string(T) + " exceeds the innermost feature extent " + std::to_string(f0);
+    // A guarded tile whose last partial group of threads is one thread: Halide's simplifier pins that
+    // thread's id to 0 in its guarded accesses, so they no longer share the other accesses' base and
+    // the accumulators stay in local memory (CompactThreadAllocations).
+    if (L == 1 && guarded_feature_tiles(s, f0) && (f0 / V) % T == 1)
+        return "kNTile = " + std::to_string(T) + " leaves one thread for the last " + std::to_string(V) +
+               "-wide feature group of a guarded tile (" + std::to_string(f0 / V) + " groups); take another kNTile";
     if (!pow2(L) || L > 32) return "kNnzLanes must be a power of two in 1..32, got " + std::to_string(L);
     const int64_t U = nnz_unroll(s);
     if (U != 1 && U != 2 && U != 4) return "kNnzUnroll must be 1, 2 or 4, got " + std::to_string(U);
@@ -598,9 +630,33 @@ ScheduleParams with_row_tails(ScheduleParams s, const Problem &p) {
     return invalid_reason(t, p) ? s : t;
 }
 
+/// On graphs of short rows (average row length up to kCoveringTileMaxAvgRow) a whole-row default
+/// whose feature tile neither divides the innermost extent nor covers it (F = 47 or 100 in tiles of
+/// 32 or 64 features: two or more tiles shifted inwards, overlapping, each gathering the row's
+/// neighbour ids and a full tile of features) takes more outputs per thread (kNRegTile, up to 8)
+/// until one guarded tile covers the row (guarded_feature_tiles), where that point is valid. On the
+/// H200 (2026-11-28, benchmarks/results/2026-11-28-nvidia-h200-guarded-feature-tiles), training
+/// graphs, F = 47, copy_lhs / u_mul_e: lat-8m 1.21x / 1.31x, batch-10m 1.17x / 1.45x, knn-8m
+/// 1.14x / 1.04x faster, er-16m (average 16) 1.08x / 0.86x; rows split into segments (bip-2m,
+/// the reddit-like graphs) lost up to 0.65x.
+constexpr double kCoveringTileMaxAvgRow = 12.0;
+
+ScheduleParams covering_feature_tile(ScheduleParams s, const Problem &p) {
+    const int64_t f0 = p.layout.extents[0];
+    const int64_t T = s.get("kNTile"), V = vec_width(s);
+    int64_t R = s.get("kNRegTile");
+    if (p.stats.nnz <= 0 || p.stats.avg_row_length > kCoveringTileMaxAvgRow || s.get_or("kRowSplit", 0) != 0)
+        return s;
+    if (nnz_lanes(s) != 1 || T * R * V >= f0 || f0 % (T * R * V) == 0) return s;
+    while (T * R * V < f0 && R < 8) R *= 2;
+    ScheduleParams t = s;
+    t.values["kNRegTile"] = R;
+    return T * R * V >= f0 && !invalid_reason(t, p) ? t : s;
+}
+
 ScheduleParams default_params(const Problem &p) {
     auto selected = select_spmm_default(p, invalid_reason);
-    ScheduleParams d = with_row_tails(selected ? *selected : expert_params(p), p);
+    ScheduleParams d = covering_feature_tile(with_row_tails(selected ? *selected : expert_params(p), p), p);
     if (d.get_or("kRowSplit", 0) == 0)
         if (auto wide = wide_edge_operand_default(p)) return *wide;
     return d;
@@ -744,13 +800,21 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
         a.large_buffers = false;
     } else {
         // Feature f = fo * (T*R*V) + fr * (T*V) + ft * V + fv: thread ft owns V consecutive features
-        // (one vector load) and kNRegTile such groups at stride T*V.
+        // (one vector load) and kNRegTile such groups at stride T*V. Tiles up to the innermost
+        // extent shift inwards; one tile wider than it is guarded by feature group (threads past the
+        // row's end idle: guarded_feature_tiles).
         Var fv("fv"), fw("fw");
         std::vector<VarOrRVar> vorder = {fv, fr, ft, vi, vo, fo};
         for (int d = 1; d < rank; d++) vorder.push_back(a.f[d]);
-        rows.split(f0, fo, fi, T * R * V, TailStrategy::ShiftInwards)
-            .split(fi, fr, fw, T * V)
-            .split(fw, ft, fv, V)
+        const bool guarded = guarded_feature_tiles(s, a.layout.extents[0]);
+        auto split_features = [&](auto &&stage) -> decltype(auto) {
+            if (!guarded) return stage.split(f0, fo, fi, T * R * V, TailStrategy::ShiftInwards).split(fi, fr, fw, T * V).split(fw, ft, fv, V);
+            // Groups of V first (V divides the extent), then the guarded tiles of T*R groups: the
+            // guard tests the group, outside the vector loop.
+            Var fg("fg");
+            return stage.split(f0, fg, fv, V).split(fg, fo, fi, T * R, TailStrategy::GuardWithIf).split(fi, fr, ft, T);
+        };
+        split_features(rows)
             .split(a.v, vo, vi, M, TailStrategy::GuardWithIf)
             .reorder(vorder)
             .unroll(fr)
@@ -765,11 +829,19 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
 
         // Per-thread register accumulators for the block's rows and features.
         a.acc.compute_at(rows, vo).store_in(MemoryType::Register).bound_extent(a.v, M);
-        a.acc.split(f0, fo, fi, T * R * V).split(fi, fr, fw, T * V).split(fw, ft, fv, V);
+        if (guarded) {
+            split_features(a.acc);
+        } else {
+            a.acc.split(f0, fo, fi, T * R * V).split(fi, fr, fw, T * V).split(fw, ft, fv, V);
+        }
         a.acc.reorder(fv, fr, ft, a.v, fo).unroll(fr).gpu_threads(ft, a.v);
         if (V > 1) a.acc.vectorize(fv);
         Stage upd = a.acc.update();
-        upd.split(f0, fo, fi, T * R * V).split(fi, fr, fw, T * V).split(fw, ft, fv, V);
+        if (guarded) {
+            split_features(upd);
+        } else {
+            upd.split(f0, fo, fi, T * R * V).split(fi, fr, fw, T * V).split(fw, ft, fv, V);
+        }
         if (V > 1) upd.vectorize(fv);
         RVar k = a.k.x;
         if (smem) {

@@ -488,6 +488,51 @@ TEST_F(GpuSpmm, VecWidthEveryReduce) {
         EXPECT_TRUE(check(g, SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Sum}, x, {}, &q)) << q.str();
 }
 
+TEST_F(GpuSpmm, GuardedFeatureTilesEveryReduce) {
+    // One feature tile wider than a feature length that is not a power of two (F = 100: 32 threads x
+    // 4 features, 16 x 2 x 4; F = 47: 16 threads x 4 outputs, 32 x 2): the threads past the row's end
+    // idle. Every reduce (arg ids included), shared ids or not, row split, row tails, balanced rows,
+    // heads, on a random graph with empty rows, a very long row, duplicates and self-loops.
+    auto p = [](int64_t M, int64_t T, int64_t R, int64_t V, int64_t smem, int64_t split, int64_t balance,
+                int64_t tails = 0) {
+        return ScheduleParams{"gpu_spmm",
+                              {{"kMTile", M}, {"kNTile", T}, {"kNRegTile", R}, {"kNnzTile", 32}, {"smemColIdx", smem},
+                               {"kRowSplit", split}, {"rowBalance", balance}, {"kNnzLanes", 1}, {"kVecWidth", V},
+                               {"rowTails", tails}}};
+    };
+    Graph g = test::random_graph(4700);
+    struct Case {
+        int64_t F;
+        ScheduleParams q;
+    };
+    const Case cases[] = {{100, p(4, 32, 1, 4, 0, 0, 0)},    {100, p(4, 16, 2, 4, 1, 0, 1)},
+                          {100, p(8, 32, 1, 4, 0, 256, 0)},  {100, p(4, 16, 8, 1, 0, 128, 0, 1)},
+                          {47, p(4, 16, 4, 1, 1, 0, 0)},     {47, p(8, 32, 2, 1, 0, 128, 0)},
+                          {47, p(2, 64, 1, 1, 1, 0, 1)}};
+    for (const Case &c : cases) {
+        ASSERT_FALSE(spmm_schedule("gpu_spmm").invalid_reason(
+            c.q, spmm_problem(SpmmSpec{BinaryOp::Mul}, plan_features(BinaryOp::Mul, {c.F}, {c.F}), g.stats())))
+            << c.q.str();
+        Tensor x = features(g.num_src(), {c.F}, 31);
+        Tensor w = features(g.num_edges(), {c.F}, 32);
+        const bool tails = c.q.get("rowTails") != 0;
+        for (ReduceOp r : kReduces) {
+            if (tails && (r == ReduceOp::Max || r == ReduceOp::Min)) continue;  // row tails: sum and mean
+            try {
+                EXPECT_TRUE(check(g, SpmmSpec{BinaryOp::Mul, r}, x, w, &c.q)) << c.q.str() << " " << reduce_op_name(r);
+                EXPECT_TRUE(check(g, SpmmSpec{BinaryOp::CopyLhs, r}, x, {}, &c.q)) << c.q.str() << " " << reduce_op_name(r);
+            } catch (const std::exception &e) {
+                FAIL() << c.q.str() << " " << reduce_op_name(r) << " F=" << c.F << ": " << e.what();
+            }
+        }
+    }
+    // Heads: 4 x 25 features, one scalar per edge and head.
+    const ScheduleParams heads = p(4, 32, 1, 1, 0, 0, 0);
+    Tensor x = features(g.num_src(), {4, 25}, 33);
+    Tensor w = features(g.num_edges(), {4, 1}, 34);
+    EXPECT_TRUE(check(g, SpmmSpec{BinaryOp::Mul, ReduceOp::Sum}, x, w, &heads)) << heads.str();
+}
+
 TEST_F(GpuSpmm, RealGraphs) {
     for (const std::string &name : test::real_graph_names()) {
         const std::string path = test::real_graph_path(name);
