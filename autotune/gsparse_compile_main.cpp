@@ -35,6 +35,15 @@ void emit_gradients(const dsl::ProgramGradients &grads, int feat, Device device,
         for (const auto &a : args) std::printf(" %s", a.c_str());
         std::printf("\n");
     };
+    if (grads.winner) {
+        // Max / min: the winning edge per row and feature first; the operand libraries read it.
+        const dsl::SpmmKernel k = grads.winner->compile(feat, device);
+        k.compile_to_static_library(out_dir, name + "_grad_winner");
+        std::printf("winners  %s/%s_grad_winner.a (the graph; [num_dst, F], each row's winning edge id as the bits of "
+                    "the feature type), read as the operand '%s'\n  arguments",
+                    out_dir.c_str(), name.c_str(), grads.winner_operand.c_str());
+        print_args(k.argument_names());
+    }
     if (grads.scale) {
         const dsl::SpmmKernel k = grads.scale->compile(feat, device);
         k.compile_to_static_library(out_dir, name + "_grad_scale");
@@ -98,8 +107,9 @@ int main(int argc, char **argv) {
                                          "plugin's schedules or the default user schedule, e.g. \"my_rows{rows=8}\"");
     app.add_flag("--list", list, "with --plugin: print its programs and schedules and exit");
     app.add_flag("--gradients", gradients,
-                 "with --program: also emit its backward derived from the message (programs that sum their message, "
-                 "and per-edge programs), one library <name>_grad_<operand> per operand (docs/dsl.md)");
+                 "with --program: also emit its backward derived from the message (programs that sum, maximise or "
+                 "minimise their message, and per-edge programs), one library <name>_grad_<operand> per operand, and "
+                 "for max / min <name>_grad_winner (docs/dsl.md)");
     auto *out_opt = app.add_option("--out", out_dir, "output folder");
     auto *name_opt = app.add_option("--name", name, "kernel name (a C identifier)");
     CLI11_PARSE(app, argc, argv);

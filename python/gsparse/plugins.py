@@ -80,8 +80,9 @@ class Plugin:
 
     def gradients(self, name, features, device="cpu"):
         """The backward of program `name` derived from its message (programs that sum their message,
-        optionally with a finalize linear in the sum such as a mean, and per-edge programs;
-        docs/dsl.md), compiled for `features` features on `device`: a DerivedBackward.
+        optionally with a finalize linear in the sum such as a mean, programs that take its maximum or
+        minimum, and per-edge programs; docs/dsl.md), compiled for `features` features on `device`: a
+        DerivedBackward.
         gsparse.ShapeError naming why a program has none (another reduction, a message that reads
         node or edge ids, an operation without a derivative rule). Compiled once per argument set."""
         device = _device_type(device)
@@ -235,28 +236,37 @@ class DerivedBackward:
     is its output's gradient, read at the edge), an operand read at the destination gets a g-SpMM
     program on the graph, one read at the source a g-SpMM program on the reverse graph, one read at
     the edge a per-edge program, each over G and the forward operands it needs; a broadcast operand
-    the sum of its gradient's features."""
+    the sum of its gradient's features. A max or min program first finds each row's winning edge per
+    feature (the winners' program, one more pass over the edges) and its gradient programs take G
+    at that edge only."""
 
-    def __init__(self, grad_operand, scale, operands):
+    def __init__(self, grad_operand, scale, operands, winner_operand="", winner=None):
         self.grad_operand = grad_operand
         self.scale = UserProgram(scale) if scale is not None else None
         self.operands = [(name, at, broadcast, form, UserProgram(rows) if rows is not None else EdgeProgram(edges))
                          for name, at, broadcast, form, rows, edges in operands]
+        self.winner_operand = winner_operand
+        self.winner = UserProgram(winner) if winner is not None else None
 
     def __call__(self, g, grad, **operands):
         """{operand name: gradient} of the program's output against grad (its gradient)."""
         if self.scale is not None:
             grad = grad * self.scale(g)
+        given = {self.grad_operand: grad}
+        if self.winner is not None:
+            # The winning edge ids, as the bits of the feature type (read back as integers).
+            given[self.winner_operand] = self.winner(g, **{n: operands[n] for n in self.winner.operand_names})
         grads = {}
         for name, _, broadcast, form, prog in self.operands:
-            args = {n: (grad if n == self.grad_operand else operands[n]) for n in prog.operand_names}
+            args = {n: given[n] if n in given else operands[n] for n in prog.operand_names}
             d = prog(g.reverse() if form == "reverse_rows" else g, **args)
             grads[name] = d.sum(dim=1, keepdim=True) if broadcast else d
         return grads
 
     def __repr__(self):
         forms = ", ".join(f"{n}: {form}" for n, _, _, form, _ in self.operands)
-        return f"DerivedBackward({forms}{', scaled' if self.scale is not None else ''})"
+        extra = (", scaled" if self.scale is not None else "") + (", at the winners" if self.winner is not None else "")
+        return f"DerivedBackward({forms}{extra})"
 
 
 def user_op(program, backward=None, save_outputs=False):

@@ -56,16 +56,44 @@ private:
 
 At swapped(At at) { return at == At::Src ? At::Dst : at == At::Dst ? At::Src : At::Edge; }
 
-/// ShapeError (after `why`) unless the monoid is a sum over single values: identity 0, combine a + x.
-void check_sum(const std::string &why, const Monoid *m, Halide::Type type) {
+enum class Reduction { Sum, Max, Min };
+
+/// What the monoid reduces by: a sum (identity 0, combine a + x), a maximum or a minimum (combine
+/// max(a, x) / min(a, x)) over single values; ShapeError (after `why`) for any other.
+Reduction reduction_of(const std::string &why, const Monoid *m, Halide::Type type) {
     if (!m) fail<ShapeError>(why, "it has no reduction");
     if (m->over_tuples()) fail<ShapeError>(why, "its monoid '", m->name, "' reduces tuples (give a backward)");
     const Expr a = Variable::make(type, kAccVar), x = Variable::make(type, "gsparse_msg$");
     const Expr combined = simplify(m->combine(a, x));
-    const bool sum = is_const_zero(simplify(m->identity(type))) &&
-                     (equal(combined, simplify(a + x)) || equal(combined, simplify(x + a)));
-    if (!sum)
-        fail<ShapeError>(why, "its monoid '", m->name, "' is not a sum (a derived backward needs sum; give one)");
+    auto either = [&](const Expr &e, const Expr &f) { return equal(combined, simplify(e)) || equal(combined, simplify(f)); };
+    if (is_const_zero(simplify(m->identity(type))) && either(a + x, x + a)) return Reduction::Sum;
+    if (either(Halide::max(a, x), Halide::max(x, a))) return Reduction::Max;
+    if (either(Halide::min(a, x), Halide::min(x, a))) return Reduction::Min;
+    fail<ShapeError>(why, "its monoid '", m->name,
+                     "' is not a sum, max or min (a derived backward needs one of them; give a backward)");
+}
+
+/// The edge id that `bits` (a value of the feature type, ProgramGradients::winner) holds.
+Expr edge_id_of(const Expr &bits) { return Halide::reinterpret(Halide::Int(bits.type().bits()), bits); }
+
+/// The winners' monoid of a max (min) program: (value, edge id bits) pairs, the larger (smaller)
+/// value taken, the smaller edge id among equal values; merged the same way, so any order of
+/// combination gives the same winner.
+std::shared_ptr<const Monoid> winner_monoid(const Monoid &m, bool max) {
+    auto w = std::make_shared<Monoid>();
+    w->name = "winner_of_" + m.name;
+    const Monoid value = m;
+    w->identity_values = [value](Halide::Type t) {
+        return Halide::Tuple(value.identity(t), Halide::reinterpret(t, Halide::Int(t.bits()).max()));
+    };
+    auto pick = [max](const Halide::Tuple &acc, const Halide::Tuple &x) {
+        const Expr better = max ? x[0] > acc[0] : x[0] < acc[0];
+        const Expr take = better || (x[0] == acc[0] && edge_id_of(x[1]) < edge_id_of(acc[1]));
+        return Halide::Tuple(Halide::select(take, x[0], acc[0]), Halide::select(take, x[1], acc[1]));
+    };
+    w->combine_values = pick;
+    w->merge_values = pick;
+    return w;
 }
 
 /// The gradient programs of every operand of a message (operand reads already variables): g-SpMM
@@ -73,7 +101,13 @@ void check_sum(const std::string &why, const Monoid *m, Halide::Type type) {
 /// programs (at the edge), each reading G at grad_at[form].
 std::vector<OperandGradient> operand_gradients(const std::string &program, Halide::Type type, const Expr &message,
                                                const std::vector<Operand> &operands, const std::string &grad_operand,
-                                               const At (&grad_at)[3]) {
+                                               const At (&grad_at)[3], const std::string &winner = "") {
+    // With winners (ProgramGradients::winner): the value at the winning edge only, 0 elsewhere.
+    auto at_winner = [&](auto &p, const Expr &value, At at) {
+        if (winner.empty()) return value;
+        const Expr won = edge_id_of(p.operand(winner, at)) == Halide::cast(Halide::Int(type.bits()), p.edge());
+        return Halide::select(won, value, make_zero(type));
+    };
     std::vector<OperandGradient> out;
     for (const Operand &o : operands) {
         const Expr dm = differentiate(message, kOperandVar + o.name);
@@ -95,14 +129,15 @@ std::vector<OperandGradient> operand_gradients(const std::string &program, Halid
         if (o.at == At::Edge) {
             auto edges = std::make_shared<SddmmProgram>(name, type);
             const Expr d = rebuild(*edges, [](At at) { return at; });
-            edges->edge_value(edges->operand(grad_operand, grad_at[2]) * d);
+            edges->edge_value(at_winner(*edges, edges->operand(grad_operand, grad_at[2]) * d, grad_at[2]));
             g.form = OperandGradient::Form::Edges;
             g.edges = std::move(edges);
         } else {
             const bool reverse = o.at == At::Src;
             auto rows = std::make_shared<SpmmProgram>(name, type);
             const Expr d = reverse ? rebuild(*rows, swapped) : rebuild(*rows, [](At at) { return at; });
-            rows->message(rows->operand(grad_operand, reverse ? grad_at[1] : grad_at[0]) * d);
+            const At g_at = reverse ? grad_at[1] : grad_at[0];
+            rows->message(at_winner(*rows, rows->operand(grad_operand, g_at) * d, g_at));
             rows->reduce(Monoid::sum());
             g.form = reverse ? OperandGradient::Form::ReverseRows : OperandGradient::Form::Rows;
             g.rows = std::move(rows);
@@ -125,13 +160,13 @@ Expr message_over_operands(const std::string &why, const Expr &message, const st
     return m;
 }
 
-/// "grad", or that with underscores appended until no operand has the name.
-std::string grad_operand_name(const std::vector<Operand> &operands) {
-    std::set<std::string> names;
+/// `base`, or that with underscores appended until no operand and none of `taken` has the name.
+std::string fresh_operand_name(const std::vector<Operand> &operands, std::string base,
+                               const std::set<std::string> &taken = {}) {
+    std::set<std::string> names = taken;
     for (const Operand &o : operands) names.insert(o.name);
-    std::string name = "grad";
-    while (names.count(name)) name += "_";
-    return name;
+    while (names.count(base)) base += "_";
+    return base;
 }
 
 }  // namespace
@@ -140,12 +175,26 @@ ProgramGradients derive_gradients(const SpmmProgram &p) {
     const std::string why = "program " + p.name_ + " has no derived backward: ";
     if (p.message_.size() != 1)
         fail<ShapeError>(why, p.message_.empty() ? "it has no message" : "its message is a tuple (give a backward)");
-    check_sum(why, p.monoid_.get(), p.type_);
+    const Reduction reduction = reduction_of(why, p.monoid_.get(), p.type_);
     if (p.finalize_values_ || p.finalize_outputs_) fail<ShapeError>(why, "it has several outputs or a tuple finalize");
+    if (reduction != Reduction::Sum && p.finalize_)
+        fail<ShapeError>(why, "its ", p.monoid_->name, " has a finalize (a derived ", p.monoid_->name,
+                         " backward takes none; give a backward)");
     const Expr message = message_over_operands(why, p.message_[0], p.operands_, "message", p.message_site_);
 
     ProgramGradients out;
-    out.grad_operand = grad_operand_name(p.operands_);
+    out.grad_operand = fresh_operand_name(p.operands_, "grad");
+    if (reduction != Reduction::Sum) {
+        // The winners: the forward's message and operands, paired with the edge id, reduced by the
+        // winners' monoid; its output is the id.
+        auto w = std::make_shared<SpmmProgram>(p);
+        w->name_ = p.name_ + "_winner";
+        w->message_ = {p.message_[0], Halide::reinterpret(p.type_, Halide::cast(Halide::Int(p.type_.bits()), p.e_))};
+        w->monoid_ = winner_monoid(*p.monoid_, reduction == Reduction::Max);
+        w->finalize_values_ = [](const Halide::Tuple &acc, Expr) { return acc[1]; };
+        out.winner = std::move(w);
+        out.winner_operand = fresh_operand_name(p.operands_, "winner", {out.grad_operand});
+    }
     // The finalize's derivative in the sum: G = grad * dfin/dacc, which may depend on the degree only.
     if (p.finalize_) {
         const Expr acc = Variable::make(p.type_, kAccVar);
@@ -165,7 +214,7 @@ ProgramGradients derive_gradients(const SpmmProgram &p) {
     // G is read at the destination (the graph's rows, the edges' destination) and, on the reverse
     // graph, at its source.
     const At grad_at[3] = {At::Dst, At::Src, At::Dst};
-    out.operands = operand_gradients(p.name_, p.type_, message, p.operands_, out.grad_operand, grad_at);
+    out.operands = operand_gradients(p.name_, p.type_, message, p.operands_, out.grad_operand, grad_at, out.winner_operand);
     return out;
 }
 
@@ -174,7 +223,7 @@ ProgramGradients derive_gradients(const SddmmProgram &p) {
     if (!p.value_.defined()) fail<ShapeError>(why, "it has no edge value");
     const Expr value = message_over_operands(why, p.value_, p.operands_, "edge value", p.value_site_);
     ProgramGradients out;
-    out.grad_operand = grad_operand_name(p.operands_);
+    out.grad_operand = fresh_operand_name(p.operands_, "grad");
     const At grad_at[3] = {At::Edge, At::Edge, At::Edge};  // G is the per-edge output's gradient
     out.operands = operand_gradients(p.name_, p.type_, value, p.operands_, out.grad_operand, grad_at);
     return out;

@@ -10,9 +10,21 @@
 //   d op_edge[e, f] = G[v, f] * dm/d op_edge                                    (per-edge program)
 //
 // A broadcast operand ([rows, 1]) gets the sum over f of its program's output. The programs read
-// the forward operands they need by the same names, and G as the operand `grad_operand`. A message
-// that reads the node or edge ids (src(), dst(), edge(), degree()) or a reduction other than sum
-// has no derived backward: ShapeError naming why (give the backward yourself, gsparse.user_op).
+// the forward operands they need by the same names, and G as the operand `grad_operand`.
+//
+// A program that takes the maximum (Monoid::max) or minimum (Monoid::min) of its message, without a
+// finalize, passes G to the one in-edge whose message won, per row and feature:
+//   W[v, f]        = the smallest edge id e into v with m(f, u, v, e) = out[v, f]      (the `winner` program)
+//   d op_dst[v, f] = sum over in-edges e of v  of [e = W[v, f]] G[v, f] * dm/d op_dst
+//   d op_src[u, f] = sum over out-edges e of u of [e = W[v, f]] G[v, f] * dm/d op_src
+//   d op_edge[e, f] = [e = W[v, f]] G[v, f] * dm/d op_edge
+// (a subgradient: with several equal maxima, the first edge takes it all, as DGL's max does, where
+// PyTorch's scatter_reduce("amax") shares it among them). The winners come from their own pass over
+// the edges, so the forward keeps nothing for the backward.
+//
+// A message that reads the node or edge ids (src(), dst(), edge(), degree()) or a reduction other
+// than sum, max and min has no derived backward: ShapeError naming why (give the backward yourself,
+// gsparse.user_op).
 // Per-edge programs (dsl/user_sddmm.h) get the same, with G read at the edge.
 #pragma once
 
@@ -45,6 +57,14 @@ struct ProgramGradients {
     std::string grad_operand;            ///< the name under which the programs read G
     std::shared_ptr<SpmmProgram> scale;  ///< dfin/dacc per destination row; null without a finalize
     std::vector<OperandGradient> operands;  ///< one per forward operand, in declaration order
+    /// A max or min program's winners: this program (the forward's message and operands) gives, per
+    /// destination row and feature, the id of the edge whose message is the row's maximum (minimum;
+    /// among equal messages the smallest edge id), an integer stored as the bits of the feature type
+    /// (float32: int32, float64: int64), [num_dst, F], 0 bits on rows without in-edges. The operand
+    /// programs read it as the operand `winner_operand` (at the destination, or at the source of the
+    /// reverse graph) and take G only at the winning edge. Null for a sum.
+    std::shared_ptr<SpmmProgram> winner;
+    std::string winner_operand;
 };
 
 /// The derived backward of program; ShapeError naming why a program has none.

@@ -1,11 +1,12 @@
 // The derived backward of user programs (dsl/user_gradients.h, dsl/differentiate.h): the derivative
 // rules against central differences of the expression, and every operand's gradient program run on
 // random graphs (empty rows, a long row, duplicate edges, self-loops, shuffled edge ids, bipartite)
-// against central differences of the forward program itself, in float64; clear errors for programs
-// without a derived backward.
+// against central differences of the forward program itself, in float64 (sums, means, maxima and
+// minima); clear errors for programs without a derived backward.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "dsl/differentiate.h"
@@ -117,8 +118,18 @@ Tensor derived_gradient(const dsl::ProgramGradients &grads, const OperandGradien
             G.data_as<double>()[i] = R.data_as<double>()[i] * s.data_as<double>()[i];
     }
     std::map<std::string, Tensor> args;
+    if (grads.winner) {
+        // Max / min: each row's winning edge ids first, from the forward's operands.
+        std::map<std::string, Tensor> forward;
+        for (const auto &info : grads.winner->operands()) forward[info.name] = operands.at(info.name);
+        Tensor W = Tensor::zeros({g.num_dst(), F}, DType::F64);
+        grads.winner->compile(F).run(g, forward, W);
+        args[grads.winner_operand] = W;
+    }
     const auto infos = og.form == OperandGradient::Form::Edges ? og.edges->operands() : og.rows->operands();
-    for (const auto &info : infos) args[info.name] = info.name == grads.grad_operand ? G : operands.at(info.name);
+    for (const auto &info : infos)
+        if (info.name != grads.winner_operand || !grads.winner)
+            args[info.name] = info.name == grads.grad_operand ? G : operands.at(info.name);
     const int64_t rows = og.at == At::Src ? g.num_src() : og.at == At::Dst ? g.num_dst() : g.num_edges();
     Tensor full = Tensor::zeros({rows, F}, DType::F64);
     if (og.form == OperandGradient::Form::Edges) {
@@ -193,6 +204,67 @@ TEST(UserGradients, EveryOperandMatchesCentralDifferencesOfTheForward) {
     }
 }
 
+/// The maximum (minimum) over in-edges of a message of every operand kind: tanh(x[u] * w[e]) +
+/// y[v] * a[u] + 0.3 w[e]^2 (duplicate edges differ in w, so no two messages of a row tie).
+SpmmProgram extremum_program(bool max) {
+    SpmmProgram p(max ? "rich_max" : "rich_min", Halide::Float(64));
+    Expr x = p.operand("x", At::Src);
+    Expr y = p.operand("y", At::Dst);
+    Expr w = p.operand("w", At::Edge, true);
+    Expr a = p.operand("a", At::Src, true);
+    p.message(Halide::tanh(x * w) + y * a + K(0.3) * w * w);
+    p.reduce(max ? Monoid::max() : Monoid::min());
+    return p;
+}
+
+TEST(UserGradients, MaxAndMinPassTheGradientToTheWinningEdge) {
+    test::RandomGraphOptions base;
+    base.num_nodes = 40;
+    base.long_row = 60;
+    test::RandomGraphOptions bipartite = base;
+    bipartite.num_src = 25;
+    for (const auto &[name, opt] : {std::pair{"square", base}, std::pair{"bipartite", bipartite}}) {
+        const Graph g = test::random_graph(17, opt);
+        const int F = opt.num_src < 0 ? 1 : 3;
+        for (bool max : {true, false}) {
+            std::mt19937 rng(static_cast<uint32_t>(31 + F + (max ? 0 : 7)));
+            check_gradients(extremum_program(max), g, F, g.num_dst(), rng,
+                            std::string(name) + (max ? " max" : " min") + " F=" + std::to_string(F));
+        }
+    }
+    // The winners' program: among equal messages the smallest edge id (edges 1 and 2 repeat 1 -> 2),
+    // whatever the order; a row without in-edges holds 0.
+    const Graph g = Graph::from_edges(3, {0, 1, 1, 2}, {2, 2, 2, 0});
+    SpmmProgram p("copy_max", Halide::Float(64));
+    p.message(p.operand("x", At::Src));
+    p.reduce(Monoid::max());
+    const dsl::ProgramGradients grads = dsl::derive_gradients(p);
+    ASSERT_NE(grads.winner, nullptr);
+    EXPECT_EQ(grads.winner_operand, "winner");
+    Tensor x = Tensor::empty({3, 1}, DType::F64);
+    x.data_as<double>()[0] = 1.0;
+    x.data_as<double>()[1] = 3.0;
+    x.data_as<double>()[2] = -2.0;
+    Tensor W = Tensor::zeros({3, 1}, DType::F64);
+    grads.winner->compile(1).run(g, {{"x", x}}, W);
+    auto id = [&](int row) {
+        int64_t bits;
+        std::memcpy(&bits, W.data_as<double>() + row, sizeof bits);
+        return bits;
+    };
+    EXPECT_EQ(id(2), 1);  // x[1] = 3 over edges 1 and 2
+    EXPECT_EQ(id(0), 3);  // the one edge 2 -> 0
+    EXPECT_EQ(id(1), 0);  // no in-edges
+    // The gradient of x: all of row 2's to edge 1's source (node 1), row 0's to node 2.
+    Tensor R = Tensor::zeros({3, 1}, DType::F64);
+    R.data_as<double>()[0] = 5.0;
+    R.data_as<double>()[2] = 7.0;
+    const Tensor dx = derived_gradient(grads, grads.operands[0], g, 1, {{"x", x}}, R);
+    EXPECT_EQ(dx.data_as<double>()[0], 0.0);
+    EXPECT_EQ(dx.data_as<double>()[1], 7.0);
+    EXPECT_EQ(dx.data_as<double>()[2], 5.0);
+}
+
 /// A per-edge program of every operand kind: leaky_relu(x[u] * y[v] + a[u] + w[e]) * exp(-w[e]^2).
 dsl::SddmmProgram rich_edge_program() {
     dsl::SddmmProgram p("rich_edges", Halide::Float(64));
@@ -265,10 +337,17 @@ TEST(UserGradients, ProgramsWithoutADerivedBackwardAreNamed) {
         SpmmProgram p(name);
         return p;
     };
-    SpmmProgram max = program("weighted_max");
-    max.message(max.operand("x", At::Src) * max.operand("w", At::Edge, true));
-    max.reduce(Monoid::max());
-    EXPECT_TRUE(test::throws_with<ShapeError>([&] { dsl::derive_gradients(max); }, {"monoid 'max' is not a sum"}));
+    SpmmProgram product = program("weighted_product");
+    product.message(product.operand("x", At::Src) * product.operand("w", At::Edge, true));
+    product.reduce(Monoid::product());
+    EXPECT_TRUE(test::throws_with<ShapeError>([&] { dsl::derive_gradients(product); },
+                                              {"monoid 'product' is not a sum, max or min"}));
+
+    SpmmProgram scaled_max = program("scaled_max");
+    scaled_max.message(scaled_max.operand("x", At::Src));
+    scaled_max.reduce(Monoid::max());
+    scaled_max.finalize([](Expr acc, Expr) { return acc * 2.0f; });
+    EXPECT_TRUE(test::throws_with<ShapeError>([&] { dsl::derive_gradients(scaled_max); }, {"its max has a finalize"}));
 
     SpmmProgram fake = program("fake_sum");
     fake.message(fake.operand("x", At::Src));
