@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <random>
 
 #include "dsl/differentiate.h"
@@ -91,17 +92,29 @@ double dot(const Tensor &a, const Tensor &b) {
     return s;
 }
 
-/// A program of every operand kind: x at the source, y at the destination, w at the edge
-/// (broadcast), a at the source (broadcast); a smooth message with a select; mean or sum.
-SpmmProgram rich_program(bool mean) {
-    SpmmProgram p(mean ? "rich_mean" : "rich_sum", Halide::Float(64));
+/// A float64 program of every operand kind: x at the source, y at the destination, w at the edge
+/// (broadcast), a at the source (broadcast), with message(x, y, w, a) reduced by `monoid`.
+SpmmProgram four_operand_program(const std::string &name, const std::function<Expr(Expr, Expr, Expr, Expr)> &message,
+                                 Monoid monoid) {
+    SpmmProgram p(name, Halide::Float(64));
     Expr x = p.operand("x", At::Src);
     Expr y = p.operand("y", At::Dst);
     Expr w = p.operand("w", At::Edge, true);
     Expr a = p.operand("a", At::Src, true);
-    p.message(Halide::tanh(x * w) * Halide::exp(-y * y) + Halide::select(x > y, x * a, K(0.5) * y) +
-              Halide::sqrt(w * w + K(1)) * Halide::log(K(1) + a * a));
-    p.reduce(Monoid::sum());
+    p.message(message(x, y, w, a));
+    p.reduce(std::move(monoid));
+    return p;
+}
+
+/// A smooth message of every operand kind with a select; mean or sum.
+SpmmProgram rich_program(bool mean) {
+    SpmmProgram p = four_operand_program(
+        mean ? "rich_mean" : "rich_sum",
+        [](Expr x, Expr y, Expr w, Expr a) {
+            return Halide::tanh(x * w) * Halide::exp(-y * y) + Halide::select(x > y, x * a, K(0.5) * y) +
+                   Halide::sqrt(w * w + K(1)) * Halide::log(K(1) + a * a);
+        },
+        Monoid::sum());
     if (mean) p.finalize([](Expr acc, Expr degree) { return acc / Halide::cast<double>(degree); });
     return p;
 }
@@ -207,14 +220,10 @@ TEST(UserGradients, EveryOperandMatchesCentralDifferencesOfTheForward) {
 /// The maximum (minimum) over in-edges of a message of every operand kind: tanh(x[u] * w[e]) +
 /// y[v] * a[u] + 0.3 w[e]^2 (duplicate edges differ in w, so no two messages of a row tie).
 SpmmProgram extremum_program(bool max) {
-    SpmmProgram p(max ? "rich_max" : "rich_min", Halide::Float(64));
-    Expr x = p.operand("x", At::Src);
-    Expr y = p.operand("y", At::Dst);
-    Expr w = p.operand("w", At::Edge, true);
-    Expr a = p.operand("a", At::Src, true);
-    p.message(Halide::tanh(x * w) + y * a + K(0.3) * w * w);
-    p.reduce(max ? Monoid::max() : Monoid::min());
-    return p;
+    return four_operand_program(
+        max ? "rich_max" : "rich_min",
+        [](Expr x, Expr y, Expr w, Expr a) { return Halide::tanh(x * w) + y * a + K(0.3) * w * w; },
+        max ? Monoid::max() : Monoid::min());
 }
 
 TEST(UserGradients, MaxAndMinPassTheGradientToTheWinningEdge) {
