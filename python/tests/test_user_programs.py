@@ -21,7 +21,8 @@ def plugin():
     return gsparse.load_plugin(PLUGIN)
 
 
-def graph():
+def graph(dynamic_on=None):
+    """(graph, edge_index): a static graph, or with dynamic_on a dynamic one on that device."""
     gen = torch.Generator().manual_seed(4)
     n, E = 60, 400
     src = torch.randint(0, n, (E,), generator=gen)
@@ -29,6 +30,8 @@ def graph():
     src[:3] = dst[:3]  # self-loops
     src[3:6], dst[3:6] = src[6:9].clone(), dst[6:9].clone()  # duplicate edges
     ei = torch.stack([src, dst])
+    if dynamic_on is not None:
+        return gsparse.Graph(ei.to(dynamic_on), num_nodes=n, dynamic=True), ei
     return gsparse.Graph(ei, num_nodes=n), ei
 
 
@@ -166,9 +169,7 @@ def test_user_op_derives_the_backward_from_the_message(plugin, device, dynamic):
     # No backward given: every operand's gradient is a user program derived from the message
     # (operands at the source on the reverse graph, at the destination and the edge on the graph,
     # broadcast ones summed over the features; the mean's 1 / degree as a scale).
-    g, ei = graph()
-    if dynamic:
-        g = gsparse.Graph(ei.to(device), num_nodes=g.num_dst, dynamic=True)
+    g, ei = graph(device if dynamic else None)
     F = 6
     f = gsparse.user_op(plugin.program("gated_mean", features=F, device=device))
     gen = torch.Generator().manual_seed(7)
@@ -231,9 +232,7 @@ def test_user_op_derives_the_backward_of_a_max(plugin, device, dynamic):
     # weighted_max without a backward: the winners' program finds each row's winning edge per
     # feature, and G goes to that edge only (no two messages of a row tie here: the duplicate edges
     # differ in w), as PyTorch's scatter_reduce("amax") gives it; rows without in-edges give 0.
-    g, ei = graph()
-    if dynamic:
-        g = gsparse.Graph(ei.to(device), num_nodes=g.num_dst, dynamic=True)
+    g, ei = graph(device if dynamic else None)
     F = 6
     f = gsparse.user_op(plugin.program("weighted_max", features=F, device=device))
     gen = torch.Generator().manual_seed(9)

@@ -196,17 +196,23 @@ void check_gradients(const Program &p, const Graph &g, int F, int64_t out_rows, 
     }
 }
 
-TEST(UserGradients, EveryOperandMatchesCentralDifferencesOfTheForward) {
+/// The graph shapes of the gradient checks: 40 nodes with a long row of 60, square and bipartite
+/// (25 sources).
+struct GraphShape {
+    const char *name;
+    test::RandomGraphOptions opt;
+};
+std::vector<GraphShape> graph_shapes() {
     test::RandomGraphOptions base;
     base.num_nodes = 40;
     base.long_row = 60;
     test::RandomGraphOptions bipartite = base;
     bipartite.num_src = 25;
-    const struct {
-        const char *name;
-        test::RandomGraphOptions opt;
-    } graphs[] = {{"square", base}, {"bipartite", bipartite}};
-    for (const auto &gc : graphs) {
+    return {{"square", base}, {"bipartite", bipartite}};
+}
+
+TEST(UserGradients, EveryOperandMatchesCentralDifferencesOfTheForward) {
+    for (const GraphShape &gc : graph_shapes()) {
         const Graph g = test::random_graph(7, gc.opt);
         for (bool mean : {false, true}) {
             const int F = gc.opt.num_src < 0 ? 3 : 1;
@@ -227,18 +233,13 @@ SpmmProgram extremum_program(bool max) {
 }
 
 TEST(UserGradients, MaxAndMinPassTheGradientToTheWinningEdge) {
-    test::RandomGraphOptions base;
-    base.num_nodes = 40;
-    base.long_row = 60;
-    test::RandomGraphOptions bipartite = base;
-    bipartite.num_src = 25;
-    for (const auto &[name, opt] : {std::pair{"square", base}, std::pair{"bipartite", bipartite}}) {
-        const Graph g = test::random_graph(17, opt);
-        const int F = opt.num_src < 0 ? 1 : 3;
+    for (const GraphShape &gc : graph_shapes()) {
+        const Graph g = test::random_graph(17, gc.opt);
+        const int F = gc.opt.num_src < 0 ? 1 : 3;
         for (bool max : {true, false}) {
             std::mt19937 rng(static_cast<uint32_t>(31 + F + (max ? 0 : 7)));
             check_gradients(extremum_program(max), g, F, g.num_dst(), rng,
-                            std::string(name) + (max ? " max" : " min") + " F=" + std::to_string(F));
+                            std::string(gc.name) + (max ? " max" : " min") + " F=" + std::to_string(F));
         }
     }
     // The winners' program: among equal messages the smallest edge id (edges 1 and 2 repeat 1 -> 2),
