@@ -35,13 +35,15 @@ void emit_gradients(const dsl::ProgramGradients &grads, int feat, Device device,
         for (const auto &a : args) std::printf(" %s", a.c_str());
         std::printf("\n");
     };
-    if (grads.winner) {
-        // Max / min: the winning edge per row and feature first; the operand libraries read it.
-        const dsl::SpmmKernel k = grads.winner->compile(feat, device);
-        k.compile_to_static_library(out_dir, name + "_grad_winner");
-        std::printf("winners  %s/%s_grad_winner.a (the graph; [num_dst, F], each row's winning edge id as the bits of "
-                    "the feature type), read as the operand '%s'\n  arguments",
-                    out_dir.c_str(), name.c_str(), grads.winner_operand.c_str());
+    if (grads.row_values) {
+        // Max / min / product: per-row values first (the winning edge ids as the bits of the feature
+        // type; the product of the nonzero messages and the zero count); the operand libraries read them.
+        const dsl::SpmmKernel k = grads.row_values->compile(feat, device);
+        k.compile_to_static_library(out_dir, name + "_grad_row_values");
+        std::printf("row values %s/%s_grad_row_values.a (the graph; [num_dst, F] each), read as the operand(s)",
+                    out_dir.c_str(), name.c_str());
+        for (const auto &n : grads.row_value_operands) std::printf(" '%s'", n.c_str());
+        std::printf("\n  arguments");
         print_args(k.argument_names());
     }
     if (grads.scale) {
@@ -107,9 +109,9 @@ int main(int argc, char **argv) {
                                          "plugin's schedules or the default user schedule, e.g. \"my_rows{rows=8}\"");
     app.add_flag("--list", list, "with --plugin: print its programs and schedules and exit");
     app.add_flag("--gradients", gradients,
-                 "with --program: also emit its backward derived from the message (programs that sum, maximise or "
-                 "minimise their message, and per-edge programs), one library <name>_grad_<operand> per operand, and "
-                 "for max / min <name>_grad_winner (docs/dsl.md)");
+                 "with --program: also emit its backward derived from the message (programs that sum, maximise, "
+                 "minimise or multiply their message, and per-edge programs), one library <name>_grad_<operand> per "
+                 "operand, and for max / min / product <name>_grad_row_values (docs/dsl.md)");
     auto *out_opt = app.add_option("--out", out_dir, "output folder");
     auto *name_opt = app.add_option("--name", name, "kernel name (a C identifier)");
     CLI11_PARSE(app, argc, argv);

@@ -72,11 +72,12 @@ UserEdgeKernel compile_edge(const dsl::Plugin &plugin, const std::string &progra
 /// A program's derived backward (dsl/user_gradients.h), compiled: the name under which its programs
 /// read the output's gradient, the scale program (or none), per forward operand (name, where it is
 /// read, broadcast, form: rows | reverse_rows | edges, its compiled g-SpMM or per-edge program), and
-/// for max / min the name under which they read the winners and the winners' program (or "", none).
+/// for max / min / product the names under which they read the row values and the program that
+/// computes them (or [], none).
 using OperandGradientKernel = std::tuple<std::string, std::string, bool, std::string, std::optional<UserKernel>,
                                          std::optional<UserEdgeKernel>>;
 using GradientKernels = std::tuple<std::string, std::optional<UserKernel>, std::vector<OperandGradientKernel>,
-                                   std::string, std::optional<UserKernel>>;
+                                   std::vector<std::string>, std::optional<UserKernel>>;
 
 /// The derived backward of a g-SpMM-shaped program (edges = false) or a per-edge one, compiled.
 GradientKernels compile_gradients(const dsl::Plugin &plugin, const std::string &program, int features,
@@ -101,9 +102,9 @@ GradientKernels compile_gradients(const dsl::Plugin &plugin, const std::string &
             k = rows(*g.rows);
         operands.emplace_back(g.operand, dsl::at_name(g.at), g.broadcast, form, std::move(k), std::move(e));
     }
-    std::optional<UserKernel> winner;
-    if (grads.winner) winner = rows(*grads.winner);
-    return {grads.grad_operand, std::move(scale), std::move(operands), grads.winner_operand, std::move(winner)};
+    std::optional<UserKernel> row_values;
+    if (grads.row_values) row_values = rows(*grads.row_values);
+    return {grads.grad_operand, std::move(scale), std::move(operands), grads.row_value_operands, std::move(row_values)};
 }
 
 /// The Python class of a compiled program, with its description as read-only attributes.
@@ -157,10 +158,10 @@ void bind_plugins(py::module_ &m) {
              "of that name (None: the default user schedule) at `point` (knobs left out take their defaults).")
         .def("compile_gradients", &compile_gradients, py::arg("program"), py::arg("features"), py::arg("device"),
              py::arg("edges") = false, py::call_guard<py::gil_scoped_release>(),
-             "The derived backward (dsl/user_gradients.h) of a program that sums, maximises or minimises its "
-             "message, or with edges=True of a per-edge program, compiled: (grad operand name, scale program or "
-             "None, [(operand, at, broadcast, form, program or None, edge program or None)], winner operand name "
-             "or '', winners' program or None).");
+             "The derived backward (dsl/user_gradients.h) of a program that sums, maximises, minimises or "
+             "multiplies its message, or with edges=True of a per-edge program, compiled: (grad operand name, "
+             "scale program or None, [(operand, at, broadcast, form, program or None, edge program or None)], "
+             "[row value operand names], row values' program or None).");
     bind_compiled<dsl::SpmmKernel>(m, "UserKernel", "A compiled user program.")
         .def_property_readonly("num_outputs", [](const UserKernel &k) { return k.kernel.num_outputs(); })
         .def_property_readonly("schedule", [](const UserKernel &k) { return k.kernel.schedule(); })

@@ -80,8 +80,8 @@ class Plugin:
 
     def gradients(self, name, features, device="cpu"):
         """The backward of program `name` derived from its message (programs that sum their message,
-        optionally with a finalize linear in the sum such as a mean, programs that take its maximum or
-        minimum, and per-edge programs; docs/dsl.md), compiled for `features` features on `device`: a
+        optionally with a finalize linear in the sum such as a mean, programs that take its maximum,
+        minimum or product, and per-edge programs; docs/dsl.md), compiled for `features` features on `device`: a
         DerivedBackward.
         gsparse.ShapeError naming why a program has none (another reduction, a message that reads
         node or edge ids, an operation without a derivative rule). Compiled once per argument set."""
@@ -236,26 +236,27 @@ class DerivedBackward:
     is its output's gradient, read at the edge), an operand read at the destination gets a g-SpMM
     program on the graph, one read at the source a g-SpMM program on the reverse graph, one read at
     the edge a per-edge program, each over G and the forward operands it needs; a broadcast operand
-    the sum of its gradient's features. A max or min program first finds each row's winning edge per
-    feature (the winners' program, one more pass over the edges) and its gradient programs take G
-    at that edge only."""
+    the sum of its gradient's features. A max, min or product program first computes per-row values
+    (row_values, one more pass over the edges: each row's winning edge per feature; the product of
+    the nonzero messages and the count of zero ones) that its gradient programs read."""
 
-    def __init__(self, grad_operand, scale, operands, winner_operand="", winner=None):
+    def __init__(self, grad_operand, scale, operands, row_value_operands=(), row_values=None):
         self.grad_operand = grad_operand
         self.scale = UserProgram(scale) if scale is not None else None
         self.operands = [(name, at, broadcast, form, UserProgram(rows) if rows is not None else EdgeProgram(edges))
                          for name, at, broadcast, form, rows, edges in operands]
-        self.winner_operand = winner_operand
-        self.winner = UserProgram(winner) if winner is not None else None
+        self.row_value_operands = list(row_value_operands)
+        self.row_values = UserProgram(row_values) if row_values is not None else None
 
     def __call__(self, g, grad, **operands):
         """{operand name: gradient} of the program's output against grad (its gradient)."""
         if self.scale is not None:
             grad = grad * self.scale(g)
         given = {self.grad_operand: grad}
-        if self.winner is not None:
-            # The winning edge ids, as the bits of the feature type (read back as integers).
-            given[self.winner_operand] = self.winner(g, **{n: operands[n] for n in self.winner.operand_names})
+        if self.row_values is not None:
+            values = self.row_values(g, **{n: operands[n] for n in self.row_values.operand_names})
+            values = values if isinstance(values, tuple) else (values,)
+            given.update(zip(self.row_value_operands, values))
         grads = {}
         for name, _, broadcast, form, prog in self.operands:
             args = {n: given[n] if n in given else operands[n] for n in prog.operand_names}
@@ -265,7 +266,8 @@ class DerivedBackward:
 
     def __repr__(self):
         forms = ", ".join(f"{n}: {form}" for n, _, _, form, _ in self.operands)
-        extra = (", scaled" if self.scale is not None else "") + (", at the winners" if self.winner is not None else "")
+        extra = (", scaled" if self.scale is not None else "") + \
+            (f", reading {', '.join(self.row_value_operands)}" if self.row_values is not None else "")
         return f"DerivedBackward({forms}{extra})"
 
 

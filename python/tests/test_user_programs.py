@@ -247,7 +247,7 @@ def test_user_op_derives_the_backward_of_a_max(plugin, device, dynamic):
     for n, a, b in zip("xw", got, want):
         torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6, msg=lambda m, n=n: f"gradient of {n}: {m}")
     backward = plugin.gradients("weighted_max", features=F, device=device)
-    assert backward.winner_operand == "winner" and "at the winners" in repr(backward)
+    assert backward.row_value_operands == ["winner"] and "reading winner" in repr(backward)
 
 
 def test_user_op_names_programs_without_a_derived_backward(plugin):

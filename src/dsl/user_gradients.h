@@ -14,7 +14,7 @@
 //
 // A program that takes the maximum (Monoid::max) or minimum (Monoid::min) of its message, without a
 // finalize, passes G to the one in-edge whose message won, per row and feature:
-//   W[v, f]        = the smallest edge id e into v with m(f, u, v, e) = out[v, f]      (the `winner` program)
+//   W[v, f]        = the smallest edge id e into v with m(f, u, v, e) = out[v, f]      (ProgramGradients::row_values)
 //   d op_dst[v, f] = sum over in-edges e of v  of [e = W[v, f]] G[v, f] * dm/d op_dst
 //   d op_src[u, f] = sum over out-edges e of u of [e = W[v, f]] G[v, f] * dm/d op_src
 //   d op_edge[e, f] = [e = W[v, f]] G[v, f] * dm/d op_edge
@@ -22,9 +22,15 @@
 // PyTorch's scatter_reduce("amax") shares it among them). The winners come from their own pass over
 // the edges, so the forward keeps nothing for the backward.
 //
+// A product (Monoid::product, no finalize) weighs G by the product of the row's other messages:
+//   P[v, f], Z[v, f] = the product of the nonzero messages into v and the number of zero ones
+//   d op[..]         = [as for a sum, with G[v, f] * dm/d op replaced by]
+//                      G[v, f] * dm/d op * (Z = 0: P / m;  Z = 1 and m = 0: P;  else 0)
+// (exact with zero messages; P / m loses what dividing loses when |m| is tiny against P).
+//
 // A message that reads the node or edge ids (src(), dst(), edge(), degree()) or a reduction other
-// than sum, max and min has no derived backward: ShapeError naming why (give the backward yourself,
-// gsparse.user_op).
+// than sum, max, min and product has no derived backward: ShapeError naming why (give the backward
+// yourself, gsparse.user_op).
 // Per-edge programs (dsl/user_sddmm.h) get the same, with G read at the edge.
 #pragma once
 
@@ -57,14 +63,17 @@ struct ProgramGradients {
     std::string grad_operand;            ///< the name under which the programs read G
     std::shared_ptr<SpmmProgram> scale;  ///< dfin/dacc per destination row; null without a finalize
     std::vector<OperandGradient> operands;  ///< one per forward operand, in declaration order
-    /// A max or min program's winners: this program (the forward's message and operands) gives, per
-    /// destination row and feature, the id of the edge whose message is the row's maximum (minimum;
-    /// among equal messages the smallest edge id), an integer stored as the bits of the feature type
-    /// (float32: int32, float64: int64), [num_dst, F], 0 bits on rows without in-edges. The operand
-    /// programs read it as the operand `winner_operand` (at the destination, or at the source of the
-    /// reverse graph) and take G only at the winning edge. Null for a sum.
-    std::shared_ptr<SpmmProgram> winner;
-    std::string winner_operand;
+    /// What a max, min or product program's operand programs read per destination row and feature,
+    /// computed first by this program (the forward's message and operands, one pass over the edges;
+    /// null for a sum), each output [num_dst, F] read as the operand row_value_operands[i] (at the
+    /// destination, or at the source of the reverse graph); 0 on rows without in-edges:
+    ///   max / min ("winner"): the id of the edge whose message is the row's maximum (minimum; among
+    ///     equal messages the smallest edge id), an integer stored as the bits of the feature type
+    ///     (float32: int32, float64: int64); G goes to that edge only;
+    ///   product ("product", "zeros"): the product of the row's nonzero messages and the number of
+    ///     zero ones; G is weighed by the product of the other messages.
+    std::shared_ptr<SpmmProgram> row_values;
+    std::vector<std::string> row_value_operands;
 };
 
 /// The derived backward of program; ShapeError naming why a program has none.

@@ -86,6 +86,13 @@ Tensor random_tensor(int64_t rows, int64_t cols, std::mt19937 &rng, double lo, d
     return t;
 }
 
+/// A float64 column [n, 1] of the values.
+Tensor column(const std::vector<double> &values) {
+    Tensor t = Tensor::empty({static_cast<int64_t>(values.size()), 1}, DType::F64);
+    for (size_t i = 0; i < values.size(); ++i) t.data_as<double>()[i] = values[i];
+    return t;
+}
+
 double dot(const Tensor &a, const Tensor &b) {
     double s = 0;
     for (int64_t i = 0; i < a.numel(); ++i) s += a.data_as<double>()[i] * b.data_as<double>()[i];
@@ -131,18 +138,21 @@ Tensor derived_gradient(const dsl::ProgramGradients &grads, const OperandGradien
             G.data_as<double>()[i] = R.data_as<double>()[i] * s.data_as<double>()[i];
     }
     std::map<std::string, Tensor> args;
-    if (grads.winner) {
-        // Max / min: each row's winning edge ids first, from the forward's operands.
+    if (grads.row_values) {
+        // Max / min / product: the row values first, from the forward's operands.
         std::map<std::string, Tensor> forward;
-        for (const auto &info : grads.winner->operands()) forward[info.name] = operands.at(info.name);
-        Tensor W = Tensor::zeros({g.num_dst(), F}, DType::F64);
-        grads.winner->compile(F).run(g, forward, W);
-        args[grads.winner_operand] = W;
+        for (const auto &info : grads.row_values->operands()) forward[info.name] = operands.at(info.name);
+        std::vector<Tensor> values;
+        for (size_t i = 0; i < grads.row_value_operands.size(); ++i)
+            values.push_back(Tensor::zeros({g.num_dst(), F}, DType::F64));
+        std::vector<Tensor *> outs;
+        for (Tensor &t : values) outs.push_back(&t);
+        grads.row_values->compile(F).run(g, forward, outs);
+        for (size_t i = 0; i < values.size(); ++i) args[grads.row_value_operands[i]] = values[i];
     }
     const auto infos = og.form == OperandGradient::Form::Edges ? og.edges->operands() : og.rows->operands();
     for (const auto &info : infos)
-        if (info.name != grads.winner_operand || !grads.winner)
-            args[info.name] = info.name == grads.grad_operand ? G : operands.at(info.name);
+        if (!args.count(info.name)) args[info.name] = info.name == grads.grad_operand ? G : operands.at(info.name);
     const int64_t rows = og.at == At::Src ? g.num_src() : og.at == At::Dst ? g.num_dst() : g.num_edges();
     Tensor full = Tensor::zeros({rows, F}, DType::F64);
     if (og.form == OperandGradient::Form::Edges) {
@@ -249,14 +259,11 @@ TEST(UserGradients, MaxAndMinPassTheGradientToTheWinningEdge) {
     p.message(p.operand("x", At::Src));
     p.reduce(Monoid::max());
     const dsl::ProgramGradients grads = dsl::derive_gradients(p);
-    ASSERT_NE(grads.winner, nullptr);
-    EXPECT_EQ(grads.winner_operand, "winner");
-    Tensor x = Tensor::empty({3, 1}, DType::F64);
-    x.data_as<double>()[0] = 1.0;
-    x.data_as<double>()[1] = 3.0;
-    x.data_as<double>()[2] = -2.0;
+    ASSERT_NE(grads.row_values, nullptr);
+    EXPECT_EQ(grads.row_value_operands, std::vector<std::string>{"winner"});
+    const Tensor x = column({1.0, 3.0, -2.0});
     Tensor W = Tensor::zeros({3, 1}, DType::F64);
-    grads.winner->compile(1).run(g, {{"x", x}}, W);
+    grads.row_values->compile(1).run(g, {{"x", x}}, W);
     auto id = [&](int row) {
         int64_t bits;
         std::memcpy(&bits, W.data_as<double>() + row, sizeof bits);
@@ -266,13 +273,41 @@ TEST(UserGradients, MaxAndMinPassTheGradientToTheWinningEdge) {
     EXPECT_EQ(id(0), 3);  // the one edge 2 -> 0
     EXPECT_EQ(id(1), 0);  // no in-edges
     // The gradient of x: all of row 2's to edge 1's source (node 1), row 0's to node 2.
-    Tensor R = Tensor::zeros({3, 1}, DType::F64);
-    R.data_as<double>()[0] = 5.0;
-    R.data_as<double>()[2] = 7.0;
+    const Tensor R = column({5.0, 0.0, 7.0});
     const Tensor dx = derived_gradient(grads, grads.operands[0], g, 1, {{"x", x}}, R);
     EXPECT_EQ(dx.data_as<double>()[0], 0.0);
     EXPECT_EQ(dx.data_as<double>()[1], 7.0);
     EXPECT_EQ(dx.data_as<double>()[2], 5.0);
+}
+
+TEST(UserGradients, ProductsWeighTheGradientByTheOtherMessages) {
+    // A smooth message (no zero messages): against central differences.
+    for (const GraphShape &gc : graph_shapes()) {
+        const Graph g = test::random_graph(19, gc.opt);
+        const int F = gc.opt.num_src < 0 ? 1 : 3;
+        std::mt19937 rng(static_cast<uint32_t>(41 + F));
+        check_gradients(four_operand_program(
+                            "rich_product",
+                            [](Expr x, Expr y, Expr w, Expr a) { return K(1) + K(0.5) * Halide::tanh(x * w + y * a); },
+                            Monoid::product()),
+                        g, F, g.num_dst(), rng, std::string(gc.name) + " product F=" + std::to_string(F));
+    }
+    // Zero messages: row 3 has one (its other messages' product goes to it alone), row 4 two (no
+    // gradient), row 0 none (each edge gets the product of the others).
+    const Graph g = Graph::from_edges(5, {1, 2, 0, 1, 2, 0, 0, 3}, {0, 0, 3, 3, 3, 4, 4, 2});
+    SpmmProgram p("copy_product", Halide::Float(64));
+    p.message(p.operand("x", At::Src));
+    p.reduce(Monoid::product());
+    const dsl::ProgramGradients grads = dsl::derive_gradients(p);
+    EXPECT_EQ(grads.row_value_operands, (std::vector<std::string>{"product", "zeros"}));
+    const Tensor x = column({0.0, 2.0, 5.0, 7.0, 1.0});
+    const Tensor R = column({1.0, 1.0, 1.0, 1.0, 1.0});
+    const Tensor dx = derived_gradient(grads, grads.operands[0], g, 1, {{"x", x}}, R);
+    // d out[0] / d x[1] = x[2] = 5, d out[0] / d x[2] = x[1] = 2; d out[3] / d x[0] = x[1] x[2] = 10
+    // (x[0] = 0 is row 3's only zero), d out[3] / d x[1], x[2] = 0; row 4 (x[0] twice) gives 0; row 2's
+    // one edge from node 3 gets 1 (the empty product).
+    const std::vector<double> want = {10.0, 5.0, 2.0, 1.0, 0.0};
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(dx.data_as<double>()[i], want[static_cast<size_t>(i)]) << "x[" << i << "]";
 }
 
 /// A per-edge program of every operand kind: leaky_relu(x[u] * y[v] + a[u] + w[e]) * exp(-w[e]^2).
@@ -347,11 +382,6 @@ TEST(UserGradients, ProgramsWithoutADerivedBackwardAreNamed) {
         SpmmProgram p(name);
         return p;
     };
-    SpmmProgram product = program("weighted_product");
-    product.message(product.operand("x", At::Src) * product.operand("w", At::Edge, true));
-    product.reduce(Monoid::product());
-    EXPECT_TRUE(test::throws_with<ShapeError>([&] { dsl::derive_gradients(product); },
-                                              {"monoid 'product' is not a sum, max or min"}));
 
     SpmmProgram scaled_max = program("scaled_max");
     scaled_max.message(scaled_max.operand("x", At::Src));
@@ -363,7 +393,7 @@ TEST(UserGradients, ProgramsWithoutADerivedBackwardAreNamed) {
     fake.message(fake.operand("x", At::Src));
     fake.reduce({"sum", [](Halide::Type t) { return Halide::Internal::make_zero(t); },
                  [](Expr acc, Expr x) { return acc + 2.0f * x; }});
-    EXPECT_TRUE(test::throws_with<ShapeError>([&] { dsl::derive_gradients(fake); }, {"is not a sum"}));
+    EXPECT_TRUE(test::throws_with<ShapeError>([&] { dsl::derive_gradients(fake); }, {"is not a sum, max, min or product"}));
 
     SpmmProgram ids = program("by_degree");
     ids.message(ids.operand("x", At::Src) * Halide::cast<float>(ids.degree()));
