@@ -250,6 +250,37 @@ def test_user_op_derives_the_backward_of_a_max(plugin, device, dynamic):
     assert backward.row_value_operands == ["winner"] and "reading winner" in repr(backward)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_user_op_derives_the_backward_of_a_product(plugin, device):
+    # weighted_product without a backward: each message's gradient is G times the product of the
+    # row's other messages, also where a row has one or two zero messages; against torch.prod over
+    # each row's messages (autograd), rows without in-edges 0.
+    g, ei = graph()
+    F = 3
+    f = gsparse.user_op(plugin.program("weighted_product", features=F, device=device))
+    gen = torch.Generator().manual_seed(13)
+    x = torch.randn(g.num_src, F, generator=gen)
+    x[ei[0, 10], 0] = 0.0  # a zero message in one row, two in another
+    x[ei[0, 20], 1] = 0.0
+    x[ei[0, 21], 1] = 0.0
+    x = x.to(device).requires_grad_()
+    w = (torch.rand(g.num_edges, 1, generator=gen) + 0.5).to(device).requires_grad_()
+    out = f(g, x=x, w=w)
+    msg = x[ei[0].to(device)] * w
+    rows = []
+    for v in range(g.num_dst):
+        mine = (ei[1] == v).nonzero().flatten().to(device)
+        rows.append(msg[mine].prod(dim=0) if mine.numel() else torch.zeros(F, device=device))
+    ref = torch.stack(rows)
+    torch.testing.assert_close(out, ref, rtol=1e-5, atol=1e-6)
+    up = torch.randn(out.shape, generator=gen).to(device)
+    got = torch.autograd.grad(out, (x, w), up)
+    want = torch.autograd.grad(ref, (x, w), up)
+    for n, a, b in zip("xw", got, want):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5, msg=lambda m, n=n: f"gradient of {n}: {m}")
+    assert plugin.gradients("weighted_product", features=F, device=device).row_value_operands == ["product", "zeros"]
+
+
 def test_user_op_names_programs_without_a_derived_backward(plugin):
     with pytest.raises(gsparse.ShapeError, match="its message is a tuple"):
         gsparse.user_op(plugin.program("gat_attention", features=4))

@@ -1,5 +1,5 @@
 // A plugin of user programs (docs/dsl.md, "Plugins"): the weighted max of
-// docs/examples/user_program_aot, a weighted sum, GAT's attention aggregation in one pass
+// docs/examples/user_program_aot, a weighted sum and product, GAT's attention aggregation in one pass
 // (gat_attention.h; the fused layer of docs/examples/fused_gat.py, with its backward's transposed
 // aggregation and per-edge score gradient), a gated mean and per-edge attention scores (backwards
 // derived from the message), a weighted sum and mean as two outputs of one pass, and a user schedule,
@@ -20,6 +20,17 @@ gsparse::dsl::SpmmProgram weighted_max() {
     Halide::Expr w = p.operand("w", At::Edge, true);
     p.message(x * w);
     p.reduce(gsparse::dsl::Monoid::max());
+    return p;
+}
+
+/// The weighted product out[v] = product over in-edges of x[u] * w[e] (Python's gsparse.user_op
+/// derives its backward: each message's gradient weighed by the product of the others).
+gsparse::dsl::SpmmProgram weighted_product() {
+    gsparse::dsl::SpmmProgram p("weighted_product");
+    Halide::Expr x = p.operand("x", At::Src);
+    Halide::Expr w = p.operand("w", At::Edge, true);
+    p.message(x * w);
+    p.reduce(gsparse::dsl::Monoid::product());
     return p;
 }
 
@@ -100,6 +111,7 @@ gsparse::dsl::ScheduleDef row_tasks() {
 GSPARSE_PLUGIN(registry) {
     registry.program("weighted_max", weighted_max);
     registry.program("weighted_sum", weighted_sum);
+    registry.program("weighted_product", weighted_product);
     registry.program("gated_mean", gated_mean);
     registry.program("gat_attention", [] { return gsparse_examples::gat_attention(); });
     registry.program("gat_attention_lse", [] { return gsparse_examples::gat_attention("gat_attention_lse", true); });
