@@ -118,7 +118,6 @@ int64_t nnz_unroll(const ScheduleParams &s) { return s.get_or("kNnzUnroll", 1); 
 int64_t src_tile(const ScheduleParams &s) { return s.get_or("kSrcTile", 0); }
 int64_t row_tails(const ScheduleParams &s) { return s.get_or("rowTails", 0); }
 
-
 /// Whether the one-thread-per-feature-group form (kNnzLanes = 1) runs one guarded feature tile
 /// wider than the innermost extent f0: kNTile * kNRegTile * kVecWidth above f0 (up to the next power
 /// of two of its feature groups, f0 / V), the threads past the row's end idle. F = 100 then takes one
@@ -807,14 +806,16 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
         std::vector<VarOrRVar> vorder = {fv, fr, ft, vi, vo, fo};
         for (int d = 1; d < rank; d++) vorder.push_back(a.f[d]);
         const bool guarded = guarded_feature_tiles(s, a.layout.extents[0]);
-        auto split_features = [&](auto &&stage) -> decltype(auto) {
-            if (!guarded) return stage.split(f0, fo, fi, T * R * V, TailStrategy::ShiftInwards).split(fi, fr, fw, T * V).split(fw, ft, fv, V);
+        // The same feature split for the rows' stage and the accumulators' (`tail`: the unguarded
+        // tiles' tail strategy).
+        auto split_features = [&](auto &&stage, TailStrategy tail) -> decltype(auto) {
+            if (!guarded) return stage.split(f0, fo, fi, T * R * V, tail).split(fi, fr, fw, T * V).split(fw, ft, fv, V);
             // Groups of V first (V divides the extent), then the guarded tiles of T*R groups: the
             // guard tests the group, outside the vector loop.
             Var fg("fg");
             return stage.split(f0, fg, fv, V).split(fg, fo, fi, T * R, TailStrategy::GuardWithIf).split(fi, fr, ft, T);
         };
-        split_features(rows)
+        split_features(rows, TailStrategy::ShiftInwards)
             .split(a.v, vo, vi, M, TailStrategy::GuardWithIf)
             .reorder(vorder)
             .unroll(fr)
@@ -829,19 +830,11 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
 
         // Per-thread register accumulators for the block's rows and features.
         a.acc.compute_at(rows, vo).store_in(MemoryType::Register).bound_extent(a.v, M);
-        if (guarded) {
-            split_features(a.acc);
-        } else {
-            a.acc.split(f0, fo, fi, T * R * V).split(fi, fr, fw, T * V).split(fw, ft, fv, V);
-        }
+        split_features(a.acc, TailStrategy::Auto);
         a.acc.reorder(fv, fr, ft, a.v, fo).unroll(fr).gpu_threads(ft, a.v);
         if (V > 1) a.acc.vectorize(fv);
         Stage upd = a.acc.update();
-        if (guarded) {
-            split_features(upd);
-        } else {
-            upd.split(f0, fo, fi, T * R * V).split(fi, fr, fw, T * V).split(fw, ft, fv, V);
-        }
+        split_features(upd, TailStrategy::Auto);
         if (V > 1) upd.vectorize(fv);
         RVar k = a.k.x;
         if (smem) {

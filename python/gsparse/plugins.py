@@ -81,8 +81,8 @@ class Plugin:
     def gradients(self, name, features, device="cpu"):
         """The backward of program `name` derived from its message (programs that sum their message,
         optionally with a finalize linear in the sum such as a mean, programs that take its maximum,
-        minimum or product, and per-edge programs; docs/dsl.md), compiled for `features` features on `device`: a
-        DerivedBackward.
+        minimum or product, and per-edge programs; docs/dsl.md), compiled for `features` features on
+        `device`: a DerivedBackward.
         gsparse.ShapeError naming why a program has none (another reduction, a message that reads
         node or edge ids, an operation without a derivative rule). Compiled once per argument set."""
         device = _device_type(device)

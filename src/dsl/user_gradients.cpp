@@ -245,7 +245,6 @@ ProgramGradients derive_gradients(const SpmmProgram &p) {
             r->finalize_values_ = [](const Halide::Tuple &acc, Expr) { return acc[1]; };
             row_values.operands = {fresh_operand_name(p.operands_, "winner", {out.grad_operand})};
         }
-        r->finalize_ = nullptr;
         out.row_values = std::move(r);
         out.row_value_operands = row_values.operands;
     }
