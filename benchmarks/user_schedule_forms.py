@@ -4,7 +4,8 @@ order and in order of in-degree (ScheduleContext::balanced_rows), on the GPU.
 Forms: threads over rows (nnz_lanes = 1: a thread per row and feature); 8 lanes of nonzeros merged
 in shared memory (lane_merge = 1: the default point from 8 features up on graphs with long rows);
 merged through warp shuffles (lane_merge = 2: the same below 8 features); the default point itself
-(nnz_lanes = 0: it picks among them by the graph's longest row and the feature count). For each
+(nnz_lanes = 0: it picks among them by the graph's longest row and the feature count); rows split
+into segments of 256 or 1024 neighbours across the graph (row_segments, natural order only). For each
 graph, user program of the example plugin and form, the kernel with balanced_rows = 0 and = 1:
 median of --runs CUDA-event times after warm-up and the first call in this process (compile, the
 graph's device copy and, for the ordered kernel, its row order), and the point that ran. Every
@@ -31,8 +32,10 @@ PROGRAMS = ("weighted_sum", "gat_attention")
 FORMS = (("threads over rows", {"nnz_lanes": 1}),
          ("lanes, shared memory", {"nnz_lanes": 8, "lane_merge": 1}),
          ("lanes, shuffles", {"nnz_lanes": 8, "lane_merge": 2}),
-         ("default point", {}))
-FORM_KEYS = ("rows", "shared", "shuffles", "default")  # --forms
+         ("default point", {}),
+         ("segments of 256", {"nnz_lanes": 1, "row_segments": 256}),
+         ("segments of 1024", {"nnz_lanes": 1, "row_segments": 1024}))
+FORM_KEYS = ("rows", "shared", "shuffles", "default", "seg256", "seg1024")  # --forms
 
 
 def operands_for(program, g, F, gen):
@@ -83,6 +86,8 @@ def main():
                 for form, base in forms:
                     results = {}
                     for balanced in orders:
+                        if balanced and base.get("row_segments"):
+                            continue  # segments run in row order (balanced_rows does not apply)
                         point = dict(base, balanced_rows=balanced)
                         prog = plugin.program(prog_name, F, "cuda", None, point)
                         gen = torch.Generator(device="cuda").manual_seed(7)

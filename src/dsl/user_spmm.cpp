@@ -72,6 +72,13 @@ NnzLanes ScheduleContext::split_nnz_lanes(int lanes, int steps) {
     return split_lanes_impl(*this, lanes, steps);
 }
 
+RowSegmentSplit ScheduleContext::split_rows(int length) {
+    if (!split_rows_impl) fail<ScheduleError>("split_rows: this context has no program to split");
+    if (length < 1 || length > (1 << 20))
+        fail<ScheduleError>("split_rows: a segment of ", length, " positions is not in 1..", 1 << 20);
+    return split_rows_impl(*this, length);
+}
+
 std::map<std::string, int64_t> ScheduleDef::complete(const std::map<std::string, int64_t> &point, int features,
                                                      Device device) const {
     std::map<std::string, int64_t> full;
@@ -163,8 +170,13 @@ const ScheduleDef &default_schedule() {
                    {"nnz_steps", {1, 2, 4}, 4},
                    {"feature_vector", {0, 1, 2, 4, 8}, 0},
                    {"lane_merge", {0, 1, 2}, 0},
-                   {"balanced_rows", {0, 1}, 0}};
+                   {"balanced_rows", {0, 1}, 0},
+                   {"row_segments", {0, 64, 256, 1024, 4096}, 0}};
         d.why_invalid = [](const std::map<std::string, int64_t> &p, int features, Device device) -> std::string {
+            if (p.at("row_segments") > 0 && p.at("balanced_rows"))
+                return "row_segments and balanced_rows: rows split into segments run in row order";
+            if (device == Device::CUDA && p.at("row_segments") > 0 && p.at("nnz_lanes") > 1)
+                return "row_segments reduces each segment on a thread a feature (nnz_lanes 0 or 1)";
             if (device == Device::CUDA) {
                 if (p.at("rows_per_task") != 16 || p.at("vector_width") != 1)
                     return "rows_per_task and vector_width are CPU knobs";
@@ -198,20 +210,59 @@ const ScheduleDef &default_schedule() {
         };
         // nnz_lanes = 0 on CUDA: a thread per row and feature where every row is short (measured:
         // docs/dsl.md), lanes of nonzeros for monoids that merge elsewhere.
+        // row_segments > 0: whole rows on graph views (no segment table) and where the longest row
+        // is one segment anyway.
         d.for_graph = [](const std::map<std::string, int64_t> &p, const RunShape &r) {
-            if (r.device != Device::CUDA || !r.monoid_merges || p.at("nnz_lanes") != 0 || r.max_degree > kRowsFormMaxDegree)
-                return p;
-            std::map<std::string, int64_t> rows = p;
-            rows["nnz_lanes"] = 1;
-            rows["nnz_steps"] = 4;
-            rows["feature_vector"] = 0;
-            rows["lane_merge"] = 0;
-            return rows;
+            std::map<std::string, int64_t> q = p;
+            if (q.at("row_segments") > 0 &&
+                (r.graph_view || !r.monoid_merges || r.max_degree <= q.at("row_segments")))
+                q["row_segments"] = 0;
+            if (r.device != Device::CUDA || !r.monoid_merges || q.at("nnz_lanes") != 0 ||
+                (r.max_degree > kRowsFormMaxDegree && q.at("row_segments") == 0))
+                return q;
+            q["nnz_lanes"] = 1;
+            q["nnz_steps"] = 4;
+            q["feature_vector"] = 0;
+            q["lane_merge"] = 0;
+            return q;
         };
         d.apply = [](ScheduleContext &c) {
             if (c.knob("balanced_rows")) c.balanced_rows();
             Var vo("vo"), vi("vi");
-            if (c.device == Device::CUDA) {
+            if (const int64_t length = c.knob("row_segments"); length > 0) {
+                // Segments, then rows, each like a row of the thread-per-row form (CUDA: two kernels;
+                // the CPU: parallel tasks of rows_per_task segments, then of rows).
+                RowSegmentSplit r = c.split_rows(static_cast<int>(length));
+                Var so("so"), si("si");
+                if (c.device == Device::CUDA) {
+                    Var fo("fo"), fi("fi");
+                    const int64_t ft = cuda_feature_tile(c.knob("feature_tile"), c.features);
+                    const int rb = static_cast<int>(cuda_rows_per_block(c.knob("rows_per_block"), ft));
+                    r.segments.compute_root()
+                        .split(c.f, fo, fi, static_cast<int>(ft), TailStrategy::GuardWithIf)
+                        .split(r.s, so, si, rb, TailStrategy::GuardWithIf)
+                        .reorder(fi, si, so, fo)
+                        .gpu_blocks(so, fo)
+                        .gpu_threads(fi, si);
+                    r.segment_acc.compute_at(r.segments, fi);
+                    c.out.split(c.f, fo, fi, static_cast<int>(ft), TailStrategy::GuardWithIf)
+                        .split(c.v, vo, vi, rb, TailStrategy::GuardWithIf)
+                        .reorder(fi, vi, vo, fo)
+                        .gpu_blocks(vo, fo)
+                        .gpu_threads(fi, vi);
+                    c.acc.compute_at(c.out, fi);
+                    return;
+                }
+                const int tasks = static_cast<int>(c.knob("rows_per_task"));
+                r.segments.compute_root().split(r.s, so, si, tasks, TailStrategy::GuardWithIf).parallel(so);
+                r.segment_acc.compute_at(r.segments, si);
+                if (const int vw = static_cast<int>(c.knob("vector_width")); vw > 1) {
+                    r.segments.vectorize(c.f, vw, TailStrategy::GuardWithIf);
+                    r.segment_acc.vectorize(c.f, vw, TailStrategy::GuardWithIf);
+                    r.segment_acc.update().vectorize(c.f, vw, TailStrategy::GuardWithIf);
+                }
+                // The rows below, as without segments.
+            } else if (c.device == Device::CUDA) {
                 Var fo("fo"), fi("fi");
                 const int64_t ft = cuda_feature_tile(c.knob("feature_tile"), c.features);
                 const int64_t L = cuda_nnz_lanes(c.knob("nnz_lanes"), c.monoid_merges);
@@ -361,6 +412,9 @@ struct SpmmKernel::State {
     ImageParam row_ptr, col_idx, edge_ids;
     ImageParam row_order;  ///< bound when orders_rows
     bool orders_rows = false;
+    int segment_len = 0;  ///< rows split into segments of this many positions (ScheduleContext::split_rows)
+    ImageParam seg_ptr, seg_row, row_segs;  ///< bound when segment_len > 0
+    Param<int32_t> num_segs, max_segments, max_segment_len;
     bool indexing_32bit = false;  ///< compiled without large_buffers (ScheduleContext::int32_indexing)
     Param<int32_t> max_degree, num_edges, num_src;
     Func out;
@@ -378,7 +432,7 @@ struct SpmmKernel::State {
     std::map<std::string, int64_t> point;
     std::mutex variants_mu;
     std::map<std::map<std::string, int64_t>, SpmmKernel> variants;
-    std::array<int64_t, 4> last_shape{-1, -1, -1, -1};
+    std::array<int64_t, 5> last_shape{-1, -1, -1, -1, -1};
     const SpmmKernel *last_variant = nullptr;
 };
 
@@ -470,10 +524,33 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     sparse.csr(row_ptr_, num_edges_).nnz_index_array(col_idx_, num_src_).nnz_index_array(edge_ids_, num_edges_);
     ext::infer_ragged_bounds({out, acc}, sparse);
 
-    ScheduleContext ctx{out, acc, f_, v_, k_.x, device, features, knobs, monoid_->merges()};
+    ScheduleContext ctx;
+    ctx.out = out;
+    ctx.acc = acc;
+    ctx.f = f_;
+    ctx.v = v_;
+    ctx.k = k_.x;
+    ctx.device = device;
+    ctx.features = features;
+    ctx.knobs = knobs;
+    ctx.monoid_merges = monoid_->merges();
     ctx.type = type_;
     bool split = false;
     Func lanes;  // the lane form's partial results, once split
+    // merged(f, v) = identity, then the monoid's merge of parts(at) over at's reduction domain.
+    auto merge_into = [&](Func &merged, Func parts, const std::vector<Expr> &at) {
+        if (tuples) {
+            merged(f_, v_) = monoid_->identity_values(type_);
+            const Tuple next = monoid_->merge_values(Tuple(merged(f_, v_)), Tuple(parts(at)));
+            if (next.size() != monoid_->identity_values(type_).size())
+                fail<ShapeError>("program ", name_, ": monoid '", monoid_->name, "' merges into ", next.size(),
+                                 " values but its identity has ", monoid_->identity_values(type_).size());
+            merged(f_, v_) = next;
+        } else {
+            merged(f_, v_) = monoid_->identity(type_);
+            merged(f_, v_) = monoid_->merge(merged(f_, v_), parts(at));
+        }
+    };
     // The lane form (ScheduleContext::split_nnz_lanes): the messages at position k = ko * L + lane.
     ctx.split_lanes_impl = [&](ScheduleContext &c, int L, int U) {
         if (!monoid_->merges())
@@ -503,17 +580,7 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         Func merged(name_ + "_merged");
         RDom l(0, L, name_ + "_lane");
         r.merge = l.x;
-        if (tuples) {
-            merged(f_, v_) = monoid_->identity_values(type_);
-            const Tuple next = monoid_->merge_values(Tuple(merged(f_, v_)), Tuple(r.lanes(f_, v_, l.x)));
-            if (next.size() != monoid_->identity_values(type_).size())
-                fail<ShapeError>("program ", name_, ": monoid '", monoid_->name, "' merges into ", next.size(),
-                                 " values but its identity has ", monoid_->identity_values(type_).size());
-            merged(f_, v_) = next;
-        } else {
-            merged(f_, v_) = monoid_->identity(type_);
-            merged(f_, v_) = monoid_->merge(merged(f_, v_), r.lanes(f_, v_, l.x));
-        }
+        merge_into(merged, r.lanes, {f_, v_, l.x});
         Func lane_out = output_func();
         define_out(lane_out, merged);
         ext::infer_ragged_bounds({lane_out, merged, r.lanes}, sparse);
@@ -522,12 +589,84 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         lanes = r.lanes;
         return r;
     };
+    // The segment form (ScheduleContext::split_rows): segment s covers positions [seg_ptr(s),
+    // seg_ptr(s + 1)) of row seg_row(s), and row v's segments are row_segs(v) .. row_segs(v + 1) - 1
+    // (RowSplitTable).
+    ImageParam seg_ptr(Int(32), 1, "seg_ptr"), seg_row(Int(32), 1, "seg_row"), row_segs(Int(32), 1, "row_segs");
+    Param<int32_t> num_segs("num_segs"), max_segments("max_segments"), max_segment_len("max_segment_len");
+    ctx.split_rows_impl = [&](ScheduleContext &c, int length) {
+        if (!monoid_->merges())
+            fail<ScheduleError>("split_rows: monoid '", monoid_->name, "' of program ", name_,
+                                " declares no merge (Monoid::merge or merge_values)");
+        if (split)
+            fail<ScheduleError>("split_rows: program ", name_, " is already split (split_rows and split_nnz_lanes: one "
+                                "of them, once)");
+        split = true;
+        c.rows_split = length;
+        RowSegmentSplit r;
+        r.length = length;
+        r.s = v_;
+        RDom ks(0, max_segment_len, name_ + "_ks");
+        const Expr start = seg_ptr(v_);
+        ks.where(ks < seg_ptr(v_ + 1) - start);
+        r.k = ks.x;
+        // The message at position start + k: the source and the edge of that position, the degree
+        // and the destination (operands included) of the segment's row.
+        const Expr rows = out.output_buffers()[0].dim(1).extent();
+        const Expr row = unsafe_promise_clamped(seg_row(v_), 0, rows - 1);
+        const Var src_at(name_ + "_src_at"), edge_at(name_ + "_edge_at"), degree_at(name_ + "_degree_at");
+        std::vector<Expr> at_segment;
+        for (Expr m : msg) {
+            // The position's own terms first (they read row_ptr at v, which stays the segment's).
+            m = Internal::substitute(u_, src_at, m);
+            m = Internal::substitute(e_, edge_at, m);
+            m = Internal::substitute(degree_, degree_at, m);
+            m = Internal::substitute(v_.name(), row, m);
+            m = Internal::substitute(k_.x.name(), ks.x, m);
+            m = Internal::substitute(src_at.name(), col_idx_(start + ks.x), m);
+            m = Internal::substitute(edge_at.name(), edge_ids_(start + ks.x), m);
+            m = Internal::substitute(degree_at.name(), row_ptr_(row + 1) - row_ptr_(row), m);
+            at_segment.push_back(m);
+        }
+        r.segment_acc = Func(name_ + "_segment_acc");
+        reduce_into(r.segment_acc, {f_, v_}, at_segment, Expr());
+        r.segments = Func(name_ + "_segments");
+        r.segments(f_, v_) = tuples ? Tuple(r.segment_acc(f_, v_)) : Tuple(Expr(r.segment_acc(f_, v_)));
+        // The row's segments merged in order (segment ids lie in [0, num_segs) by construction).
+        RDom j(0, max_segments, name_ + "_seg");
+        const Expr first = row_segs(v_);
+        j.where(j < row_segs(v_ + 1) - first);
+        r.merge = j.x;
+        Func merged(name_ + "_merged");
+        merge_into(merged, r.segments, {f_, unsafe_promise_clamped(first + j.x, 0, num_segs - 1)});
+        Func segment_out = output_func();
+        define_out(segment_out, merged);
+        ext::SparseLayout by_segment;
+        by_segment.csr(seg_ptr, num_edges_).nnz_index_array(col_idx_, num_src_).nnz_index_array(edge_ids_, num_edges_);
+        ext::infer_ragged_bounds({r.segments, r.segment_acc}, by_segment);
+        ext::infer_ragged_bounds({segment_out, merged}, sparse);
+        c.acc = merged;
+        c.out = segment_out;
+        return r;
+    };
     try {
         schedule.apply(ctx);
     } catch (const Halide::Error &e) {
         fail<ScheduleError>("schedule ", point_str(schedule, knobs), " failed on program ", name_, ": ", e.what());
     }
     out = ctx.out;
+    if (ctx.rows_balanced && ctx.rows_split)
+        fail<ScheduleError>("schedule ", point_str(schedule, knobs), " on program ", name_,
+                            ": balanced_rows and split_rows do not go together (segments run in row order)");
+    if (ctx.rows_split) {
+        s->segment_len = ctx.rows_split;
+        s->seg_ptr = seg_ptr;
+        s->seg_row = seg_row;
+        s->row_segs = row_segs;
+        s->num_segs = num_segs;
+        s->max_segments = max_segments;
+        s->max_segment_len = max_segment_len;
+    }
     if (ctx.rows_balanced) {
         // bind_buffer: position v of every stage that works per row computes row row_order(v) --
         // its degree, its neighbours and its destination operands -- while the calls between
@@ -566,10 +705,20 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     s->indexing_32bit = ctx.indexing_32bit;
     s->arguments = {row_ptr_, col_idx_, edge_ids_};
     if (s->orders_rows) s->arguments.push_back(row_order_);
+    if (s->segment_len) {
+        s->arguments.push_back(seg_ptr);
+        s->arguments.push_back(seg_row);
+        s->arguments.push_back(row_segs);
+    }
     for (const Operand &o : operands_) s->arguments.push_back(o.param);
     s->arguments.push_back(max_degree_);
     s->arguments.push_back(num_edges_);
     s->arguments.push_back(num_src_);
+    if (s->segment_len) {
+        s->arguments.push_back(num_segs);
+        s->arguments.push_back(max_segments);
+        s->arguments.push_back(max_segment_len);
+    }
     if (device == Device::CPU) jit_compile(s->pipeline, s->target, device, "user program " + name_);
     SpmmKernel k;
     k.state_ = std::move(s);
@@ -583,6 +732,8 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
 struct SpmmKernel::Indices {
     int64_t num_src = 0, num_dst = 0, num_edges = 0, max_degree = 0;
     std::function<std::array<Buffer<>, 4>(State &, std::vector<Buffer<>> &borrowed)> buffers;
+    /// The segment table of a kernel that splits rows (State::segment_len > 0), on its device.
+    std::function<std::shared_ptr<RowSplitTable>(State &)> segments;
 };
 
 namespace {
@@ -609,23 +760,24 @@ void SpmmKernel::run(const GraphView &g, const std::map<std::string, Tensor> &op
 int SpmmKernel::num_outputs() const { return state_->num_outputs; }
 
 std::map<std::string, int64_t> SpmmKernel::point_for(int64_t num_src, int64_t num_dst, int64_t num_edges,
-                                                     int64_t max_degree) const {
+                                                     int64_t max_degree, bool graph_view) const {
     const State &s = *state_;
     if (!s.def) return s.point;
-    const RunShape shape{s.device, s.features, s.program->monoid_->merges(), num_src, num_dst, num_edges, max_degree};
+    const RunShape shape{s.device,  s.features, s.program->monoid_->merges(), num_src, num_dst, num_edges,
+                         max_degree, graph_view};
     return s.def->complete(s.def->for_graph(s.point, shape), s.features, s.device);
 }
 
-const SpmmKernel *SpmmKernel::variant_for(int64_t num_src, int64_t num_dst, int64_t num_edges,
-                                          int64_t max_degree) const {
+const SpmmKernel *SpmmKernel::variant_for(int64_t num_src, int64_t num_dst, int64_t num_edges, int64_t max_degree,
+                                          bool graph_view) const {
     State &s = *state_;
     if (!s.def) return nullptr;
-    const std::array<int64_t, 4> shape{num_src, num_dst, num_edges, max_degree};
+    const std::array<int64_t, 5> shape{num_src, num_dst, num_edges, max_degree, graph_view ? 1 : 0};
     {
         std::lock_guard<std::mutex> lock(s.variants_mu);
         if (shape == s.last_shape) return s.last_variant;
     }
-    const std::map<std::string, int64_t> point = point_for(num_src, num_dst, num_edges, max_degree);
+    const std::map<std::string, int64_t> point = point_for(num_src, num_dst, num_edges, max_degree, graph_view);
     std::lock_guard<std::mutex> lock(s.variants_mu);
     const SpmmKernel *v = nullptr;
     if (point != s.point) {
@@ -644,7 +796,7 @@ const SpmmKernel *SpmmKernel::variant_for(int64_t num_src, int64_t num_dst, int6
 
 void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operands, const std::vector<Tensor *> &outs,
                      const CudaLaunch &launch) const {
-    if (const SpmmKernel *v = variant_for(g.num_src(), g.num_dst(), g.num_edges(), g.max_row_length()))
+    if (const SpmmKernel *v = variant_for(g.num_src(), g.num_dst(), g.num_edges(), g.max_row_length(), false))
         return v->run(g, operands, outs, launch);
     const CSR &csr = g.csr();
     Indices ix;
@@ -662,6 +814,10 @@ void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operan
                                         : index_buffer(csr.edge_ids, "edge_ids"),
                 s.orders_rows ? index_buffer(g.balanced_idx(), "row_order") : Buffer<>()};
     };
+    ix.segments = [&g, &launch](State &s) {
+        return s.device == Device::CUDA ? RowSplitTable::device(g, s.segment_len, launch, s.target)
+                                        : RowSplitTable::host(g, s.segment_len);
+    };
     run_on(ix, operands, outs, launch);
 }
 
@@ -669,8 +825,12 @@ void SpmmKernel::run(const GraphView &g, const std::map<std::string, Tensor> &op
                      const CudaLaunch &launch) const {
     const State &st = *state_;
     g.check();
-    if (const SpmmKernel *v = variant_for(g.num_src, g.num_dst, g.num_edges, g.degree_bound()))
+    if (const SpmmKernel *v = variant_for(g.num_src, g.num_dst, g.num_edges, g.degree_bound(), true))
         return v->run(g, operands, outs, launch);
+    if (st.segment_len > 0)
+        fail<GraphError>("user program ", st.name, " splits rows into segments (schedule ", st.schedule,
+                         " calls split_rows), which needs a Graph's segment table; a graph view runs a point with "
+                         "whole rows (the default schedule's for_graph picks row_segments = 0 on views)");
     if (g.device != st.device)
         fail<GraphError>("user program ", st.name, " runs on ", device_name(st.device), " but the graph view's arrays are on ",
                          device_name(g.device));
@@ -736,6 +896,7 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
 
     ParamMap params;
     std::vector<Buffer<>> keep, borrowed;  // borrowed: device wrappers of caller memory, detached after the call
+    std::vector<std::shared_ptr<RowSplitTable>> tables;  // the segment table, alive through the call
     for (size_t i = 0; i < s.operands.size(); ++i) {
         const Operand &o = s.operands[i];
         const int64_t rows = rows_of[static_cast<int>(o.at)];
@@ -772,6 +933,17 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
         params.set(s.col_idx, ix[1]);
         params.set(s.edge_ids, ix[2]);
         if (s.orders_rows) params.set(s.row_order, ix[3]);
+        if (s.segment_len > 0) {
+            std::shared_ptr<RowSplitTable> t = g.segments(s);
+            keep.insert(keep.end(), {t->seg_ptr, t->seg_row, t->row_segs});
+            tables.push_back(t);
+            params.set(s.seg_ptr, t->seg_ptr);
+            params.set(s.seg_row, t->seg_row);
+            params.set(s.row_segs, t->row_segs);
+            params.set(s.num_segs, t->num_segs);
+            params.set(s.max_segments, std::max<int32_t>(t->max_segments, 1));
+            params.set(s.max_segment_len, std::max<int32_t>(t->max_segment_len, 1));
+        }
     };
     params.set(s.max_degree, static_cast<int32_t>(g.max_degree));
     params.set(s.num_edges, static_cast<int32_t>(std::max<int64_t>(g.num_edges, 1)));
@@ -815,14 +987,16 @@ std::string SpmmKernel::schedule() const { return state_->schedule; }
 
 bool SpmmKernel::orders_rows() const { return state_->orders_rows; }
 
+int SpmmKernel::segment_length() const { return state_->segment_len; }
+
 std::string SpmmKernel::schedule(const Graph &g) const {
     if (!state_->def) return schedule();
-    return point_str(*state_->def, point_for(g.num_src(), g.num_dst(), g.num_edges(), g.max_row_length()));
+    return point_str(*state_->def, point_for(g.num_src(), g.num_dst(), g.num_edges(), g.max_row_length(), false));
 }
 
 std::string SpmmKernel::schedule(const GraphView &g) const {
     if (!state_->def) return schedule();
-    return point_str(*state_->def, point_for(g.num_src, g.num_dst, g.num_edges, g.degree_bound()));
+    return point_str(*state_->def, point_for(g.num_src, g.num_dst, g.num_edges, g.degree_bound(), true));
 }
 
 void SpmmKernel::compile_to_static_library(const std::string &dir, const std::string &name) const {

@@ -29,9 +29,10 @@
 // lanes of nonzeros, so that one long row no longer runs on one thread); every schedule must keep
 // each row's reduction in order unless its monoid allows otherwise (Monoid::merge,
 // ScheduleContext::split_nnz_lanes). Beside Halide's own directives, a schedule may split rows over
-// lanes of nonzeros (ScheduleContext::split_nnz_lanes) and run rows in order of their length
-// (ScheduleContext::balanced_rows); the other directives of the built-in operators (schedules/) are
-// not yet open to user programs.
+// lanes of nonzeros (ScheduleContext::split_nnz_lanes), split them into segments across the graph
+// (ScheduleContext::split_rows) and run rows in order of their length
+// (ScheduleContext::balanced_rows); the other directives of the built-in operators (schedules/:
+// staged neighbour tiles, register tiles, source tiles) are not yet open to user programs.
 #pragma once
 
 #include <Halide.h>
@@ -98,6 +99,25 @@ struct NnzLanes {
     int steps = 1;           ///< U
 };
 
+/// A row reduction split into segments across the graph (ScheduleContext::split_rows): every row's
+/// neighbours cut into segments of at most `length` consecutive positions, numbered row by row, each
+/// segment reduced on its own and the row's segments then merged in order:
+///   segment_acc(f, s) = reduce in order over the positions of segment s of message
+///   segments(f, s)    = segment_acc(f, s)
+///   acc(f, v)         = merge of segments(f, row_segs(v)), ..., segments(f, row_segs(v + 1) - 1)
+/// A long row's work spreads over as many threads (and blocks) as it has segments: one row of
+/// 100,000 neighbours no longer runs on one thread or one warp. Rows of at most `length` neighbours
+/// are one segment. The segment table comes with the graph, made once per Graph and length (a
+/// kernel that splits rows runs on Graphs, not on GraphViews).
+struct RowSegmentSplit {
+    Halide::Func segments;     ///< the segments' results (pure): a stage of its own, schedule it like out
+    Halide::Func segment_acc;  ///< the reduction over a segment (pure: identity; update over k)
+    Halide::Var s;             ///< the segment (segments' and segment_acc's second variable)
+    Halide::RVar k;            ///< segment_acc's reduction variable: the position within the segment
+    Halide::RVar merge;        ///< acc's reduction variable over the row's segments
+    int length = 0;            ///< the most positions a segment holds
+};
+
 /// What a schedule of a user program works on: the program's Funcs and loop variables after the
 /// algorithm is defined, the device, the feature count and the chosen knob values.
 struct ScheduleContext {
@@ -140,8 +160,19 @@ struct ScheduleContext {
     bool indexing_32bit = false;  ///< whether int32_indexing() was called
     Halide::Type type;            ///< the program's element type (warp shuffles move 32 bits)
 
-    /// Set by SpmmProgram::compile: builds the lane form.
+    /// Splits every row's neighbours into segments of at most `length` (1 .. 2^20) positions across
+    /// the graph (RowSegmentSplit): acc becomes the merge of the row's segments (its update's
+    /// reduction variable is RowSegmentSplit::merge, no longer k) and out is redefined over it (same
+    /// name and outputs); schedule the returned segments and segment_acc Funcs as well (segments
+    /// compute_root: on CUDA a kernel of its own before the rows'). Call it before scheduling acc or
+    /// out. ScheduleError when the program's monoid declares no merge, with split_nnz_lanes or
+    /// balanced_rows, or on a second call.
+    RowSegmentSplit split_rows(int length);
+    int rows_split = 0;  ///< the segment length of split_rows (0: rows whole)
+
+    /// Set by SpmmProgram::compile: builds the lane form and the segment form.
     std::function<NnzLanes(ScheduleContext &, int, int)> split_lanes_impl;
+    std::function<RowSegmentSplit(ScheduleContext &, int)> split_rows_impl;
 };
 
 /// What a schedule's run-time choice (ScheduleDef::for_graph) knows: the kernel's device, feature
@@ -153,6 +184,8 @@ struct RunShape {
     int64_t num_src = 0, num_dst = 0, num_edges = 0;
     /// The longest row: exact for a Graph, the view's bound for a GraphView (num_edges when unknown).
     int64_t max_degree = 0;
+    /// Whether the graph is a GraphView, which carries no segment table (ScheduleContext::split_rows).
+    bool graph_view = false;
 };
 
 /// A schedule for user programs with declared knobs: each knob's choices and default, a validity
@@ -195,9 +228,12 @@ struct ScheduleDef {
 /// a lane takes an iteration, unrolled), lane_merge (1: the lanes merge through shared memory after
 /// a barrier; 2: through warp shuffles, one feature a thread, with int32_indexing, 32-bit types;
 /// 0: shuffles below 8 features, else shared memory); on both, balanced_rows (1: rows in order of
-/// in-degree, ScheduleContext::balanced_rows). Its for_graph runs a thread per row and feature
-/// (nnz_lanes = 1) where nnz_lanes = 0 and a graph's longest row has at most
-/// kRowsFormMaxDegree neighbours.
+/// in-degree, ScheduleContext::balanced_rows) and row_segments (L > 0: rows split into segments of
+/// at most L neighbours across the graph, ScheduleContext::split_rows, each segment and then each
+/// row reduced like a row of the thread-per-row form; CUDA: with nnz_lanes 0 or 1). Its for_graph
+/// runs a thread per row and feature (nnz_lanes = 1) where nnz_lanes = 0 and a graph's longest row
+/// has at most kRowsFormMaxDegree neighbours, and keeps rows whole (row_segments = 0) on graph views
+/// and on graphs whose longest row fits in one segment.
 const ScheduleDef &default_schedule();
 /// The longest row up to which the default schedule's nnz_lanes = 0 runs a thread per row on CUDA.
 inline constexpr int64_t kRowsFormMaxDegree = 64;
@@ -306,6 +342,9 @@ public:
     /// a run then reads the graph's row order (a GraphView must carry it: GraphView::row_order), and
     /// the static library takes it after edge_ids.
     bool orders_rows() const;
+    /// The segment length of its schedule's split_rows (ScheduleContext::split_rows), 0 when its
+    /// rows are whole: a run then reads the graph's segment table (made once per Graph).
+    int segment_length() const;
 
     /// The lowered Halide statement (for tests and for users reading what was generated).
     std::string lowered_stmt() const;
@@ -321,9 +360,13 @@ public:
     /// The program as a static library for applications that link it without gsparse or a JIT
     /// (as Halide's generators produce): <dir>/<name>.a and <dir>/<name>.h, declaring
     ///   int name(halide_buffer_t *row_ptr, halide_buffer_t *col_idx, halide_buffer_t *edge_ids,
-    ///            [halide_buffer_t *row_order,] halide_buffer_t *<operand>..., int32_t max_degree,
-    ///            int32_t num_edges, int32_t num_src, halide_buffer_t *out);
+    ///            [halide_buffer_t *row_order,] [halide_buffer_t *seg_ptr, halide_buffer_t *seg_row,
+    ///            halide_buffer_t *row_segs,] halide_buffer_t *<operand>..., int32_t max_degree,
+    ///            int32_t num_edges, int32_t num_src, [int32_t num_segs, int32_t max_segments,
+    ///            int32_t max_segment_len,] halide_buffer_t *out);
     /// row_order (num_dst rows by in-degree, longest first: a permutation) only when orders_rows();
+    /// the segment table (graph/segments.h: split_row_segments and segment_rows, at least one
+    /// segment: pad an edgeless graph with one empty segment) only when segment_length() > 0;
     /// operands in the order of their operand() calls (declare them in statements of their own: the
     /// order in which C++ evaluates the sides of `a * b` is unspecified); the CSR arrays of
     /// graph/formats.h with edge_ids holding the edge id of every position; feature buffers
@@ -342,10 +385,11 @@ private:
                 const CudaLaunch &launch) const;
     /// The point the schedule's for_graph picks for a graph of these sizes (checked; the compiled
     /// point for a schedule without for_graph).
-    std::map<std::string, int64_t> point_for(int64_t num_src, int64_t num_dst, int64_t num_edges,
-                                             int64_t max_degree) const;
+    std::map<std::string, int64_t> point_for(int64_t num_src, int64_t num_dst, int64_t num_edges, int64_t max_degree,
+                                             bool graph_view) const;
     /// The kernel of that point, compiled on first use, or null when it is this kernel's own.
-    const SpmmKernel *variant_for(int64_t num_src, int64_t num_dst, int64_t num_edges, int64_t max_degree) const;
+    const SpmmKernel *variant_for(int64_t num_src, int64_t num_dst, int64_t num_edges, int64_t max_degree,
+                                  bool graph_view) const;
     std::shared_ptr<State> state_;
 };
 

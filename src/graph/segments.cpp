@@ -26,6 +26,14 @@ RowSegments split_row_segments(const CSR &csr, int64_t segment_len) {
     return s;
 }
 
+std::vector<index_t> segment_rows(const RowSegments &segs) {
+    if (!segs.seg_ids.empty()) fail<GraphError>("segment_rows: segments listed through seg_ids have no row order");
+    std::vector<index_t> rows(static_cast<size_t>(segs.num_segs()));
+    for (size_t v = 0; v + 1 < segs.row_segs.size(); ++v)
+        for (index_t s = segs.row_segs[v]; s < segs.row_segs[v + 1]; ++s) rows[static_cast<size_t>(s)] = static_cast<index_t>(v);
+    return rows;
+}
+
 RowTails row_tails(const CSR &csr, int64_t tail_len) {
     if (tail_len < 1) fail<GraphError>("tail length ", tail_len, " must be >= 1");
     RowTails t;

@@ -47,6 +47,11 @@ RowTails row_tails(const CSR &csr, int64_t tail_len);
 /// for segment_len < 1.
 RowSegments split_row_segments(const CSR &csr, int64_t segment_len);
 
+/// The row of every segment of a split whose rows' segments are consecutive (split_row_segments):
+/// entry s is the row v with row_segs[v] <= s < row_segs[v + 1]. GraphError for segments listed
+/// through seg_ids (source tiles).
+std::vector<index_t> segment_rows(const RowSegments &segs);
+
 /// Segments of the edge list `tiled` (Graph::coo_by_dst(tile): grouped by source tiles, then by
 /// destination) cut at every change of destination or source tile, and after segment_len nonzeros
 /// when segment_len > 0. Throws GraphError when tile < 1, segment_len < 0, or the edges are not

@@ -140,6 +140,51 @@ std::shared_ptr<DeviceSegments> DeviceSegments::get(const Graph &g, int segment_
     }));
 }
 
+RowSplitTable::RowSplitTable(const Graph &g, int segment_len, const CudaLaunch *launch, const Halide::Target &target) {
+    const CSR &csr = g.csr();
+    RowSegments segs = split_row_segments(csr, segment_len);
+    seg_row_host_ = segment_rows(segs);
+    max_segments = segs.max_segments;
+    max_segment_len = segs.max_segment_len;
+    seg_ptr_host_ = std::move(segs.seg_ptr);
+    row_segs_host_ = std::move(segs.row_segs);
+    if (seg_row_host_.empty()) {
+        // One empty segment (no row lists it): a grid over the segments always has a block.
+        seg_ptr_host_ = {0, 0};
+        seg_row_host_ = {0};
+    }
+    num_segs = static_cast<int32_t>(seg_row_host_.size());
+    if (launch) {
+        release_ = std::make_unique<DeviceBufferRelease>(*launch, std::initializer_list<Halide::Buffer<> *>{
+                                                                      &seg_ptr, &seg_row, &row_segs});
+        seg_ptr = upload(seg_ptr_host_, *launch, target, "seg_ptr");
+        seg_row = upload(seg_row_host_, *launch, target, "seg_row");
+        row_segs = upload(row_segs_host_, *launch, target, "row_segs");
+        return;
+    }
+    auto wrap = [](std::vector<index_t> &host, const char *name) {
+        return Halide::Buffer<>(Halide::Int(32), host.data(), {static_cast<int>(host.size())}, name);
+    };
+    seg_ptr = wrap(seg_ptr_host_, "seg_ptr");
+    seg_row = wrap(seg_row_host_, "seg_row");
+    row_segs = wrap(row_segs_host_, "row_segs");
+}
+
+std::shared_ptr<RowSplitTable> RowSplitTable::host(const Graph &g, int segment_len) {
+    const std::string key = "host_row_split/" + std::to_string(segment_len);
+    return std::static_pointer_cast<RowSplitTable>(g.attachment(key, [&] {
+        return std::static_pointer_cast<void>(std::make_shared<RowSplitTable>(g, segment_len, nullptr, Halide::Target()));
+    }));
+}
+
+std::shared_ptr<RowSplitTable> RowSplitTable::device(const Graph &g, int segment_len, const CudaLaunch &launch,
+                                                     const Halide::Target &target) {
+    const std::string key = "cuda_row_split/" + std::to_string(segment_len);
+    return std::static_pointer_cast<RowSplitTable>(g.attachment(key_of(key.c_str(), launch.context, 1), [&] {
+        return std::static_pointer_cast<void>(std::make_shared<RowSplitTable>(g, segment_len, &launch, target));
+    }));
+}
+
 DeviceTails::DeviceTails(const Graph &g, int tail_len, const CudaLaunch &launch, const Halide::Target &target)
     : release_(launch, {&tail_start, &tail_end, &tail_row}) {
     const CSR &csr = g.csr();

@@ -100,6 +100,31 @@ private:
     DeviceBufferRelease release_;
 };
 
+/// The segment table of user programs that split rows (dsl::ScheduleContext::split_rows): every row
+/// cut into segments of at most segment_len nonzeros (split_row_segments), with the row of every
+/// segment (segment_rows). A graph without edges gets one empty segment, so every array holds an
+/// entry and a kernel's grid is never empty. On the host (made once per graph and length) or, with
+/// a launch, uploaded to the device once per graph, length and CUDA context.
+class RowSplitTable {
+public:
+    RowSplitTable(const Graph &g, int segment_len, const CudaLaunch *launch, const Halide::Target &target);
+    RowSplitTable(const RowSplitTable &) = delete;
+    RowSplitTable &operator=(const RowSplitTable &) = delete;
+
+    Halide::Buffer<> seg_ptr, seg_row, row_segs;  ///< host buffers, or device buffers with a launch
+    int32_t num_segs = 0, max_segments = 0, max_segment_len = 0;
+
+    /// The host table of (g, segment_len).
+    static std::shared_ptr<RowSplitTable> host(const Graph &g, int segment_len);
+    /// The device table of (g, segment_len, launch.context).
+    static std::shared_ptr<RowSplitTable> device(const Graph &g, int segment_len, const CudaLaunch &launch,
+                                                 const Halide::Target &target);
+
+private:
+    std::vector<index_t> seg_ptr_host_, seg_row_host_, row_segs_host_;
+    std::unique_ptr<DeviceBufferRelease> release_;
+};
+
 /// Row tails of a graph for the row-tail form of g-SpMM (graph/segments.h: row_tails), on the
 /// device: tail_start, tail_end and tail_row, with one empty tail (start = end = nnz, row 0) when
 /// the graph has no long row, so that the tails' kernel still launches a valid grid (its blocks

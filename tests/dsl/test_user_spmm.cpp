@@ -612,8 +612,9 @@ TEST(UserSpmm, EveryPointOfTheDefaultScheduleGivesTheSameResult) {
         const auto space = dsl::default_schedule().space(F, Device::CPU);
         EXPECT_GE(space.size(), F >= 8 ? 24u : 8u) << "F=" << F;
         for (const auto &point : space) {
-            // Rows by in-degree at one task size (BalancedRows* cover the directive itself).
-            if (point.at("balanced_rows") && point.at("rows_per_task") != 4) continue;
+            // Rows by in-degree and rows in segments at one task size (BalancedRows* and
+            // test_user_row_segments cover the directives themselves).
+            if ((point.at("balanced_rows") || point.at("row_segments")) && point.at("rows_per_task") != 4) continue;
             dsl::SpmmKernel k = p.compile(F, Device::CPU, dsl::default_schedule(), point);
             Tensor out = Tensor::empty({g.num_dst(), F}, DType::F32);
             k.run(g, {{"x", x}, {"a_src", as}, {"a_dst", ad}}, out);
