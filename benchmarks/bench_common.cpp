@@ -150,6 +150,12 @@ void for_each_graph(const GraphSelection &sel, const std::function<void(GraphCas
             skipped(gc.name, e.what());
             continue;
         }
+        if (sel.positions_as_edge_ids && !gc.graph.csr().identity_edge_ids()) {
+            CSR csr = gc.graph.csr();
+            csr.edge_ids.clear();
+            gc.graph = Graph::from_csr(std::move(csr));
+            gc.order += "+positions";
+        }
         gc.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         run(gc);
     }

@@ -64,6 +64,10 @@ struct GraphSelection {
     /// Twins' edge ids in random order (as for a graph built from an unsorted edge list) instead of
     /// in CSR order; the order label gets "+edge-ids".
     bool shuffle_edge_ids = false;
+    /// Graph files' edges renumbered to their CSR positions (edge ids dropped), as the twins' are:
+    /// edge weights by edge id then lie in CSR order, the one array cuSPARSE reads too; the order
+    /// label gets "+positions".
+    bool positions_as_edge_ids = false;
 };
 
 struct GraphCase {

@@ -79,6 +79,7 @@ struct Args {
     uint64_t seed = 42;
     int64_t sample_rows = 512;
     std::vector<std::string> cusparse_algs;  ///< empty: all
+    std::string edge_ids = "file";           ///< graph files' edge ids: "file" or "positions"
 };
 
 // --- The benchmark --------------------------------------------------------------------------------
@@ -133,7 +134,8 @@ public:
     }
 
     void run_all() {
-        const GraphSelection sel = graph_selection(a_, GSPARSE_REAL_GRAPHS_DIR_DEFAULT);
+        GraphSelection sel = graph_selection(a_, GSPARSE_REAL_GRAPHS_DIR_DEFAULT);
+        sel.positions_as_edge_ids = a_.edge_ids == "positions";
         for_each_graph(
             sel, [&](GraphCase &gc) { run_graph(gc); },
             [&](const std::string &name, const std::string &reason) {
@@ -165,6 +167,7 @@ private:
                         {"flush_bytes", timer_ ? timer_->flush_bytes() : 0},
                         {"scale", a_.scale},
                         {"order", a_.order},
+                        {"edge_ids", a_.edge_ids},
                         {"twin_seed", a_.twin_seed},
                         {"feature_seed", a_.seed},
                         {"feats", a_.feats},
@@ -586,6 +589,11 @@ int main(int argc, char **argv) {
     app.add_option("--seed", a.seed, "seed of the features and generated edge weights")->capture_default_str();
     app.add_option("--sample-rows", a.sample_rows, "rows checked against the CPU reference per case")
         ->check(CLI::Range(int64_t(0), int64_t(1) << 40))
+        ->capture_default_str();
+    app.add_option("--edge-ids", a.edge_ids,
+                   "edge ids of graph files: as stored (file), or their CSR positions (positions: edge weights "
+                   "in CSR order, the array cuSPARSE reads, as for the twins)")
+        ->check(CLI::IsMember({"file", "positions"}))
         ->capture_default_str();
     app.add_option("--cusparse-algs", a.cusparse_algs, "cuSPARSE algorithms to time (default: all)")->delimiter(',');
     try {

@@ -19,6 +19,8 @@
 #   FEATS     [1,2,4,8,16,32,47,64,100,128,256,512]   OPS [copy_lhs:sum,mul:sum]   RUNS [10]   WARMUP [3]
 #   SCHEDULES [benchmarks/schedules/zoo_default_vs_expert.json]   SCALE (twins) [1.0]   TAG (file name part) [run]
 #   TIME_LIMIT seconds each benchmark may run, then it stops (the cases done so far are kept) [none]
+#   EDGE_IDS  [file]: the zoo files' edge ids; positions: renumbered to CSR positions, so that the edge
+#             weights of u_mul_e lie in CSR order for gsparse as they do for cuSPARSE (gsparse-bench-spmm)
 #   SDDMM_FEATS [1,4,16,32,64,128,256]   SKIP_SDDMM=1  g-SpMM only
 #   TUNE=1  tune before benchmarking   TUNE_FEATS [FEATS]   TUNE_OPS (ops of OPS to tune) [copy_lhs:sum]
 #   SKIP_BUILD=1   PYTHON [python3]
@@ -95,7 +97,7 @@ if [ "${TUNE:-0}" = 1 ]; then
   SCHEDULES=$RESULTS/tunes/points.json
 fi
 "${limit[@]}" "$bench" --graphs "$graphs" --scale "$SCALE" --order shuffled --feats "$FEATS" --ops "$OPS" --runs "$RUNS" \
-  --warmup "$WARMUP" --schedules "$SCHEDULES" --json "$RESULTS/spmm-$TAG.json" --md "$RESULTS/spmm-$TAG.md" \
+  --edge-ids "${EDGE_IDS:-file}" --warmup "$WARMUP" --schedules "$SCHEDULES" --json "$RESULTS/spmm-$TAG.json" --md "$RESULTS/spmm-$TAG.md" \
   2>&1 | tail -n 400 > "$RESULTS/spmm-$TAG.log"
 status=${PIPESTATUS[0]}
 echo "run_zoo.sh: gsparse-bench-spmm exited with $status (log $RESULTS/spmm-$TAG.log)"
