@@ -152,7 +152,19 @@ bool cuda_lane_shuffles(int64_t knob, int64_t feature_vector, int features, int 
     return knob == 2 || (knob == 0 && features < 8 && feature_vector <= 1 && type_bits == 32);
 }
 
+/// The default schedule's row_segments (0 when a schedule derived from it leaves the knob out).
+int64_t row_segments_knob(const std::map<std::string, int64_t> &p) {
+    auto it = p.find("row_segments");
+    return it == p.end() ? 0 : it->second;
+}
+
 }  // namespace
+
+bool split_rows_by_default(const RunShape &r) {
+    if (r.graph_view || !r.monoid_merges || r.max_degree <= kAutoSegmentLength || r.num_dst <= 0) return false;
+    const double average = static_cast<double>(r.num_edges) / static_cast<double>(r.num_dst);
+    return r.features <= kAutoSegmentsMaxFeatures || static_cast<double>(r.max_degree) >= kAutoSegmentsMinSkew * average;
+}
 
 const ScheduleDef &default_schedule() {
     static const ScheduleDef def = [] {
@@ -171,11 +183,11 @@ const ScheduleDef &default_schedule() {
                    {"feature_vector", {0, 1, 2, 4, 8}, 0},
                    {"lane_merge", {0, 1, 2}, 0},
                    {"balanced_rows", {0, 1}, 0},
-                   {"row_segments", {0, 64, 256, 1024, 4096}, 0}};
+                   {"row_segments", {-1, 0, 64, 256, 1024, 4096}, 0}};
         d.why_invalid = [](const std::map<std::string, int64_t> &p, int features, Device device) -> std::string {
-            if (p.at("row_segments") > 0 && p.at("balanced_rows"))
+            if (row_segments_knob(p) > 0 && p.at("balanced_rows"))
                 return "row_segments and balanced_rows: rows split into segments run in row order";
-            if (device == Device::CUDA && p.at("row_segments") > 0 && p.at("nnz_lanes") > 1)
+            if (device == Device::CUDA && row_segments_knob(p) > 0 && p.at("nnz_lanes") > 1)
                 return "row_segments reduces each segment on a thread a feature (nnz_lanes 0 or 1)";
             if (device == Device::CUDA) {
                 if (p.at("rows_per_task") != 16 || p.at("vector_width") != 1)
@@ -210,15 +222,22 @@ const ScheduleDef &default_schedule() {
         };
         // nnz_lanes = 0 on CUDA: a thread per row and feature where every row is short (measured:
         // docs/dsl.md), lanes of nonzeros for monoids that merge elsewhere.
-        // row_segments > 0: whole rows on graph views (no segment table) and where the longest row
-        // is one segment anyway.
+        // row_segments = 0 on CUDA: segments of kAutoSegmentLength where split_rows_by_default says
+        // so, else whole rows; row_segments > 0: whole rows (-1) on graph views (no segment table),
+        // for monoids without a merge and where the longest row is one segment anyway.
         d.for_graph = [](const std::map<std::string, int64_t> &p, const RunShape &r) {
             std::map<std::string, int64_t> q = p;
-            if (q.at("row_segments") > 0 &&
-                (r.graph_view || !r.monoid_merges || r.max_degree <= q.at("row_segments")))
-                q["row_segments"] = 0;
+            if (q.count("row_segments")) {
+                int64_t &segments = q["row_segments"];
+                // (0 that does not split stays 0: the same kernel as -1, compiled once.)
+                if (segments == 0 && r.device == Device::CUDA && q.at("nnz_lanes") <= 1 && !q.at("balanced_rows") &&
+                    split_rows_by_default(r))
+                    segments = kAutoSegmentLength;
+                else if (segments > 0 && (r.graph_view || !r.monoid_merges || r.max_degree <= segments))
+                    segments = -1;
+            }
             if (r.device != Device::CUDA || !r.monoid_merges || q.at("nnz_lanes") != 0 ||
-                (r.max_degree > kRowsFormMaxDegree && q.at("row_segments") == 0))
+                (r.max_degree > kRowsFormMaxDegree && row_segments_knob(q) <= 0))
                 return q;
             q["nnz_lanes"] = 1;
             q["nnz_steps"] = 4;
@@ -229,7 +248,7 @@ const ScheduleDef &default_schedule() {
         d.apply = [](ScheduleContext &c) {
             if (c.knob("balanced_rows")) c.balanced_rows();
             Var vo("vo"), vi("vi");
-            if (const int64_t length = c.knob("row_segments"); length > 0) {
+            if (const int64_t length = row_segments_knob(c.knobs); length > 0) {
                 // Segments, then rows, each like a row of the thread-per-row form (CUDA: two kernels;
                 // the CPU: parallel tasks of rows_per_task segments, then of rows).
                 RowSegmentSplit r = c.split_rows(static_cast<int>(length));
@@ -830,7 +849,7 @@ void SpmmKernel::run(const GraphView &g, const std::map<std::string, Tensor> &op
     if (st.segment_len > 0)
         fail<GraphError>("user program ", st.name, " splits rows into segments (schedule ", st.schedule,
                          " calls split_rows), which needs a Graph's segment table; a graph view runs a point with "
-                         "whole rows (the default schedule's for_graph picks row_segments = 0 on views)");
+                         "whole rows (the default schedule's for_graph picks row_segments = -1 on views)");
     if (g.device != st.device)
         fail<GraphError>("user program ", st.name, " runs on ", device_name(st.device), " but the graph view's arrays are on ",
                          device_name(g.device));

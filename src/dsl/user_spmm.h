@@ -230,11 +230,28 @@ struct ScheduleDef {
 /// 0: shuffles below 8 features, else shared memory); on both, balanced_rows (1: rows in order of
 /// in-degree, ScheduleContext::balanced_rows) and row_segments (L > 0: rows split into segments of
 /// at most L neighbours across the graph, ScheduleContext::split_rows, each segment and then each
-/// row reduced like a row of the thread-per-row form; CUDA: with nnz_lanes 0 or 1). Its for_graph
-/// runs a thread per row and feature (nnz_lanes = 1) where nnz_lanes = 0 and a graph's longest row
-/// has at most kRowsFormMaxDegree neighbours, and keeps rows whole (row_segments = 0) on graph views
-/// and on graphs whose longest row fits in one segment.
+/// row reduced like a row of the thread-per-row form, CUDA: with nnz_lanes 0 or 1; -1: whole rows;
+/// 0: by the graph, split_rows_by_default). Its for_graph runs a thread per row and feature
+/// (nnz_lanes = 1) where nnz_lanes = 0 and a graph's longest row has at most kRowsFormMaxDegree
+/// neighbours or the rows are split, splits rows where row_segments = 0 and split_rows_by_default
+/// holds (CUDA, nnz_lanes 0 or 1, balanced_rows 0), and keeps rows whole (row_segments = -1) on
+/// graph views, for monoids without a merge and on graphs whose longest row fits in one segment.
 const ScheduleDef &default_schedule();
+/// The segment length the default schedule's row_segments = 0 takes where it splits rows.
+inline constexpr int64_t kAutoSegmentLength = 256;
+/// Up to this many features, row_segments = 0 splits every graph whose longest row exceeds a segment.
+inline constexpr int kAutoSegmentsMaxFeatures = 4;
+/// Above kAutoSegmentsMaxFeatures, it splits where the longest row is at least this many times the
+/// average row.
+inline constexpr double kAutoSegmentsMinSkew = 600;
+/// Whether the default schedule's row_segments = 0 splits rows on this graph (on CUDA): a Graph (not
+/// a view) whose longest row exceeds kAutoSegmentLength, for a monoid that merges, and either at most
+/// kAutoSegmentsMaxFeatures features or a longest row at least kAutoSegmentsMinSkew times the average.
+/// Measured on an H200 (docs/dsl.md, "Rows split into segments"): on the zoo's training graphs with
+/// long rows, segments of 256 ran 1.5x-11x faster than lanes of nonzeros at F = 4 (one tie: 0.97x) and
+/// at F = 64 where the longest row is over 1,000 times the average (1.45x-11x), but 0.70x-0.98x on
+/// graphs where it is 47-359 times the average.
+bool split_rows_by_default(const RunShape &r);
 /// The longest row up to which the default schedule's nnz_lanes = 0 runs a thread per row on CUDA.
 inline constexpr int64_t kRowsFormMaxDegree = 64;
 

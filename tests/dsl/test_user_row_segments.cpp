@@ -238,10 +238,49 @@ TEST(UserRowSegments, DefaultScheduleSplitsWhereTheLongestRowSpansSegments) {
         v.col_idx = csr.col_idx.data();
         v.edge_ids = csr.identity_edge_ids() ? nullptr : csr.edge_ids.data();
         v.max_degree = g.max_row_length();
-        EXPECT_NE(split.schedule(v).find("row_segments=0"), std::string::npos) << split.schedule(v);
+        EXPECT_NE(split.schedule(v).find("row_segments=-1"), std::string::npos) << split.schedule(v);
         Tensor on_view = Tensor::empty({g.num_dst(), F}, DType::F32);
         split.run(v, ops, on_view);
         expect_close(on_view, want, 1e-5, std::string("view, ") + what);
+    }
+}
+
+TEST(UserRowSegments, DefaultSplitsRowsOnCudaByTheGraph) {
+    // row_segments = 0 (the default) on CUDA: segments of 256 on Graphs whose longest row exceeds a
+    // segment, at F <= 4 or where the longest row is at least 600 times the average; whole rows
+    // otherwise, on views and for monoids without a merge.
+    dsl::RunShape r;
+    r.device = Device::CUDA, r.monoid_merges = true, r.num_src = r.num_dst = 100000, r.num_edges = 1600000;
+    r.features = 4, r.max_degree = 300;
+    EXPECT_TRUE(dsl::split_rows_by_default(r));
+    r.max_degree = 256;
+    EXPECT_FALSE(dsl::split_rows_by_default(r));  // one segment holds the longest row
+    r.features = 64, r.max_degree = 16 * 600;
+    EXPECT_TRUE(dsl::split_rows_by_default(r));
+    r.max_degree = 16 * 599;
+    EXPECT_FALSE(dsl::split_rows_by_default(r));
+    r.max_degree = 16 * 600, r.graph_view = true;
+    EXPECT_FALSE(dsl::split_rows_by_default(r));
+    r.graph_view = false, r.monoid_merges = false;
+    EXPECT_FALSE(dsl::split_rows_by_default(r));
+
+    test::RandomGraphOptions opt;
+    opt.num_nodes = 2000, opt.long_row = 5000;  // average about 7.5, longest row 5000
+    Graph g = test::random_graph(12, opt);
+    SpmmProgram p = weighted("auto_segments", Monoid::sum());
+    for (int F : {4, 64}) {
+        dsl::SpmmKernel k = p.compile(F, Device::CUDA);
+        EXPECT_NE(k.schedule().find("row_segments=0"), std::string::npos) << k.schedule();
+        const std::string on_g = k.schedule(g);
+        EXPECT_NE(on_g.find("row_segments=256"), std::string::npos) << on_g;
+        EXPECT_NE(on_g.find("nnz_lanes=1"), std::string::npos) << on_g;
+        // Lanes of nonzeros or rows by in-degree asked for: no automatic segments.
+        EXPECT_NE(p.compile(F, Device::CUDA, dsl::default_schedule(), {{"nnz_lanes", 8}}).schedule(g).find("row_segments=0"),
+                  std::string::npos);
+        EXPECT_NE(p.compile(F, Device::CUDA, dsl::default_schedule(), {{"balanced_rows", 1}}).schedule(g).find("row_segments=0"),
+                  std::string::npos);
+        // The CPU keeps whole rows by default.
+        EXPECT_NE(p.compile(F).schedule(g).find("row_segments=0"), std::string::npos);
     }
 }
 

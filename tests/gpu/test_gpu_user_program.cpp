@@ -464,6 +464,7 @@ TEST_F(GpuUserProgram, SearchMeasuresEveryCudaPointAndAllMatchTheCpu) {
                  {"rows_per_block", {0, 4}, 0}, {"nnz_lanes", {0, 1, 4}, 0}, {"nnz_steps", {1, 4}, 4},
                  {"feature_vector", {0, 4}, 0}, {"lane_merge", {0, 2}, 0},
                  {"balanced_rows", {0, 1}, 0}};
+    // (Without row_segments: a schedule that leaves a knob of the default schedule out runs it at 0.)
     auto measured = dsl::search_schedule(p, def, F, Device::CUDA, g, {{"x", dx}, {"w", dw}}, out, launch_, 3,
                                          [this] { sync(); });
     EXPECT_EQ(measured.size(), def.space(F, Device::CUDA).size());
