@@ -10,9 +10,11 @@
 #include <functional>
 
 #include "dsl/user_spmm.h"
+#include "support/user_program_cases.h"
 #include "graph/segments.h"
 #include "support/random_graph.h"
 #include "support/compare.h"
+#include "support/graph_view_of.h"
 #include "support/throws_with.h"
 #include "user_plugin/gat_attention.h"
 
@@ -22,38 +24,9 @@ namespace {
 using dsl::At;
 using dsl::Monoid;
 using dsl::SpmmProgram;
-
-struct Case {
-    const char *name;
-    test::RandomGraphOptions opt;
-};
-
-std::vector<Case> graphs() {
-    test::RandomGraphOptions base;
-    base.num_nodes = 120;
-    base.long_row = 400;
-    test::RandomGraphOptions identity = base;
-    identity.shuffle_edge_ids = false;
-    test::RandomGraphOptions bipartite = base;
-    bipartite.num_src = 45;
-    test::RandomGraphOptions sparse = base;
-    sparse.avg_degree = 1.0;
-    sparse.empty_row_share = 0.6;
-    return {{"shuffled_ids", base}, {"identity_ids", identity}, {"bipartite", bipartite}, {"mostly_empty", sparse}};
-}
-
-void expect_close(const Tensor &got, const Tensor &want, double tol, const std::string &what) {
-    ASSERT_EQ(got.numel(), want.numel()) << what;
-    const float *a = got.data_as<float>(), *b = want.data_as<float>();
-    int64_t bad = 0;
-    for (int64_t i = 0; i < got.numel(); ++i) {
-        const double err = std::abs(double(a[i]) - double(b[i]));
-        if (!(err <= tol * (1.0 + std::abs(double(b[i]))))) {
-            if (bad++ < 5) ADD_FAILURE() << what << ": element " << i << " is " << a[i] << ", expected " << b[i];
-        }
-    }
-    EXPECT_EQ(bad, 0) << what;
-}
+using test::Case;
+using test::expect_close;
+using test::graphs;
 
 /// A schedule that splits rows into segments of `length` (a knob) and runs segments and rows in
 /// parallel tasks on the CPU.
@@ -231,13 +204,8 @@ TEST(UserRowSegments, DefaultScheduleSplitsWhereTheLongestRowSpansSegments) {
         split.run(g, ops, got);
         expect_close(got, want, 1e-5, what);
         // The same graph as a view: whole rows.
-        const CSR &csr = g.csr();
-        GraphView v;
-        v.num_src = g.num_src(), v.num_dst = g.num_dst(), v.num_edges = g.num_edges();
-        v.row_ptr = csr.row_ptr.data(), v.row_ptr_len = static_cast<int64_t>(csr.row_ptr.size());
-        v.col_idx = csr.col_idx.data();
-        v.edge_ids = csr.identity_edge_ids() ? nullptr : csr.edge_ids.data();
-        v.max_degree = g.max_row_length();
+        test::HostView host = test::view_of(g, g.max_row_length());
+        const GraphView &v = host.view;
         EXPECT_NE(split.schedule(v).find("row_segments=-1"), std::string::npos) << split.schedule(v);
         Tensor on_view = Tensor::empty({g.num_dst(), F}, DType::F32);
         split.run(v, ops, on_view);
@@ -353,12 +321,8 @@ TEST(UserRowSegments, ErrorsNameTheProblem) {
     // A kernel that always splits (no for_graph) refuses a graph view, naming why.
     dsl::SpmmKernel k = summed.compile(4, Device::CPU, segments_schedule());
     Graph g = test::random_graph(8);
-    const CSR &csr = g.csr();
-    GraphView v;
-    v.num_src = g.num_src(), v.num_dst = g.num_dst(), v.num_edges = g.num_edges();
-    v.row_ptr = csr.row_ptr.data(), v.row_ptr_len = static_cast<int64_t>(csr.row_ptr.size());
-    v.col_idx = csr.col_idx.data();
-    v.edge_ids = csr.edge_ids.empty() ? nullptr : csr.edge_ids.data();
+    test::HostView host = test::view_of(g);
+    const GraphView &v = host.view;
     Tensor out = Tensor::empty({g.num_dst(), 4}, DType::F32);
     EXPECT_TRUE(test::throws_with<GraphError>(
         [&] {

@@ -11,6 +11,7 @@
 
 #include "api/gsparse.h"
 #include "dsl/user_spmm.h"
+#include "support/user_program_cases.h"
 #include "support/compare.h"
 #include "support/random_graph.h"
 #include "support/throws_with.h"
@@ -22,25 +23,9 @@ namespace {
 using dsl::At;
 using dsl::Monoid;
 using dsl::SpmmProgram;
-
-struct Case {
-    const char *name;
-    test::RandomGraphOptions opt;
-};
-
-std::vector<Case> graphs() {
-    test::RandomGraphOptions base;
-    base.num_nodes = 120;
-    base.long_row = 400;
-    test::RandomGraphOptions identity = base;
-    identity.shuffle_edge_ids = false;
-    test::RandomGraphOptions bipartite = base;
-    bipartite.num_src = 45;
-    test::RandomGraphOptions sparse = base;
-    sparse.avg_degree = 1.0;
-    sparse.empty_row_share = 0.6;
-    return {{"shuffled_ids", base}, {"identity_ids", identity}, {"bipartite", bipartite}, {"mostly_empty", sparse}};
-}
+using test::Case;
+using test::expect_close;
+using test::graphs;
 
 /// out[v, f] = finalize(reduce over in-edges of message(f, u, v, e)), 0 without in-edges.
 Tensor reference(const Graph &g, int F, double identity, const std::function<double(double, double)> &combine,
@@ -60,19 +45,6 @@ Tensor reference(const Graph &g, int F, double identity, const std::function<dou
         }
     }
     return out;
-}
-
-void expect_close(const Tensor &got, const Tensor &want, double tol, const std::string &what) {
-    ASSERT_EQ(got.numel(), want.numel()) << what;
-    const float *a = got.data_as<float>(), *b = want.data_as<float>();
-    int64_t bad = 0;
-    for (int64_t i = 0; i < got.numel(); ++i) {
-        const double err = std::abs(double(a[i]) - double(b[i]));
-        if (!(err <= tol * (1.0 + std::abs(double(b[i]))))) {
-            if (bad++ < 5) ADD_FAILURE() << what << ": element " << i << " is " << a[i] << ", expected " << b[i];
-        }
-    }
-    EXPECT_EQ(bad, 0) << what;
 }
 
 TEST(UserSpmm, AttentionWeightedSumMatchesPlainLoops) {
