@@ -3,7 +3,8 @@
 # default user schedule and under the plugin's own row_tasks schedule, builds the application of
 # docs/examples/user_program_aot/app against each and runs it; the application prints OK when its
 # results match a plain loop. The same for weighted_sum_and_mean (two outputs), the per-edge
-# gat_score_grad and weighted_sum's derived backward (--gradients). Then emits weighted_max for CUDA (--target cuda), checks that the library holds
+# gat_score_grad, weighted_max with its rows split into segments and weighted_sum's derived backward
+# (--gradients). Then emits weighted_max for CUDA (--target cuda), checks that the library holds
 # the program's PTX kernel and, on a machine with a GPU, runs the application on it.
 #   run.sh GSPARSE_COMPILE PLUGIN HALIDE_INCLUDE_DIR
 set -euo pipefail
@@ -33,6 +34,15 @@ cmake -S "$here/../user_program_aot/app" -B "$dir/build" -DKERNEL_DIR="$dir/kern
 cmake --build "$dir/build" > /dev/null
 "$dir/build/several_outputs_app"
 "$dir/build/edge_program_app"
+
+# Rows split into segments across the graph: the app passes the segment table beside the CSR.
+rm -rf "$dir/kernels" "$dir/build"
+"$compile" --plugin "$plugin" --program weighted_max --feat 8 --schedule "user_default{row_segments=64}" \
+  --out "$dir/kernels" --name weighted_max_segments
+cmake -S "$here/../user_program_aot/app" -B "$dir/build" -DKERNEL_DIR="$dir/kernels" \
+  -DHALIDE_INCLUDE_DIR="$halide_include" > /dev/null
+cmake --build "$dir/build" > /dev/null
+"$dir/build/segments_app"
 
 # The backward derived from weighted_sum's message, emitted ahead of time and called from an app.
 rm -rf "$dir/kernels" "$dir/build"
