@@ -110,7 +110,7 @@ def test_rows_in_order_of_in_degree(plugin, device):
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_rows_split_into_segments(plugin, device):
-    # The default schedule's row_segments point: every row cut into segments of at most 64
+    # The default schedule's row_segments point: every row cut into segments of at most 256
     # neighbours across the graph, merged per row, on a graph with a row of 300 in-edges; a graph
     # whose rows all fit in one segment and a dynamic graph (a view, without a segment table) run
     # whole rows.
@@ -120,18 +120,19 @@ def test_rows_split_into_segments(plugin, device):
     ei = torch.stack([src, dst])
     x = torch.randn(60, 8, device=device)
     w = torch.rand(ei.shape[1], 1, device=device) + 0.5
-    point = {"row_segments": 64} if device == "cpu" else {"row_segments": 64, "nnz_lanes": 1}
+    point = {"row_segments": 256} if device == "cpu" else {"row_segments": 256, "nnz_lanes": 1}
+    whole = "row_segments=0" if device == "cpu" else "row_segments=-1"
     for name, reduce in (("weighted_max", "max"), ("weighted_sum", "sum")):
         prog = plugin.program(name, 8, device=device, point=point)
         g = gsparse.Graph(ei, num_nodes=60)
-        assert "row_segments=64" in prog.schedule_on(g)
+        assert "row_segments=256" in prog.schedule_on(g)
         torch.testing.assert_close(prog(g, x=x, w=w), weighted(ei, x, w, reduce))
         short = ei[:, 300:]
         g_short = gsparse.Graph(short, num_nodes=60)
-        assert "row_segments=-1" in prog.schedule_on(g_short)
+        assert whole in prog.schedule_on(g_short)
         torch.testing.assert_close(prog(g_short, x=x, w=w[300:]), weighted(short, x, w[300:], reduce))
         dyn = gsparse.Graph(ei.to(device), num_nodes=60, dynamic=True)
-        assert "row_segments=-1" in prog.schedule_on(dyn)
+        assert whole in prog.schedule_on(dyn)
         torch.testing.assert_close(prog(dyn, x=x, w=w), weighted(ei, x, w, reduce))
 
 

@@ -183,8 +183,10 @@ const ScheduleDef &default_schedule() {
                    {"feature_vector", {0, 1, 2, 4, 8}, 0},
                    {"lane_merge", {0, 1, 2}, 0},
                    {"balanced_rows", {0, 1}, 0},
-                   {"row_segments", {-1, 0, 64, 256, 1024, 4096}, 0}};
+                   {"row_segments", {-1, 0, 256, 1024}, 0}};
         d.why_invalid = [](const std::map<std::string, int64_t> &p, int features, Device device) -> std::string {
+            if (device == Device::CPU && row_segments_knob(p) == -1)
+                return "row_segments = -1 is 0 on the CPU (whole rows by default there)";
             if (row_segments_knob(p) > 0 && p.at("balanced_rows"))
                 return "row_segments and balanced_rows: rows split into segments run in row order";
             if (device == Device::CUDA && row_segments_knob(p) > 0 && p.at("nnz_lanes") > 1)
@@ -223,8 +225,9 @@ const ScheduleDef &default_schedule() {
         // nnz_lanes = 0 on CUDA: a thread per row and feature where every row is short (measured:
         // docs/dsl.md), lanes of nonzeros for monoids that merge elsewhere.
         // row_segments = 0 on CUDA: segments of kAutoSegmentLength where split_rows_by_default says
-        // so, else whole rows; row_segments > 0: whole rows (-1) on graph views (no segment table),
-        // for monoids without a merge and where the longest row is one segment anyway.
+        // so, else whole rows; row_segments > 0: whole rows (-1 on CUDA, 0 on the CPU) on graph views
+        // (no segment table), for monoids without a merge and where the longest row is one segment
+        // anyway.
         d.for_graph = [](const std::map<std::string, int64_t> &p, const RunShape &r) {
             std::map<std::string, int64_t> q = p;
             if (q.count("row_segments")) {
@@ -234,7 +237,7 @@ const ScheduleDef &default_schedule() {
                     split_rows_by_default(r))
                     segments = kAutoSegmentLength;
                 else if (segments > 0 && (r.graph_view || !r.monoid_merges || r.max_degree <= segments))
-                    segments = -1;
+                    segments = r.device == Device::CUDA ? -1 : 0;
             }
             if (r.device != Device::CUDA || !r.monoid_merges || q.at("nnz_lanes") != 0 ||
                 (r.max_degree > kRowsFormMaxDegree && row_segments_knob(q) <= 0))
@@ -849,7 +852,7 @@ void SpmmKernel::run(const GraphView &g, const std::map<std::string, Tensor> &op
     if (st.segment_len > 0)
         fail<GraphError>("user program ", st.name, " splits rows into segments (schedule ", st.schedule,
                          " calls split_rows), which needs a Graph's segment table; a graph view runs a point with "
-                         "whole rows (the default schedule's for_graph picks row_segments = -1 on views)");
+                         "whole rows (the default schedule's for_graph picks whole rows on views)");
     if (g.device != st.device)
         fail<GraphError>("user program ", st.name, " runs on ", device_name(st.device), " but the graph view's arrays are on ",
                          device_name(g.device));

@@ -230,8 +230,8 @@ struct ScheduleDef {
 /// 0: shuffles below 8 features, else shared memory); on both, balanced_rows (1: rows in order of
 /// in-degree, ScheduleContext::balanced_rows) and row_segments (L > 0: rows split into segments of
 /// at most L neighbours across the graph, ScheduleContext::split_rows, each segment and then each
-/// row reduced like a row of the thread-per-row form, CUDA: with nnz_lanes 0 or 1; -1: whole rows;
-/// 0: by the graph, split_rows_by_default). Its for_graph runs a thread per row and feature
+/// row reduced like a row of the thread-per-row form, CUDA: with nnz_lanes 0 or 1; L = 256 or 1024;
+/// -1: whole rows, CUDA only; 0: by the graph, split_rows_by_default, whole rows on the CPU). Its for_graph runs a thread per row and feature
 /// (nnz_lanes = 1) where nnz_lanes = 0 and a graph's longest row has at most kRowsFormMaxDegree
 /// neighbours or the rows are split, splits rows where row_segments = 0 and split_rows_by_default
 /// holds (CUDA, nnz_lanes 0 or 1, balanced_rows 0), and keeps rows whole (row_segments = -1) on

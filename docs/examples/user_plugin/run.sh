@@ -37,7 +37,7 @@ cmake --build "$dir/build" > /dev/null
 
 # Rows split into segments across the graph: the app passes the segment table beside the CSR.
 rm -rf "$dir/kernels" "$dir/build"
-"$compile" --plugin "$plugin" --program weighted_max --feat 8 --schedule "user_default{row_segments=64}" \
+"$compile" --plugin "$plugin" --program weighted_max --feat 8 --schedule "user_default{row_segments=256}" \
   --out "$dir/kernels" --name weighted_max_segments
 cmake -S "$here/../user_program_aot/app" -B "$dir/build" -DKERNEL_DIR="$dir/kernels" \
   -DHALIDE_INCLUDE_DIR="$halide_include" > /dev/null

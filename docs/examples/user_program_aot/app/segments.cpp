@@ -1,7 +1,7 @@
 // Calls weighted_max emitted under a schedule that splits rows into segments
-// (gsparse-compile --plugin ... --schedule "user_default{row_segments=64}") on a graph with a row of
+// (gsparse-compile --plugin ... --schedule "user_default{row_segments=256}") on a graph with a row of
 // 300 neighbours, an empty row and rows shorter than a segment. A library of such a schedule takes the
-// graph's segment table beside its CSR: every row cut into segments of at most 64 positions, in row
+// graph's segment table beside its CSR: every row cut into segments of at most 256 positions, in row
 // order (seg_ptr: where each segment starts, one past the end last; seg_row: the row of each
 // segment; row_segs: each row's first segment, the segment count last), built here as gsparse's
 // split_row_segments and segment_rows build it. Prints OK when the result matches a plain loop.
@@ -15,7 +15,7 @@
 #include "weighted_max_segments.h"
 
 int main() {
-    const int F = 8, n = 6, L = 64;
+    const int F = 8, n = 6, L = 256;
     // Row 0: 300 in-edges; row 1: none; rows 2..5: a few each.
     std::vector<int32_t> row_ptr = {0}, col_idx;
     for (int v = 0; v < n; ++v) {
