@@ -558,6 +558,16 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     ctx.monoid_merges = monoid_->merges();
     ctx.type = type_;
     bool split = false;
+    // Each split form needs a monoid that merges, and a program splits once (either form).
+    auto begin_split = [&](const char *directive) {
+        if (!monoid_->merges())
+            fail<ScheduleError>(directive, ": monoid '", monoid_->name, "' of program ", name_,
+                                " declares no merge (Monoid::merge or merge_values)");
+        if (split)
+            fail<ScheduleError>(directive, ": program ", name_, " is already split (split_rows and split_nnz_lanes: "
+                                "one of them, once)");
+        split = true;
+    };
     Func lanes;  // the lane form's partial results, once split
     // merged(f, v) = identity, then the monoid's merge of parts(at) over at's reduction domain.
     auto merge_into = [&](Func &merged, Func parts, const std::vector<Expr> &at) {
@@ -575,11 +585,7 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     };
     // The lane form (ScheduleContext::split_nnz_lanes): the messages at position k = ko * L + lane.
     ctx.split_lanes_impl = [&](ScheduleContext &c, int L, int U) {
-        if (!monoid_->merges())
-            fail<ScheduleError>("split_nnz_lanes: monoid '", monoid_->name, "' of program ", name_,
-                                " declares no merge (Monoid::merge or merge_values)");
-        if (split) fail<ScheduleError>("split_nnz_lanes: program ", name_, " is already split");
-        split = true;
+        begin_split("split_nnz_lanes");
         NnzLanes r;
         r.count = L;
         r.steps = U;
@@ -617,13 +623,7 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     ImageParam seg_ptr(Int(32), 1, "seg_ptr"), seg_row(Int(32), 1, "seg_row"), row_segs(Int(32), 1, "row_segs");
     Param<int32_t> num_segs("num_segs"), max_segments("max_segments"), max_segment_len("max_segment_len");
     ctx.split_rows_impl = [&](ScheduleContext &c, int length) {
-        if (!monoid_->merges())
-            fail<ScheduleError>("split_rows: monoid '", monoid_->name, "' of program ", name_,
-                                " declares no merge (Monoid::merge or merge_values)");
-        if (split)
-            fail<ScheduleError>("split_rows: program ", name_, " is already split (split_rows and split_nnz_lanes: one "
-                                "of them, once)");
-        split = true;
+        begin_split("split_rows");
         c.rows_split = length;
         RowSegmentSplit r;
         r.length = length;
@@ -918,7 +918,7 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
 
     ParamMap params;
     std::vector<Buffer<>> keep, borrowed;  // borrowed: device wrappers of caller memory, detached after the call
-    std::vector<std::shared_ptr<RowSplitTable>> tables;  // the segment table, alive through the call
+    std::shared_ptr<RowSplitTable> segments;  // the segment table (it owns its buffers), alive through the call
     for (size_t i = 0; i < s.operands.size(); ++i) {
         const Operand &o = s.operands[i];
         const int64_t rows = rows_of[static_cast<int>(o.at)];
@@ -956,15 +956,13 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
         params.set(s.edge_ids, ix[2]);
         if (s.orders_rows) params.set(s.row_order, ix[3]);
         if (s.segment_len > 0) {
-            std::shared_ptr<RowSplitTable> t = g.segments(s);
-            keep.insert(keep.end(), {t->seg_ptr, t->seg_row, t->row_segs});
-            tables.push_back(t);
-            params.set(s.seg_ptr, t->seg_ptr);
-            params.set(s.seg_row, t->seg_row);
-            params.set(s.row_segs, t->row_segs);
-            params.set(s.num_segs, t->num_segs);
-            params.set(s.max_segments, std::max<int32_t>(t->max_segments, 1));
-            params.set(s.max_segment_len, std::max<int32_t>(t->max_segment_len, 1));
+            segments = g.segments(s);
+            params.set(s.seg_ptr, segments->seg_ptr);
+            params.set(s.seg_row, segments->seg_row);
+            params.set(s.row_segs, segments->row_segs);
+            params.set(s.num_segs, segments->num_segs);
+            params.set(s.max_segments, std::max<int32_t>(segments->max_segments, 1));
+            params.set(s.max_segment_len, std::max<int32_t>(segments->max_segment_len, 1));
         }
     };
     params.set(s.max_degree, static_cast<int32_t>(g.max_degree));
