@@ -29,6 +29,19 @@ ScheduleParams gpu_spmm_expert_default(const Problem &p);
 std::optional<ScheduleParams> gpu_spmm_row_tails_form(const ScheduleParams &rows, const Problem &p);
 inline constexpr int64_t kRowTailsGateSplit = 128;
 
+/// The register limit gpu_spmm gives a point's kernels (SpmmAlgorithm::max_registers; 0: none):
+/// kRegisterLimitScalarEdgeRows for sum and mean of a message that reads an edge operand, on whole
+/// rows (kRowSplit = 0, no row tails, no staged ids, no source tiles, rows in graph order) with
+/// scalar loads (kVecWidth = 1). Those kernels took 56 registers a thread under the CUDA runtime's
+/// cap of 64 (28 resident warps of 64 an SM on an H200); at 32 they run at full occupancy without
+/// spilling. Placed from the zoo's training graphs (H200, 2026-11-28,
+/// benchmarks/results/2026-11-28-nvidia-h200-register-limit): u_mul_e at F = 1 and 4 on lattices,
+/// batches and k-NN graphs 1.07x-1.51x faster; the same process-wide limit slowed split rows, the
+/// segment form and 4-wide loads (0.4x-0.9x), and left copy_lhs unchanged. Off with
+/// GSPARSE_SPMM_REGISTER_LIMITS=0 (register_limits_enabled).
+int gpu_spmm_register_limit(const SpmmSpec &spec, const ScheduleParams &s);
+inline constexpr int kRegisterLimitScalarEdgeRows = 32;
+
 /// Whether a point runs on the graph relabeled in its locality order (gpu_spmm, rowBalance = 3):
 /// its kernel reads the relabeled graph's CSR and edge ids, which emitted kernels cannot take.
 inline bool runs_on_relabeled_graph(const ScheduleParams &s) {

@@ -662,6 +662,7 @@ ScheduleParams default_params(const Problem &p) {
 }
 
 void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
+    a.max_registers = gpu_spmm_register_limit(a.spec, s);
     const int M = static_cast<int>(s.get("kMTile")), T = static_cast<int>(s.get("kNTile")),
               R = static_cast<int>(s.get("kNRegTile")), KT = static_cast<int>(s.get("kNnzTile"));
     const bool smem = s.get("smemColIdx") != 0;
@@ -886,6 +887,14 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
 }  // namespace
 
 ScheduleParams gpu_spmm_expert_default(const Problem &p) { return expert_params(p); }
+
+int gpu_spmm_register_limit(const SpmmSpec &spec, const ScheduleParams &s) {
+    if (s.schedule != kName || !register_limits_enabled() || !uses_rhs(spec.op)) return 0;
+    if (spec.reduce != ReduceOp::Sum && spec.reduce != ReduceOp::Mean) return 0;
+    const bool whole_rows = s.get_or("kRowSplit", 0) == 0 && row_tails(s) == 0 && s.get_or("smemColIdx", 0) == 0 &&
+                            src_tile(s) == 0 && s.get_or("rowBalance", 0) == 0;
+    return whole_rows && vec_width(s) == 1 ? kRegisterLimitScalarEdgeRows : 0;
+}
 
 std::optional<ScheduleParams> gpu_spmm_row_tails_form(const ScheduleParams &rows, const Problem &p) {
     if (rows.schedule != kName || p.stats.nnz <= 0 || !row_tails_defaults_enabled()) return std::nullopt;

@@ -87,6 +87,11 @@ bool row_tails_defaults_enabled() {
     return enabled;
 }
 
+bool register_limits_enabled() {
+    static const bool enabled = env_enabled("GSPARSE_SPMM_REGISTER_LIMITS");
+    return enabled;
+}
+
 namespace {
 
 const SelectorNode &leaf_of(const SelectorNode *nodes, const SelectorTree &tree,

@@ -57,6 +57,10 @@ inline constexpr int64_t kRowTailsOverSegmentsFeatures = 64;
 /// without them every row schedule adds in the same order each call).
 bool row_tails_defaults_enabled();
 
+/// Whether gpu_spmm kernels may carry a register limit (gpu_spmm_register_limit);
+/// GSPARSE_SPMM_REGISTER_LIMITS=0 leaves every kernel at the CUDA runtime's cap.
+bool register_limits_enabled();
+
 /// The feature lengths the selector has trees for (ascending).
 std::vector<int64_t> selector_anchor_features();
 

@@ -100,6 +100,10 @@ struct SpmmAlgorithm {
     /// Set by schedules whose vector loads assume operand rows aligned to this many bytes (the
     /// runtime checks the pointers; 0: element alignment).
     int operand_alignment = 0;
+    /// Set by schedules: at most this many registers a thread in every CUDA kernel of the pipeline
+    /// (halide_ext/kernel_register_limit.h; 0: the CUDA runtime's cap, 64). Kernels from the
+    /// persistent kernel cache carry it; JIT-compiled ones (the cache off) do not.
+    int max_registers = 0;
 
     /// The pipeline's inputs, in the order of the AOT signature.
     std::vector<Halide::Argument> arguments() const;

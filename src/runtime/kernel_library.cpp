@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "halide_ext/kernel_register_limit.h"
 #include "runtime/primary_context.h"
 
 #ifndef GSPARSE_CXX_COMPILER
@@ -377,7 +378,8 @@ int KernelLibrary::call(void **argv) const { return entry_(argv); }
 std::shared_ptr<const KernelLibrary> KernelLibrary::get(Halide::Pipeline &pipeline,
                                                         const std::vector<Halide::Argument> &args,
                                                         const Halide::Target &target, const std::string &key,
-                                                        const std::function<void()> &check) {
+                                                        const std::function<void()> &check,
+                                                        int max_registers) {
     const std::string dir = kernel_cache_dir();
     if (dir.empty()) return nullptr;
     auto give_up = [](const std::string &why) -> std::shared_ptr<const KernelLibrary> {
@@ -399,7 +401,8 @@ std::shared_ptr<const KernelLibrary> KernelLibrary::get(Halide::Pipeline &pipeli
     if (!rt) return give_up(why);
 
     const std::string tstr = ktarget.to_string();
-    const std::string h = hash_strings({build_id(), key, tstr});
+    const std::string h =
+        hash_strings({build_id(), key, tstr, max_registers > 0 ? "maxnreg=" + std::to_string(max_registers) : ""});
     const std::string fn = "gsparse_kernel_" + h;
     const std::string lib = dir + "/" + fn + ".so", sidecar = lib + ".key";
 
@@ -415,8 +418,12 @@ std::shared_ptr<const KernelLibrary> KernelLibrary::get(Halide::Pipeline &pipeli
         const std::string obj = lib + temp_suffix() + ".o";
         // A pipeline that does not compile, and check's errors, reach the caller.
         try {
-            pipeline.compile_to_object(obj, args, fn, ktarget);
+            Halide::Module m = pipeline.compile_to_module(args, fn, ktarget);
+            ext::limit_kernel_registers(m, max_registers);
+            m.compile({{Halide::OutputFileType::object, obj}});
         } catch (const Halide::Error &e) {
+            fail<KernelError>("compiling ", key, " failed: ", e.what());
+        } catch (const std::runtime_error &e) {
             fail<KernelError>("compiling ", key, " failed: ", e.what());
         }
         try {

@@ -55,10 +55,12 @@ public:
     /// added), loaded from the cache or compiled into it. check, when given, runs after a fresh
     /// lowering and before the library is stored (it may throw). Returns null when the cache is
     /// disabled or the library could not be built or loaded (a warning says why); throws
-    /// KernelError for a pipeline that does not compile, and what check throws.
+    /// KernelError for a pipeline that does not compile, and what check throws. max_registers > 0
+    /// limits every CUDA kernel of the library to that many registers a thread
+    /// (ext::limit_kernel_registers; part of the cache key).
     static std::shared_ptr<const KernelLibrary> get(Halide::Pipeline &pipeline, const std::vector<Halide::Argument> &args,
                                                     const Halide::Target &target, const std::string &key,
-                                                    const std::function<void()> &check = {});
+                                                    const std::function<void()> &check = {}, int max_registers = 0);
 
     ~KernelLibrary();
     KernelLibrary(const KernelLibrary &) = delete;

@@ -42,7 +42,8 @@ SpmmKernel::SpmmKernel(const SpmmKernelKey &key) : key_(key) {
     // process loads them instead of compiling. The others (and all of them when the cache is off or
     // cannot link) are JIT-compiled here.
     if (runs_on_views())
-        library_ = KernelLibrary::get(pipeline_, algo_.arguments(), target_, key.str(), [&] { check_lowering(); });
+        library_ = KernelLibrary::get(pipeline_, algo_.arguments(), target_, key.str(), [&] { check_lowering(); },
+                                      algo_.max_registers);
     if (!library_) compile_jit();
 }
 
@@ -87,6 +88,12 @@ void SpmmKernel::run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tenso
             fail<ShapeError>("tensor ", t->str(), " is on ", device_name(t->device()), " but the kernel runs on ",
                              device_name(key_.device));
     if (csr.num_rows == 0) return;
+    // A kernel from the persistent cache runs on the graph's device copy as on a view; the others
+    // (and all of them with the cache off) through the JIT-compiled pipeline.
+    if (key_.device == Device::CUDA && library_) {
+        run_cuda_library(g, lhs, rhs, out, arg_u, arg_e, launch);
+        return;
+    }
     compile_jit();
     if (key_.device == Device::CUDA) run_cuda(g, lhs, rhs, out, arg_u, arg_e, launch);
     else run_cpu(g, lhs, rhs, out, arg_u, arg_e);
@@ -182,6 +189,28 @@ void SpmmKernel::run_cuda(const Graph &graph, const Tensor &lhs, const Tensor &r
     // The wrappers only borrow the caller's memory.
     for (auto *list : {&wrapped, &outs})
         for (auto &b : *list) b.get()->device_detach_native(&ctx);
+}
+
+void SpmmKernel::run_cuda_library(const Graph &graph, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u,
+                                  Tensor *arg_e, const CudaLaunch &launch) const {
+    // The device copy of the graph's CSR (row_ptr padded to the row tile and two more entries, at
+    // least the rows a view needs) as a view; nothing else is bound for kernels that run on views.
+    auto dev = DeviceCsr::get(graph, algo_.row_tile, launch, target_);
+    auto device_ptr = [](const Halide::Buffer<> &b) {
+        return reinterpret_cast<const index_t *>(static_cast<uintptr_t>(b.raw_buffer()->device));
+    };
+    const CSR &csr = graph.csr();
+    GraphView v;
+    v.device = Device::CUDA;
+    v.num_src = csr.num_cols;
+    v.num_dst = csr.num_rows;
+    v.num_edges = csr.nnz();
+    v.row_ptr = device_ptr(dev->row_ptr);
+    v.row_ptr_len = dev->row_ptr.dim(0).extent();
+    v.col_idx = device_ptr(dev->col_idx);
+    v.edge_ids = key_.identity_edge_ids || !dev->edge_ids.defined() ? nullptr : device_ptr(dev->edge_ids);
+    v.max_degree = graph.max_row_length();
+    run(v, lhs, rhs, out, arg_u, arg_e, launch);
 }
 
 bool SpmmKernel::runs_on_views() const {

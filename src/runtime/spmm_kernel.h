@@ -68,6 +68,8 @@ public:
     void upload(const Graph &g, const CudaLaunch &launch = {}) const;
 
     const SpmmKernelKey &key() const { return key_; }
+    /// The library from the persistent kernel cache (kernels that run on views, cache on), or null.
+    const KernelLibrary *library() const { return library_.get(); }
     /// The lowered statement of the scheduled pipeline (for inspection and IR tests).
     std::string lowered_stmt() const;
 
@@ -75,6 +77,9 @@ private:
     void run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u, Tensor *arg_e) const;
     void run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u, Tensor *arg_e,
                   const CudaLaunch &launch) const;
+    /// A GPU run on g of the kernel from the persistent cache: the graph's device CSR as a view.
+    void run_cuda_library(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u,
+                          Tensor *arg_e, const CudaLaunch &launch) const;
     /// Sets the graph parameters of a GPU run on graph (uploading its arrays on first use); returns
     /// the graph the kernel runs on (graph, or its relabeled form for relabeled kernels).
     const Graph &bind_graph_cuda(const Graph &graph, const CudaLaunch &launch, Halide::ParamMap &params) const;

@@ -575,7 +575,10 @@ TEST(UserSpmm, EveryPointOfTheDefaultScheduleGivesTheSameResult) {
     Halide::Expr sc = p.operand("a_src", At::Src, true) + p.operand("a_dst", At::Dst, true);
     p.message(Halide::select(sc > 0, sc, 0.2f * sc) * p.operand("x", At::Src));
     p.reduce(Monoid::max());
+    size_t fi = 0;
     for (int F : {1, 7, 32}) {
+        const size_t half = fi++ % 2;  // every second point a feature length, alternating (keep CI short)
+        size_t n = 0;
         Graph g = test::random_graph(60 + F, graphs()[0].opt);
         Tensor x = test::random_tensor({g.num_src(), F}, 1), as = test::random_tensor({g.num_src(), 1}, 2),
                ad = test::random_tensor({g.num_dst(), 1}, 3);
@@ -587,6 +590,7 @@ TEST(UserSpmm, EveryPointOfTheDefaultScheduleGivesTheSameResult) {
             // Rows by in-degree and rows in segments at one task size (BalancedRows* and
             // test_user_row_segments cover the directives themselves).
             if ((point.at("balanced_rows") || point.at("row_segments")) && point.at("rows_per_task") != 4) continue;
+            if (n++ % 2 != half) continue;
             dsl::SpmmKernel k = p.compile(F, Device::CPU, dsl::default_schedule(), point);
             Tensor out = Tensor::empty({g.num_dst(), F}, DType::F32);
             k.run(g, {{"x", x}, {"a_src", as}, {"a_dst", ad}}, out);

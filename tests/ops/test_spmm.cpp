@@ -128,6 +128,10 @@ TEST(Spmm, SourceTilesMatchTheReferenceForSumAndMean) {
             for (ReduceOp reduce : {ReduceOp::Sum, ReduceOp::Mean})
                 for (int64_t F : {1, 7})
                     for (int64_t tile : {1, 64}) {
+                        // Each op and reduction at both F, one tile each, the other tile with the
+                        // other ids (keep CI short).
+                        if ((tile == 64) != ((static_cast<int>(op) + F + shuffled + (reduce == ReduceOp::Mean)) % 2 == 0))
+                            continue;
                         const uint64_t seed = 300 + static_cast<uint64_t>(op) * 7 + static_cast<uint64_t>(F);
                         Tensor x = test::random_tensor({g.num_src(), F}, seed);
                         Tensor w = op == BinaryOp::Div ? test::random_tensor({g.num_edges(), F}, seed + 1, DType::F32, 0.5, 2.0)
