@@ -68,9 +68,41 @@ void SddmmKernel::run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tens
             fail<ShapeError>("tensor ", t->str(), " is on ", device_name(t->device()), " but the kernel runs on ",
                              device_name(key_.device));
     if (edges == 0) return;
+    // A kernel from the persistent cache runs on the graph's COO (its device copy on a GPU) as on a
+    // view; edges grouped by destination (no library) and every kernel with the cache off through
+    // the JIT-compiled pipeline.
+    if (library_) {
+        run_library(g, lhs, rhs, out, launch);
+        return;
+    }
     compile_jit();
     if (key_.device == Device::CUDA) run_cuda(g, lhs, rhs, out, launch);
     else run_cpu(g, lhs, rhs, out);
+}
+
+void SddmmKernel::run_library(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out,
+                              const CudaLaunch &launch) const {
+    GraphView v;
+    v.device = key_.device;
+    v.num_src = g.num_src();
+    v.num_dst = g.num_dst();
+    v.num_edges = g.num_edges();
+    if (key_.device == Device::CUDA) {
+        // The COO in edge-id order, padded to whole edge tiles (at least what a view needs).
+        auto dev = DeviceCoo::get(g, algo_.edges_grouped, algo_.src_tile, launch, target_);
+        auto device_ptr = [](const Halide::Buffer<> &b) {
+            return reinterpret_cast<const index_t *>(static_cast<uintptr_t>(b.raw_buffer()->device));
+        };
+        v.coo_src = device_ptr(dev->src);
+        v.coo_dst = device_ptr(dev->dst);
+        v.coo_len = dev->src.dim(0).extent();
+    } else {
+        const COO &coo = g.coo();
+        v.coo_src = coo.col.data();
+        v.coo_dst = coo.row.data();
+        v.coo_len = coo.nnz();
+    }
+    run(v, lhs, rhs, out, launch);
 }
 
 void SddmmKernel::run(const GraphView &g, const Tensor &lhs, const Tensor &rhs, Tensor &out,

@@ -63,6 +63,9 @@ public:
     std::string lowered_stmt() const;
 
 private:
+    /// A run on g of the kernel from the persistent cache: the graph's COO (its device copy on a
+    /// GPU) as a view, so a later process loads the kernel instead of compiling it.
+    void run_library(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, const CudaLaunch &launch) const;
     void run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out) const;
     void run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, const CudaLaunch &launch) const;
 

@@ -88,10 +88,10 @@ void SpmmKernel::run(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tenso
             fail<ShapeError>("tensor ", t->str(), " is on ", device_name(t->device()), " but the kernel runs on ",
                              device_name(key_.device));
     if (csr.num_rows == 0) return;
-    // A kernel from the persistent cache runs on the graph's device copy as on a view; the others
-    // (and all of them with the cache off) through the JIT-compiled pipeline.
-    if (key_.device == Device::CUDA && library_) {
-        run_cuda_library(g, lhs, rhs, out, arg_u, arg_e, launch);
+    // A kernel from the persistent cache runs on the graph's CSR (its device copy on a GPU) as on a
+    // view; the others (and all of them with the cache off) through the JIT-compiled pipeline.
+    if (library_) {
+        run_library(g, lhs, rhs, out, arg_u, arg_e, launch);
         return;
     }
     compile_jit();
@@ -191,25 +191,34 @@ void SpmmKernel::run_cuda(const Graph &graph, const Tensor &lhs, const Tensor &r
         for (auto &b : *list) b.get()->device_detach_native(&ctx);
 }
 
-void SpmmKernel::run_cuda_library(const Graph &graph, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u,
-                                  Tensor *arg_e, const CudaLaunch &launch) const {
-    // The device copy of the graph's CSR (row_ptr padded to the row tile and two more entries, at
-    // least the rows a view needs) as a view; nothing else is bound for kernels that run on views.
-    auto dev = DeviceCsr::get(graph, algo_.row_tile, launch, target_);
-    auto device_ptr = [](const Halide::Buffer<> &b) {
-        return reinterpret_cast<const index_t *>(static_cast<uintptr_t>(b.raw_buffer()->device));
-    };
+void SpmmKernel::run_library(const Graph &graph, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u,
+                             Tensor *arg_e, const CudaLaunch &launch) const {
+    // The graph's CSR as a view: on a GPU its device copy (row_ptr padded to the row tile and two
+    // more entries, at least the rows a view needs), on the CPU the host arrays. Kernels that run on
+    // views read nothing else of the graph.
     const CSR &csr = graph.csr();
     GraphView v;
-    v.device = Device::CUDA;
+    v.device = key_.device;
     v.num_src = csr.num_cols;
     v.num_dst = csr.num_rows;
     v.num_edges = csr.nnz();
-    v.row_ptr = device_ptr(dev->row_ptr);
-    v.row_ptr_len = dev->row_ptr.dim(0).extent();
-    v.col_idx = device_ptr(dev->col_idx);
-    v.edge_ids = key_.identity_edge_ids || !dev->edge_ids.defined() ? nullptr : device_ptr(dev->edge_ids);
     v.max_degree = graph.max_row_length();
+    if (key_.device == Device::CUDA) {
+        auto dev = DeviceCsr::get(graph, algo_.row_tile, launch, target_);
+        auto device_ptr = [](const Halide::Buffer<> &b) {
+            return reinterpret_cast<const index_t *>(static_cast<uintptr_t>(b.raw_buffer()->device));
+        };
+        v.row_ptr = device_ptr(dev->row_ptr);
+        v.row_ptr_len = dev->row_ptr.dim(0).extent();
+        v.col_idx = device_ptr(dev->col_idx);
+        v.edge_ids = key_.identity_edge_ids || !dev->edge_ids.defined() ? nullptr : device_ptr(dev->edge_ids);
+        run(v, lhs, rhs, out, arg_u, arg_e, launch);
+        return;
+    }
+    v.row_ptr = csr.row_ptr.data();
+    v.row_ptr_len = static_cast<int64_t>(csr.row_ptr.size());
+    v.col_idx = csr.col_idx.data();
+    v.edge_ids = key_.identity_edge_ids || csr.edge_ids.empty() ? nullptr : csr.edge_ids.data();
     run(v, lhs, rhs, out, arg_u, arg_e, launch);
 }
 

@@ -77,9 +77,10 @@ private:
     void run_cpu(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u, Tensor *arg_e) const;
     void run_cuda(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u, Tensor *arg_e,
                   const CudaLaunch &launch) const;
-    /// A GPU run on g of the kernel from the persistent cache: the graph's device CSR as a view.
-    void run_cuda_library(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u,
-                          Tensor *arg_e, const CudaLaunch &launch) const;
+    /// A run on g of the kernel from the persistent cache: the graph's CSR (its device copy on a
+    /// GPU) as a view, so a later process loads the kernel instead of compiling it.
+    void run_library(const Graph &g, const Tensor &lhs, const Tensor &rhs, Tensor &out, Tensor *arg_u, Tensor *arg_e,
+                     const CudaLaunch &launch) const;
     /// Sets the graph parameters of a GPU run on graph (uploading its arrays on first use); returns
     /// the graph the kernel runs on (graph, or its relabeled form for relabeled kernels).
     const Graph &bind_graph_cuda(const Graph &graph, const CudaLaunch &launch, Halide::ParamMap &params) const;
