@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "halide_ext/bind_buffer.h"
 #include "halide_ext/block_uniform_loop.h"
+#include "halide_ext/kernel_register_limit.h"
 #include "ops/spmm_algorithm.h"
 #include "runtime/aot_cuda.h"
 #include "runtime/aot_sddmm.h"
@@ -173,9 +174,10 @@ void check_name(const std::string &name) {
 
 /// Compiles p into <dir>/<name>_halide.{a,h} for device. CUDA kernels take the application's
 /// context and stream through user_context and share one runtime library (emit_cuda_runtime); CPU
-/// kernels each carry their own runtime. Without large_buffers the kernel indexes with 32 bits.
+/// kernels each carry their own runtime. Without large_buffers the kernel indexes with 32 bits;
+/// max_registers > 0 limits every CUDA kernel to that many registers a thread (kernel_register_limit.h).
 void compile_kernel(Halide::Pipeline &p, const std::vector<Halide::Argument> &args, Device device, bool large_buffers,
-                    const std::string &what, const std::string &dir, const std::string &name) {
+                    const std::string &what, const std::string &dir, const std::string &name, int max_registers = 0) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) fail<Error>("cannot create ", dir, ": ", ec.message());
@@ -184,8 +186,13 @@ void compile_kernel(Halide::Pipeline &p, const std::vector<Halide::Argument> &ar
         target = target.with_feature(Halide::Target::UserContext).with_feature(Halide::Target::NoRuntime);
     if (!large_buffers) target = target.without_feature(Halide::Target::LargeBuffers);
     try {
-        p.compile_to_static_library(dir + "/" + name + "_halide", args, name + "_halide", target);
+        const std::string base = dir + "/" + name + "_halide";
+        Halide::Module m = p.compile_to_module(args, name + "_halide", target);
+        ext::limit_kernel_registers(m, max_registers);
+        m.compile({{Halide::OutputFileType::static_library, base + ".a"}, {Halide::OutputFileType::c_header, base + ".h"}});
     } catch (const Halide::Error &e) {
+        fail<KernelError>("compiling ", what, " ahead of time failed: ", e.what());
+    } catch (const std::runtime_error &e) {
         fail<KernelError>("compiling ", what, " ahead of time failed: ", e.what());
     }
 }
@@ -238,7 +245,7 @@ EmittedKernel emit_spmm_library(const SpmmKernelKey &key, const std::string &dir
     for (const auto &pass : a.lowering_passes) p.add_custom_lowering_pass(pass.get(), nullptr);
     // As in the JIT, schedules that need 32-bit indexing (warp shuffles) drop large_buffers: such a
     // kernel returns a Halide error for buffers of 2^31 elements or more.
-    compile_kernel(p, a.arguments(), key.device, a.large_buffers, key.str(), dir, name);
+    compile_kernel(p, a.arguments(), key.device, a.large_buffers, key.str(), dir, name, a.max_registers);
     // As in the JIT: a lowering pass of the schedule that matched nothing is a compiler error.
     for (const auto &pass : a.lowering_passes) {
         if (auto *uniform = dynamic_cast<const ext::BlockUniformLoop *>(pass.get()); uniform && uniform->rewritten() == 0)

@@ -48,4 +48,9 @@ inline Halide::Buffer<> index_buffer(const std::vector<index_t> &v, const char *
     return Halide::Buffer<>(Halide::Int(32), const_cast<index_t *>(v.data()), {static_cast<int>(v.size())}, name);
 }
 
+/// The device address of an index array on a GPU (a buffer of the device graph copies), for views.
+inline const index_t *device_index_ptr(const Halide::Buffer<> &b) {
+    return reinterpret_cast<const index_t *>(static_cast<uintptr_t>(b.raw_buffer()->device));
+}
+
 }  // namespace gsparse

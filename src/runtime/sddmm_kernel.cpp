@@ -90,11 +90,8 @@ void SddmmKernel::run_library(const Graph &g, const Tensor &lhs, const Tensor &r
     if (key_.device == Device::CUDA) {
         // The COO in edge-id order, padded to whole edge tiles (at least what a view needs).
         auto dev = DeviceCoo::get(g, algo_.edges_grouped, algo_.src_tile, launch, target_);
-        auto device_ptr = [](const Halide::Buffer<> &b) {
-            return reinterpret_cast<const index_t *>(static_cast<uintptr_t>(b.raw_buffer()->device));
-        };
-        v.coo_src = device_ptr(dev->src);
-        v.coo_dst = device_ptr(dev->dst);
+        v.coo_src = device_index_ptr(dev->src);
+        v.coo_dst = device_index_ptr(dev->dst);
         v.coo_len = dev->src.dim(0).extent();
     } else {
         const COO &coo = g.coo();

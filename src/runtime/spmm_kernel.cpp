@@ -205,13 +205,10 @@ void SpmmKernel::run_library(const Graph &graph, const Tensor &lhs, const Tensor
     v.max_degree = graph.max_row_length();
     if (key_.device == Device::CUDA) {
         auto dev = DeviceCsr::get(graph, algo_.row_tile, launch, target_);
-        auto device_ptr = [](const Halide::Buffer<> &b) {
-            return reinterpret_cast<const index_t *>(static_cast<uintptr_t>(b.raw_buffer()->device));
-        };
-        v.row_ptr = device_ptr(dev->row_ptr);
+        v.row_ptr = device_index_ptr(dev->row_ptr);
         v.row_ptr_len = dev->row_ptr.dim(0).extent();
-        v.col_idx = device_ptr(dev->col_idx);
-        v.edge_ids = key_.identity_edge_ids || !dev->edge_ids.defined() ? nullptr : device_ptr(dev->edge_ids);
+        v.col_idx = device_index_ptr(dev->col_idx);
+        v.edge_ids = key_.identity_edge_ids || !dev->edge_ids.defined() ? nullptr : device_index_ptr(dev->edge_ids);
         run(v, lhs, rhs, out, arg_u, arg_e, launch);
         return;
     }
