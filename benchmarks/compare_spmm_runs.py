@@ -14,7 +14,7 @@ import math
 import os
 from collections import defaultdict
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from report_zoo import manifest
 
 
 def load(path):
@@ -34,17 +34,6 @@ def load(path):
     return cases
 
 
-def zoo_splits():
-    splits = {}
-    path = os.path.join(ROOT, "datasets", "zoo", "zoo.txt")
-    with open(path) as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) >= 2 and not line.startswith("#"):
-                splits[parts[0]] = parts[1]
-    return splits
-
-
 def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
@@ -60,7 +49,7 @@ def main():
     if len(labels) != 2:
         ap.error("--labels takes two names")
     base, new = load(a.base), load(a.new)
-    splits = zoo_splits()
+    splits = {name: split for name, (_, split) in manifest().items()}
     rows = []
     for key in sorted(set(base) & set(new)):
         b, n = base[key], new[key]
@@ -106,7 +95,7 @@ def main():
         return
     fig, ax = plt.subplots(figsize=(10, 4))
     order = sorted(rows, key=lambda r: (r["split"], r["op"], r["graph"], r["F"]))
-    colors = {"train": "tab:blue", "heldout": "tab:orange"}
+    colors = {"train": "tab:blue", "held-out": "tab:orange"}
     ax.bar(range(len(order)), [r["speedup"] for r in order], color=[colors.get(r["split"], "gray") for r in order])
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_ylabel(f"{labels[0]} / {labels[1]} time")
