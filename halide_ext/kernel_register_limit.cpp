@@ -2,7 +2,6 @@
 
 #include <cstring>
 #include <set>
-#include <stdexcept>
 #include <vector>
 
 namespace gsparse::ext {
@@ -11,10 +10,7 @@ namespace {
 
 using namespace Halide::Internal;
 
-bool is_kernel_source(const std::string &name) {
-    static const std::string suffix = "_gpu_source_kernels";
-    return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
+bool is_kernel_source(const std::string &name) { return ends_with(name, "_gpu_source_kernels"); }
 
 /// The kernel-source buffers a module refers to: its own buffers and the images of the Variables in
 /// its functions' bodies (one handle per buffer), its submodules' too.
@@ -77,9 +73,9 @@ std::string ptx_with_register_limit(const std::string &ptx, int max_registers, i
     for (size_t at = text.find(".entry "); at != std::string::npos; at = text.find(".entry ", at + 1)) {
         const size_t open = text.find('(', at), close = open == std::string::npos ? open : text.find(')', open);
         const size_t body = close == std::string::npos ? close : text.find('{', close);
-        if (body == std::string::npos) throw std::runtime_error("PTX entry without a parameter list and body");
+        if (body == std::string::npos) throw Halide::CompileError("PTX entry without a parameter list and body");
         if (text.substr(close + 1, body - close - 1).find(".maxnreg") != std::string::npos)
-            throw std::runtime_error("PTX entry already limits its registers");
+            throw Halide::CompileError("PTX entry already limits its registers");
         text.insert(close + 1, directive);
         ++n;
     }
@@ -98,7 +94,7 @@ int limit_kernel_registers(Halide::Module &m, int max_registers) {
         int n = 0;
         const std::string edited = ptx_with_register_limit(ptx, max_registers, &n);
         if (edited.empty())
-            throw std::runtime_error("no room in the PTX of " + b.name() + " for its kernels' register limits");
+            throw Halide::CompileError("no room in the PTX of " + b.name() + " for its kernels' register limits");
         std::memcpy(b.data(), edited.data(), edited.size());
         limited += n;
     }

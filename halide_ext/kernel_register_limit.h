@@ -25,13 +25,13 @@ namespace gsparse::ext {
 
 /// Writes `.maxnreg max_registers` into every kernel entry of m's embedded PTX (in place: m's
 /// buffers are shared with the host code that refers to them). Returns the number of entries
-/// limited. Throws std::runtime_error if the directives do not fit in the PTX's length or an entry
+/// limited. Throws Halide::CompileError if the directives do not fit in the PTX's length or an entry
 /// already carries a register directive. max_registers <= 0 leaves m unchanged.
 int limit_kernel_registers(Halide::Module &m, int max_registers);
 
 /// The text of a PTX module with `.maxnreg max_registers` inserted into every entry and the comment
 /// lines above removed, the same length as ptx (padded with spaces; an empty string if it would be
-/// longer). Exposed for tests.
+/// longer; Halide::CompileError for an entry that already limits its registers). Exposed for tests.
 std::string ptx_with_register_limit(const std::string &ptx, int max_registers, int *entries = nullptr);
 
 /// The PTX embedded in a compiled module (all CUDA kernel sources, concatenated), or "" if none.

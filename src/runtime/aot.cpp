@@ -192,8 +192,6 @@ void compile_kernel(Halide::Pipeline &p, const std::vector<Halide::Argument> &ar
         m.compile({{Halide::OutputFileType::static_library, base + ".a"}, {Halide::OutputFileType::c_header, base + ".h"}});
     } catch (const Halide::Error &e) {
         fail<KernelError>("compiling ", what, " ahead of time failed: ", e.what());
-    } catch (const std::runtime_error &e) {
-        fail<KernelError>("compiling ", what, " ahead of time failed: ", e.what());
     }
 }
 

@@ -423,8 +423,6 @@ std::shared_ptr<const KernelLibrary> KernelLibrary::get(Halide::Pipeline &pipeli
             m.compile({{Halide::OutputFileType::object, obj}});
         } catch (const Halide::Error &e) {
             fail<KernelError>("compiling ", key, " failed: ", e.what());
-        } catch (const std::runtime_error &e) {
-            fail<KernelError>("compiling ", key, " failed: ", e.what());
         }
         try {
             if (check) check();

@@ -209,13 +209,12 @@ void SpmmKernel::run_library(const Graph &graph, const Tensor &lhs, const Tensor
         v.row_ptr_len = dev->row_ptr.dim(0).extent();
         v.col_idx = device_index_ptr(dev->col_idx);
         v.edge_ids = key_.identity_edge_ids || !dev->edge_ids.defined() ? nullptr : device_index_ptr(dev->edge_ids);
-        run(v, lhs, rhs, out, arg_u, arg_e, launch);
-        return;
+    } else {
+        v.row_ptr = csr.row_ptr.data();
+        v.row_ptr_len = static_cast<int64_t>(csr.row_ptr.size());
+        v.col_idx = csr.col_idx.data();
+        v.edge_ids = key_.identity_edge_ids || csr.edge_ids.empty() ? nullptr : csr.edge_ids.data();
     }
-    v.row_ptr = csr.row_ptr.data();
-    v.row_ptr_len = static_cast<int64_t>(csr.row_ptr.size());
-    v.col_idx = csr.col_idx.data();
-    v.edge_ids = key_.identity_edge_ids || csr.edge_ids.empty() ? nullptr : csr.edge_ids.data();
     run(v, lhs, rhs, out, arg_u, arg_e, launch);
 }
 

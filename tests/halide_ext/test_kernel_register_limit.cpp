@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "halide_ext/kernel_register_limit.h"
+#include "support/text_count.h"
 #include "runtime/target.h"
 
 namespace gsparse::ext {
@@ -28,11 +29,7 @@ Module two_kernel_module(const std::string &name) {
     return Pipeline(b).compile_to_module({in}, name, jit_target(Device::CUDA));
 }
 
-size_t count_of(const std::string &text, const std::string &what) {
-    size_t n = 0;
-    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) n++;
-    return n;
-}
+using test::count_of;
 
 TEST(KernelRegisterLimit, EveryEntryGetsTheDirectiveBeforeItsBody) {
     Module m = two_kernel_module("limited");

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "halide_ext/ir_inspect.h"
+#include "support/text_count.h"
 #include "halide_ext/speculate_guarded_updates.h"
 #include "ops/spmm_algorithm.h"
 #include "runtime/spmm_kernel.h"
@@ -92,11 +93,7 @@ std::string ptx_of(const Lowered &l) {
     return text.str();
 }
 
-size_t count_of(const std::string &text, const std::string &what) {
-    size_t n = 0;
-    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) n++;
-    return n;
-}
+using test::count_of;
 
 TEST(GpuSpmmIR, SharedTileIsMTileByNnzTileAndTheOnlySharedAllocation) {
     for (auto [M, KT] : {std::pair{4, 32}, {8, 64}, {2, 128}}) {
