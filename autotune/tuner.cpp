@@ -273,7 +273,8 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
     }
     if (options.segments && problem.kind == OpKind::Spmm && segments_supported(problem.spmm)) {
         // The other algorithm of the operator: its few points measured whole, outside the space
-        // (every run length; on CUDA with every feature tile the feature length takes).
+        // (every run length; on CUDA with every feature tile the feature length takes, and on warp
+        // lanes where a thread holds a whole row).
         std::vector<ScheduleParams> points;
         for (int64_t run : kSegmentRunChoices)
             for (int64_t tile : kSegmentTileChoices) {
@@ -281,6 +282,10 @@ TuneResult tune(TuningProblem &problem, const TuneOptions &options) {
                     (problem.device != Device::CUDA || !segment_tile_invalid_reason(tile, problem.layout.out_len()).empty()))
                     continue;
                 points.push_back(segment_params(SegmentPoint{run, tile}));
+                // Warp lanes over consecutive edges, where one thread holds a whole row (F <= tile).
+                if (problem.device == Device::CUDA &&
+                    segment_lanes_invalid_reason(32, tile, problem.layout.out_len(), 32).empty())
+                    points.push_back(segment_params(SegmentPoint{run, tile, 32}));
             }
         precompile(points, threads);
         for (const auto &p : points) record(measure(p));

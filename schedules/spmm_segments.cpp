@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "halide_ext/accumulate_atomic_runs.h"
 #include "halide_ext/atomic_add_stores.h"
+#include "halide_ext/segmented_lane_atomics.h"
 #include "schedules/scatter_threads.h"
 
 namespace gsparse {
@@ -33,6 +34,17 @@ std::string segment_tile_invalid_reason(int64_t tile, int64_t feature_len) {
     return "";
 }
 
+std::string segment_lanes_invalid_reason(int64_t lanes, int64_t tile, int64_t feature_len, int dtype_bits) {
+    if (lanes == 0) return "";
+    if (lanes != 32) return "lanes = " + std::to_string(lanes) + " is not one of 0, 32";
+    if (feature_len >= 0 && segment_feature_threads(feature_len, tile) != 1)
+        return "lanes = 32 needs one feature thread: rows of " + std::to_string(feature_len) +
+               " elements do not fit a tile of " + std::to_string(tile);
+    if (dtype_bits != 0 && dtype_bits != 32)
+        return "lanes = 32 combines 32-bit values through warp shuffles, not " + std::to_string(dtype_bits) + "-bit ones";
+    return "";
+}
+
 int segment_feature_threads(int64_t feature_len, int64_t tile) {
     const int64_t per_thread = (std::max<int64_t>(feature_len, 1) + tile - 1) / std::max<int64_t>(tile, 1);
     return static_cast<int>(std::min<int64_t>(per_thread, kSegmentMaxFeatureThreads));
@@ -57,11 +69,14 @@ SegmentPoint segment_point_of(const ScheduleParams &p) {
     for (const auto &[knob, value] : p.values) {
         if (knob == "run") point.run = value;
         else if (knob == "tile") point.tile = value;
-        else fail<ScheduleError>(kSegmentSchedule, " has the knobs run and tile, not ", knob);
+        else if (knob == "lanes") point.lanes = value;
+        else fail<ScheduleError>(kSegmentSchedule, " has the knobs run, tile and lanes, not ", knob);
     }
     if (std::string why = segment_run_invalid_reason(point.run); !why.empty())
         fail<ScheduleError>(kSegmentSchedule, ": ", why);
     if (std::string why = segment_tile_invalid_reason(point.tile); !why.empty())
+        fail<ScheduleError>(kSegmentSchedule, ": ", why);
+    if (std::string why = segment_lanes_invalid_reason(point.lanes, point.tile); !why.empty())
         fail<ScheduleError>(kSegmentSchedule, ": ", why);
     return point;
 }
@@ -69,14 +84,74 @@ SegmentPoint segment_point_of(const ScheduleParams &p) {
 ScheduleParams segment_params(const SegmentPoint &point) {
     ScheduleParams p{kSegmentSchedule, {{"run", point.run}}};
     if (point.tile != kSegmentTileDefault) p.values["tile"] = point.tile;
+    if (point.lanes != 0) p.values["lanes"] = point.lanes;
     return p;
 }
+
+namespace {
+
+int dtype_bits(DType t) { return static_cast<int>(dtype_size(t)) * 8; }
+
+// The warp-lane form (the algorithm's lane_steps > 0): p = (lane, step, chunk).
+void schedule_segment_lanes(SpmmSegmentAlgorithm &a, Device device, int64_t tile) {
+    const int rank = a.layout.rank();
+    for (int d = 0; d <= rank; d++) a.out.output_buffer().dim(d).set_min(0);
+    a.row_ptr.dim(0).set_min(0);
+    RVar lane = a.p.x, step = a.p.y, chunk = a.p.z;
+    if (device != Device::CUDA) {
+        // Chunks in parallel tasks; a chunk's edges in order (lane fastest), as runs of edges.
+        RVar pj("pj");
+        std::vector<VarOrRVar> order = {pj};
+        order.insert(order.end(), a.f.begin(), a.f.end());
+        order.push_back(chunk);
+        a.out.update().atomic().fuse(lane, step, pj).reorder(order).parallel(chunk);
+        a.lowering_passes.push_back(std::make_shared<ext::AtomicAddStores>());
+        a.lowering_passes.push_back(std::make_shared<ext::AccumulateAtomicRuns>("pj"));
+        return;
+    }
+    // The row's elements are known (one feature thread holds them all): constant loops, unrolled.
+    for (int d = 0; d < rank; d++)
+        a.out.output_buffer().dim(d).set_extent(static_cast<int>(a.layout.extents[static_cast<size_t>(d)]));
+    Var fz = fuse_feature_dims(a.out, a.f, "fz");
+    Var all("all"), bo("bo"), bi("bi");
+    a.out.fuse(fz, a.v, all).gpu_tile(all, bo, bi, 256, TailStrategy::GuardWithIf);
+
+    Stage scatter = a.out.update();
+    Var sz = fuse_feature_dims(scatter, a.f, "sz");
+    constexpr int kWarps = 8;
+    RVar pb("pb"), pw("pw");
+    scatter.atomic().split(chunk, pb, pw, kWarps, TailStrategy::GuardWithIf);
+    if (tile > 1) {
+        // The row's elements (one feature thread: the tile covers it), unrolled in the step.
+        Var fo("fo"), fk("fk");
+        scatter.split(sz, fo, fk, static_cast<int>(tile), TailStrategy::GuardWithIf)
+            .reorder(fk, fo, step, lane, pw, pb)
+            .unroll(fk);
+    } else {
+        scatter.reorder(sz, step, lane, pw, pb);
+    }
+    scatter.gpu_threads(lane, pw).gpu_blocks(pb);
+    a.lowering_passes.push_back(std::make_shared<ext::AtomicAddStores>());
+    a.lowering_passes.push_back(std::make_shared<ext::SegmentedLaneAtomics>(step.name()));
+}
+
+}  // namespace
 
 void schedule_spmm_segments(SpmmSegmentAlgorithm &a, Device device, const SegmentPoint &point) {
     const int64_t run = point.run, tile = point.tile;
     if (std::string why = segment_run_invalid_reason(run); !why.empty()) fail<ScheduleError>(why);
     if (std::string why = segment_tile_invalid_reason(tile, a.layout.out_len()); !why.empty())
         fail<ScheduleError>(kSegmentSchedule, ": ", why);
+    if (std::string why = segment_lanes_invalid_reason(point.lanes, tile, a.layout.out_len(), dtype_bits(a.dtype));
+        !why.empty())
+        fail<ScheduleError>(kSegmentSchedule, ": ", why);
+    if ((point.lanes != 0) != (a.lane_steps != 0) || (a.lane_steps != 0 && a.lane_steps != run))
+        fail<ScheduleError>(kSegmentSchedule, ": the point's lanes and run do not match the algorithm's lane steps (",
+                            a.lane_steps, ")");
+    if (point.lanes != 0) {
+        schedule_segment_lanes(a, device, tile);
+        return;
+    }
     const int rank = a.layout.rank();
     for (int d = 0; d <= rank; d++) a.out.output_buffer().dim(d).set_min(0);
     a.row_ptr.dim(0).set_min(0);

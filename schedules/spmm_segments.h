@@ -9,6 +9,12 @@
 // of a row in a register per feature element and adds it to the output once per row the run
 // touches, so a row costs one atomic add per run that holds part of it: long rows are split over
 // many threads, short rows share one.
+// Warp lanes (`lanes = 32`, the algorithm's warp-lane form, rows of at most `tile` elements: one
+// feature thread): a warp takes 32 x `run` consecutive edges, 32 a step, one a lane, reading the
+// edge arrays coalesced; each lane adds up its edge's `tile` elements and SegmentedLaneAtomics
+// (halide_ext) combines the lanes of a step that hit one row through warp shuffles, carrying a
+// row that continues into the next step, so that a row costs about one atomic add per step it
+// starts in (long rows: one per warp). 8 warps a block.
 // CPU: the zero fill serial; the scatter's runs in parallel tasks (atomic adds), each feature of a
 // run walking its edges in order under the same register accumulation (`tile` is a GPU knob: the
 // CPU schedule is the same for every tile).
@@ -35,10 +41,14 @@ inline constexpr int64_t kSegmentTileChoices[] = {1, 2, 4, 8};
 /// The default tile.
 inline constexpr int64_t kSegmentTileDefault = 1;
 
-/// A point of the schedule: spmm_segments{run=R, tile=K} (either knob may be left out).
+/// The lane values: 0 (a thread walks a run of edges) or 32 (a warp's lanes take consecutive edges).
+inline constexpr int64_t kSegmentLaneChoices[] = {0, 32};
+
+/// A point of the schedule: spmm_segments{run=R, tile=K, lanes=L} (any knob may be left out).
 struct SegmentPoint {
     int64_t run = kSegmentRunDefault;
     int64_t tile = kSegmentTileDefault;
+    int64_t lanes = 0;
 };
 
 /// Why `run` is not a run length of the schedule ("" when it is).
@@ -48,6 +58,11 @@ std::string segment_run_invalid_reason(int64_t run);
 /// it is): one of kSegmentTileChoices, and no more than the feature length (feature_len < 0: not
 /// checked against it).
 std::string segment_tile_invalid_reason(int64_t tile, int64_t feature_len = -1);
+
+/// Why `lanes` is not valid for rows of `feature_len` elements with a tile of `tile` ("" when it is):
+/// 0 or 32, and with 32 one feature thread (the tile covers the row: F <= tile) of a 32-bit dtype
+/// (dtype_bits, 0: not checked; the lanes combine through warp shuffles of 32 bits).
+std::string segment_lanes_invalid_reason(int64_t lanes, int64_t tile, int64_t feature_len = -1, int dtype_bits = 0);
 
 /// The most feature threads of a run (a block's feature chunk is this many threads x the tile).
 inline constexpr int64_t kSegmentMaxFeatureThreads = 128;

@@ -80,6 +80,11 @@ bool segment_gate_enabled() {
     return enabled;
 }
 
+bool segment_lanes_enabled() {
+    static const bool enabled = env_enabled("GSPARSE_SPMM_SEGMENT_LANES");
+    return enabled;
+}
+
 }  // namespace
 
 bool row_tails_defaults_enabled() {
@@ -156,6 +161,9 @@ std::optional<ScheduleParams> select_spmm_segments(const Problem &p) {
     if (!selector_enabled() || !segment_gate_enabled() || p.order_sensitive || p.stats.nnz <= 0 ||
         p.stats.num_rows <= 0)
         return std::nullopt;
+    if (segment_lanes_enabled() && p.layout.out_len() == 1 && p.dtype == DType::F32 &&
+        p.stats.nnz >= kSegmentWarpLanesMinEdges && p.stats.row_length_cov >= kSegmentWarpLanesCov && p.stats.avg_row_length < kSegmentWarpLanesMaxAverage)
+        return segment_params(SegmentPoint{kSegmentWarpLanesRun, 1, 32});
     const auto x = selector_features(p.stats);
     const double f = log2_features(p);
     // The tree of the nearest swept feature length (log scale; the smaller on ties).

@@ -43,7 +43,27 @@ std::optional<ScheduleParams> select_spmm_default(
 /// feature length). Never for order-sensitive reductions (max / min), problems without statistics, outside the
 /// trees' support, with the selector off, or with GSPARSE_SPMM_SEGMENTS=0 (the segment form adds with
 /// atomics, so the order of a row's additions varies between calls; the row schedules' does not).
+/// Before the trees, one rule: rows of one feature element (out_len 1) of float32 on a graph of at
+/// least kSegmentWarpLanesMinEdges edges (the smallest graph it was measured on) whose row lengths
+/// spread (row_length_cov >= kSegmentWarpLanesCov) and are short on average (avg_row_length <
+/// kSegmentWarpLanesMaxAverage) take warp lanes over consecutive edges,
+/// spmm_segments{run=kSegmentWarpLanesRun, lanes=32}. Grown on the zoo's training graphs at F = 1,
+/// copy_lhs and u_mul_e (H200, 2026-11-28, benchmarks/results/2026-11-28-nvidia-h200-segment-warp-lanes):
+/// 1.04x-1.68x faster than the previous default on every graph with a row-length COV from 1.6 to
+/// 20.6 and an average row of 3 to 100 (Chung-Lu, R-MAT, bipartite, the products twins); slower on
+/// the reddit and proteins twins (average rows of 492 and 597: the COO's second index array is
+/// most of what the kernel reads there, 0.61x-0.99x) and on every graph with a COV up to 0.5
+/// (lattices, batches, k-NN, Erdos-Renyi), where the rows' lanes read whole short rows. Runs of 4
+/// steps were the fastest or within 2% of it on every graph taken. GSPARSE_SPMM_SEGMENT_LANES=0
+/// turns the rule off (the trees decide).
 std::optional<ScheduleParams> select_spmm_segments(const Problem &p);
+
+/// The warp-lane rule of select_spmm_segments: its least edge count and row-length COV, the average
+/// row length it stays below, and its run (steps a warp).
+inline constexpr int64_t kSegmentWarpLanesMinEdges = 1000000;
+inline constexpr double kSegmentWarpLanesCov = 1.0;
+inline constexpr double kSegmentWarpLanesMaxAverage = 256;
+inline constexpr int64_t kSegmentWarpLanesRun = 4;
 
 /// From this innermost feature length on, a g-SpMM whose row default runs in the row-tail form
 /// (gpu_spmm rowTails = 1) takes it instead of the segment gate's point: on the zoo's heavy-tailed

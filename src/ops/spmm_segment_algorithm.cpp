@@ -25,7 +25,8 @@ std::vector<Argument> SpmmSegmentAlgorithm::arguments() const {
     return args;
 }
 
-SpmmSegmentAlgorithm build_spmm_segment_algorithm(const SpmmSpec &spec, const FeatureLayout &layout, DType dtype) {
+SpmmSegmentAlgorithm build_spmm_segment_algorithm(const SpmmSpec &spec, const FeatureLayout &layout, DType dtype,
+                                                  int lane_steps) {
     if (!segments_supported(spec))
         fail<ScheduleError>("g-SpMM by nonzeros reduces by sum or mean (atomic adds), not ", spec.name());
     check_feature_dtype(dtype);
@@ -33,6 +34,8 @@ SpmmSegmentAlgorithm build_spmm_segment_algorithm(const SpmmSpec &spec, const Fe
     a.spec = spec;
     a.layout = layout;
     a.dtype = dtype;
+    if (lane_steps < 0) fail<ScheduleError>("g-SpMM by nonzeros: lane steps must be >= 0, got ", lane_steps);
+    a.lane_steps = lane_steps;
     const int rank = layout.rank();
     const Type t = halide_type(dtype);
 
@@ -44,9 +47,21 @@ SpmmSegmentAlgorithm build_spmm_segment_algorithm(const SpmmSpec &spec, const Fe
     for (int i = 0; i < rank; i++) a.f.emplace_back("f" + std::to_string(i));
 
     // At least one iteration (a GPU launch needs a block), none past the last edge.
-    a.p = RDom(0, max(a.num_edges, 1), "p");
-    a.p.where(a.p.x < a.num_edges);
-    Expr e = a.p.x;
+    Expr e, valid;
+    if (lane_steps == 0) {
+        a.p = RDom(0, max(a.num_edges, 1), "p");
+        a.p.where(a.p.x < a.num_edges);
+        e = a.p.x;
+    } else {
+        // Whole chunks; the positions past the last edge read it and add 0 (callers run graphs
+        // without edges another way: nothing to read).
+        const int chunk = kSegmentChunkLanes * lane_steps;
+        Expr edges = max(a.num_edges, 1);
+        a.p = RDom(0, kSegmentChunkLanes, 0, lane_steps, 0, (edges + (chunk - 1)) / chunk, "p");
+        Expr position = a.p.x + kSegmentChunkLanes * (a.p.y + lane_steps * a.p.z);
+        valid = position < a.num_edges;
+        e = min(position, edges - 1);
+    }
     Expr u = a.src_idx(e), v = a.dst_idx(e);
     Expr x = a.uses_lhs() ? Expr(a.lhs(operand_args(a.f, layout.lhs_varies, u))) : Expr();
     Expr y = a.uses_rhs() ? Expr(a.rhs(operand_args(a.f, layout.rhs_varies, e))) : Expr();
@@ -55,6 +70,7 @@ SpmmSegmentAlgorithm build_spmm_segment_algorithm(const SpmmSpec &spec, const Fe
         // Every row that receives an edge has at least that edge.
         msg = msg / cast(t, a.row_ptr(v + 1) - a.row_ptr(v));
     }
+    if (valid.defined()) msg = select(valid, msg, Halide::Internal::make_zero(t));
 
     std::vector<Expr> pure(a.f.begin(), a.f.end());
     pure.push_back(a.v);

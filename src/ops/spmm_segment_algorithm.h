@@ -13,6 +13,13 @@
 // vary between runs on the GPU. Runs are contiguous in edge-id order: graphs whose edge ids follow
 // their CSR (the sampler's blocks, graphs loaded from CSR files) give runs of whole row segments;
 // other orders stay correct with more atomic adds.
+//
+// The warp-lane form (lane_steps = S > 0) takes the edges in chunks of 32 x S, each a warp's: the
+// reduction domain is (lane l < 32, step j < S, chunk c), edge p = 32 (S c + j) + l, so that a warp
+// reads 32 consecutive edges a step (coalesced) and its lanes' partial sums meet through a
+// segmented reduction over the lanes (halide_ext/segmented_lane_atomics.h). Edges past the last
+// (the last chunk's) read the last edge and add 0, so that no lane skips a step: the domain has no
+// condition that depends on the lane.
 #pragma once
 
 #include <Halide.h>
@@ -30,6 +37,7 @@ struct SpmmSegmentAlgorithm {
     SpmmSpec spec;          ///< ⊕ (any binary op) and reduce (sum or mean)
     FeatureLayout layout;   ///< lhs = per-source operand, rhs = per-edge operand
     DType dtype = DType::F32;
+    int lane_steps = 0;     ///< 0: runs of edges a thread; S > 0: the warp-lane form, S steps of 32 edges
 
     // Inputs: the COO in edge-id order; row_ptr only for mean (the in-degree of each row).
     Halide::ImageParam src_idx, dst_idx, row_ptr, lhs, rhs;
@@ -37,7 +45,7 @@ struct SpmmSegmentAlgorithm {
 
     std::vector<Halide::Var> f;  ///< canonical feature dimensions, innermost first
     Halide::Var v{"v"};          ///< the output row (destination node)
-    Halide::RDom p;              ///< the edge (its position in the COO)
+    Halide::RDom p;              ///< the edge (its position in the COO); (lane, step, chunk) in the lane form
     Halide::Func out{"spmm_segments_out"};
 
     /// Set by schedules: lowering passes of the extension to run on this pipeline, in order.
@@ -53,7 +61,12 @@ struct SpmmSegmentAlgorithm {
 /// Whether the nonzero form computes spec: any binary op with reduce sum or mean.
 bool segments_supported(const SpmmSpec &spec);
 
-/// Builds the algorithm (ScheduleError for a spec segments_supported rejects).
-SpmmSegmentAlgorithm build_spmm_segment_algorithm(const SpmmSpec &spec, const FeatureLayout &layout, DType dtype);
+/// The lanes of a chunk of the warp-lane form (a warp).
+inline constexpr int kSegmentChunkLanes = 32;
+
+/// Builds the algorithm (ScheduleError for a spec segments_supported rejects); lane_steps > 0 gives
+/// the warp-lane form of that many steps a chunk.
+SpmmSegmentAlgorithm build_spmm_segment_algorithm(const SpmmSpec &spec, const FeatureLayout &layout, DType dtype,
+                                                  int lane_steps = 0);
 
 }  // namespace gsparse

@@ -12,13 +12,14 @@ namespace gsparse {
 std::string SpmmSegmentKernelKey::str() const {
     return std::string("spmm_segments/") + spec.name() + "/" + layout.key() + "/" + dtype_name(dtype) + "/run=" +
            std::to_string(point.run) + (point.tile != kSegmentTileDefault ? "/tile=" + std::to_string(point.tile) : "") +
-           "/" + device_name(device);
+           (point.lanes != 0 ? "/lanes=" + std::to_string(point.lanes) : "") + "/" + device_name(device);
 }
 
 namespace {
 
 SpmmSegmentAlgorithm scheduled(const SpmmSegmentKernelKey &key) {
-    SpmmSegmentAlgorithm a = build_spmm_segment_algorithm(key.spec, key.layout, key.dtype);
+    SpmmSegmentAlgorithm a = build_spmm_segment_algorithm(key.spec, key.layout, key.dtype,
+                                                          key.point.lanes != 0 ? static_cast<int>(key.point.run) : 0);
     schedule_spmm_segments(a, key.device, key.point);
     return a;
 }
@@ -42,6 +43,14 @@ void SpmmSegmentKernel::run(const GraphView &g, const Tensor &lhs, const Tensor 
     if (g.num_dst == 0) return;
     if (g.num_edges == 0 && key_.device == Device::CPU) {
         std::memset(out.data(), 0, out.nbytes());
+        return;
+    }
+    if (g.num_edges == 0 && key_.point.lanes != 0) {
+        // The lane form reads the last edge for positions past it; without edges the thread form
+        // (no edge read) fills the zeros.
+        SpmmSegmentKernelKey threads = key_;
+        threads.point.lanes = 0;
+        get(threads)->run(g, lhs, rhs, out, launch);
         return;
     }
     ViewCall call(key_.device, compiled_.target(), launch, compiled_.library());

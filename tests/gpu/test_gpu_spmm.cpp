@@ -159,6 +159,37 @@ TEST_F(GpuSpmm, SegmentFeatureTilesMatchTheReference) {
     }
 }
 
+TEST_F(GpuSpmm, SegmentWarpLanesMatchTheReference) {
+    // g-SpMM by nonzeros on warp lanes (lanes=32): the lanes' segmented scan over shuffles, rows
+    // carried across steps and warps, the last chunk padded. Edge ids in CSR order (rows on
+    // neighbouring lanes) and shuffled (every lane its own row), a long row spanning many warps,
+    // empty rows, duplicate edges, a bipartite graph; F = 1, 2 and 4 (tile = F), sum and mean,
+    // runs of 4 to 64 steps.
+    for (bool shuffled : {false, true}) {
+        test::RandomGraphOptions opt;
+        opt.num_nodes = 20000;
+        opt.shuffle_edge_ids = shuffled;
+        opt.num_src = shuffled ? 9000 : -1;
+        Graph g = test::random_graph(shuffled ? 83 : 82, opt);
+        for (int64_t F : {1, 2, 4}) {
+            Tensor x = features(g.num_src(), {F}, 53);
+            Tensor w = features(g.num_edges(), {1}, 54);
+            Tensor wf = features(g.num_edges(), {F}, 55);
+            for (int64_t run : {4, 64}) {
+                const ScheduleParams p = segment_params(SegmentPoint{run, F, 32});
+                EXPECT_TRUE(check(g, {BinaryOp::CopyLhs, ReduceOp::Sum}, x, Tensor(), &p)) << p.str() << " F=" << F;
+                EXPECT_TRUE(check(g, {BinaryOp::Mul, ReduceOp::Sum}, x, w, &p)) << p.str() << " F=" << F;
+                EXPECT_TRUE(check(g, {BinaryOp::Add, ReduceOp::Mean}, x, wf, &p)) << p.str() << " F=" << F;
+            }
+        }
+    }
+    // A graph without edges gives zeros; a graph of two edges, one chunk padded with 510 positions.
+    const ScheduleParams p = segment_params(SegmentPoint{16, 1, 32});
+    EXPECT_TRUE(check(Graph::from_edges(5, {}, {}), {BinaryOp::CopyLhs, ReduceOp::Sum}, features(5, {1}, 8), Tensor(), &p));
+    EXPECT_TRUE(check(Graph::from_edges(3, {0, 1}, {2, 2}), {BinaryOp::CopyLhs, ReduceOp::Sum}, features(3, {1}, 9),
+                      Tensor(), &p));
+}
+
 TEST_F(GpuSpmm, GridOfSchedules) {
     // Every valid point of a deterministic sample of the space, on two feature lengths.
     const auto &def = spmm_schedule("gpu_spmm");

@@ -9,6 +9,7 @@
 
 #include "api/gsparse.h"
 #include "halide_ext/accumulate_atomic_runs.h"
+#include "halide_ext/segmented_lane_atomics.h"
 #include "ops/reference.h"
 #include "runtime/lowered_stmt.h"
 #include "runtime/spmm_segment_kernel.h"
@@ -67,6 +68,59 @@ TEST(SpmmSegments, HeadsBroadcastAndGivenRuns) {
     }
 }
 
+TEST(SpmmSegments, WarpLanesMatchTheReference) {
+    // The warp-lane form (lanes=32): edges in chunks of 32 x run, the last chunk padded with
+    // positions that add 0. Rows of one feature thread (F <= tile), every op, sum and mean, graphs
+    // with edge ids in CSR order and shuffled, a bipartite graph, runs shorter and longer than rows.
+    const BinaryOp ops[] = {BinaryOp::CopyLhs, BinaryOp::CopyRhs, BinaryOp::Mul, BinaryOp::Div};
+    for (uint64_t seed : {41u, 42u}) {
+        test::RandomGraphOptions opt;
+        opt.num_src = seed == 42 ? 170 : -1;
+        Graph g = test::random_graph(seed, opt);
+        HostView h = view_of(g);
+        for (int64_t f : {1, 4})
+            for (BinaryOp op : ops)
+                for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Mean})
+                    for (int64_t run : {4, 64}) {
+                        const SpmmSpec spec{op, r};
+                        Tensor x = test::random_tensor({g.num_src(), f}, seed * 7 + f, DType::F32, 0.5, 1.5);
+                        Tensor w = test::random_tensor({g.num_edges(), f}, seed * 11 + f, DType::F32, 0.5, 1.5);
+                        Tensor out = test::random_tensor({g.num_dst(), f}, 3);
+                        OpOptions o;
+                        o.schedule = ScheduleParams::parse("spmm_segments{run=" + std::to_string(run) +
+                                                           ", tile=" + std::to_string(f) + ", lanes=32}");
+                        gspmm_segments_into(h.view, spec, x, w, out, o);
+                        EXPECT_TRUE(matches(g, spec, x, w, out))
+                            << spec.name() << " F=" << f << " run " << run << " seed " << seed;
+                    }
+    }
+}
+
+TEST(SpmmSegments, WarpLanesRefuseRowsOfSeveralThreadsAndOtherLaneCounts) {
+    EXPECT_EQ(segment_lanes_invalid_reason(0, 1, 64), "");
+    EXPECT_EQ(segment_lanes_invalid_reason(32, 1, 1), "");
+    EXPECT_EQ(segment_lanes_invalid_reason(32, 8, 8, 32), "");
+    EXPECT_NE(segment_lanes_invalid_reason(16, 1, 1).find("not one of 0, 32"), std::string::npos);
+    EXPECT_NE(segment_lanes_invalid_reason(32, 1, 2).find("one feature thread"), std::string::npos);
+    EXPECT_NE(segment_lanes_invalid_reason(32, 1, 1, 64).find("32-bit"), std::string::npos);
+    EXPECT_THROW(segment_point_of(ScheduleParams::parse("spmm_segments{lanes=8}")), ScheduleError);
+    EXPECT_EQ(segment_point_of(ScheduleParams::parse("spmm_segments{run=8, lanes=32}")).lanes, 32);
+    EXPECT_EQ(segment_params(SegmentPoint{8, 1, 32}).str(), "spmm_segments{lanes=32, run=8}");
+    // On a graph: F = 2 with tile 1 is two feature threads.
+    Graph g = test::random_graph(43);
+    HostView h = view_of(g);
+    Tensor x = test::random_tensor({g.num_src(), 2}, 1);
+    Tensor out = Tensor::empty({g.num_dst(), 2}, DType::F32);
+    OpOptions o;
+    o.schedule = ScheduleParams::parse("spmm_segments{run=8, lanes=32}");
+    try {
+        gspmm_segments_into(h.view, {BinaryOp::CopyLhs, ReduceOp::Sum}, x, {}, out, o);
+        ADD_FAILURE() << "two feature threads with lanes = 32 were accepted";
+    } catch (const ScheduleError &e) {
+        EXPECT_NE(std::string(e.what()).find("one feature thread"), std::string::npos) << e.what();
+    }
+}
+
 TEST(SpmmSegments, Float64) {
     Graph g = test::random_graph(38);
     HostView h = view_of(g);
@@ -93,6 +147,12 @@ TEST(SpmmSegments, StaticGraphsTakeTheSchedulePoint) {
         o.schedule = ScheduleParams::parse("spmm_segments{run=8}");
         gspmm_into(g, spec, x, w, out, nullptr, nullptr, o);
         EXPECT_TRUE(matches(g, spec, x, w, out)) << g.num_edges() << " edges";
+        // The warp-lane form, rows of one element.
+        Tensor x1 = test::random_tensor({g.num_src(), 1}, 16, DType::F32, 0.5, 1.5);
+        Tensor out1 = test::random_tensor({g.num_dst(), 1}, 18);
+        o.schedule = ScheduleParams::parse("spmm_segments{run=8, lanes=32}");
+        gspmm_into(g, spec, x1, w, out1, nullptr, nullptr, o);
+        EXPECT_TRUE(matches(g, spec, x1, w, out1)) << g.num_edges() << " edges, lanes";
     }
 }
 
@@ -227,6 +287,51 @@ TEST(SpmmSegments, CudaScheduleAccumulatesRunsInRegisters) {
                     ptx.find("atom.global.add.f32") != std::string::npos) << ptx;
         EXPECT_EQ(ptx.find("atom.global.cas"), std::string::npos) << ptx;
         EXPECT_EQ(ptx.find("mutex"), std::string::npos) << ptx;
+    }
+}
+
+TEST(SpmmSegments, CudaWarpLanesCombineThroughShuffles) {
+    // No GPU needed: the warp-lane form lowers with its step loop rewritten by SegmentedLaneAtomics
+    // (per atomic add: a carried row and sum, the segmented scan's shuffles, a flush per run and
+    // one after the loop), coalesced lanes on thread x, and atomic adds without a CAS loop.
+    struct Case {
+        SpmmSpec spec;
+        int64_t feat;
+    };
+    for (const Case &c : {Case{{BinaryOp::Mul, ReduceOp::Sum}, 1}, Case{{BinaryOp::CopyLhs, ReduceOp::Mean}, 1},
+                          Case{{BinaryOp::CopyLhs, ReduceOp::Sum}, 4}}) {
+        const int64_t rhs_feat = c.spec.op == BinaryOp::Mul ? 1 : c.feat;
+        SpmmSegmentAlgorithm a =
+            build_spmm_segment_algorithm(c.spec, plan_features(c.spec.op, {c.feat}, {rhs_feat}), DType::F32, 8);
+        schedule_spmm_segments(a, Device::CUDA, SegmentPoint{8, c.feat, 32});
+        Halide::Pipeline p(a.out);
+        for (const auto &pass : a.lowering_passes) p.add_custom_lowering_pass(pass.get(), nullptr);
+        CaptureStmt capture;
+        p.add_custom_lowering_pass(&capture, nullptr);
+        const std::string ptx = lowered_stmt_text(p, a.arguments(), jit_target(Device::CUDA));
+        auto *pass = dynamic_cast<ext::SegmentedLaneAtomics *>(a.lowering_passes.back().get());
+        ASSERT_NE(pass, nullptr);
+        const std::string what = c.spec.name() + " F=" + std::to_string(c.feat) + "\n" + capture.text;
+        const int loops = pass->rewritten();
+        EXPECT_GE(loops, 1) << what;
+        const size_t adds = static_cast<size_t>(loops * c.feat);
+        EXPECT_EQ(count(capture.text, "allocate carry_index$"), adds) << what;
+        EXPECT_EQ(count(capture.text, "allocate carry_sum$"), adds) << what;
+        // Per add: the previous lane's address, five steps of sum and flag, the next lane's
+        // address, and the carried address and sum broadcast from lane 31 (an int64 address, as
+        // the CUDA target's large buffers index, moves as two 32-bit halves).
+        const size_t words = capture.text.find("allocate carry_index$0[int64") != std::string::npos ? 2 : 1;
+        EXPECT_EQ(count(capture.text, "shfl.sync.up.i32"), (words + 5) * adds) << what;
+        EXPECT_EQ(count(capture.text, "shfl.sync.up.f32"), 5 * adds) << what;
+        EXPECT_EQ(count(capture.text, "shfl.sync.down.i32"), words * adds) << what;
+        EXPECT_EQ(count(capture.text, "shfl.sync.idx"), (words + 1) * adds) << what;
+        // Adds: the carried run where lane 0 starts another row, the last lane of each run, and
+        // the carried run after the loop.
+        EXPECT_EQ(count(capture.text, "atomic"), 3 * adds) << what;
+        EXPECT_NE(ptx.find("shfl.sync.up.b32"), std::string::npos) << ptx;
+        EXPECT_TRUE(ptx.find("red.global.add.f32") != std::string::npos ||
+                    ptx.find("atom.global.add.f32") != std::string::npos) << ptx;
+        EXPECT_EQ(ptx.find("atom.global.cas"), std::string::npos) << ptx;
     }
 }
 

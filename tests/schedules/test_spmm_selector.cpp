@@ -184,6 +184,27 @@ TEST(SegmentGate, HeavyTailedGraphsTakeTheSegmentForm) {
     }
 }
 
+TEST(SegmentGate, RowsOfOneElementOnSpreadShortRowsTakeWarpLanes) {
+    // The warp-lane rule (before the trees): F = 1, float32, sum or mean, at least 1 M edges,
+    // row-length COV >= 1 and an average row below 256: spmm_segments{run=4, lanes=32}; anything
+    // else goes on to the trees.
+    const GraphStats chung_lu = stats(250000, 250000, 4000000, 21560, 4.97);
+    const ScheduleParams lanes = segment_params(SegmentPoint{kSegmentWarpLanesRun, 1, 32});
+    EXPECT_EQ(select_spmm_segments(problem(1, chung_lu)), lanes);
+    EXPECT_EQ(select_spmm_segments(problem(1, chung_lu, {BinaryOp::Mul, ReduceOp::Mean})), lanes);
+    EXPECT_EQ(segment_point_of(lanes).lanes, 32);
+    EXPECT_EQ(select_spmm_segments(problem(1, chung_lu, {BinaryOp::CopyLhs, ReduceOp::Max})), std::nullopt);
+    const auto wider = select_spmm_segments(problem(2, chung_lu));
+    EXPECT_TRUE(!wider || segment_point_of(*wider).lanes == 0) << wider->str();
+    const auto f64 = select_spmm_segments(problem(1, chung_lu, {BinaryOp::CopyLhs, ReduceOp::Sum}, DType::F64));
+    EXPECT_TRUE(!f64 || segment_point_of(*f64).lanes == 0) << f64->str();
+    // Long average rows (the reddit and proteins twins) and rows of even length keep the others.
+    for (const GraphStats &s : {stats(46593, 46593, 22923178, 32918, 1.63), stats(500000, 500000, 4000000, 20, 0.5), kLattice}) {
+        const auto chosen = select_spmm_segments(problem(1, s));
+        EXPECT_TRUE(!chosen || segment_point_of(*chosen).lanes == 0) << chosen->str();
+    }
+}
+
 TEST(SegmentGate, TilesCoverRowsExactly) {
     for (int64_t tile : kSegmentTileChoices)
         for (int64_t F : {8, 16, 32, 64, 128, 256, 512, 1024}) EXPECT_TRUE(segment_tile_covers_rows(tile, F)) << tile << " " << F;
