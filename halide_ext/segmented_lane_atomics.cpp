@@ -1,5 +1,7 @@
 #include "halide_ext/segmented_lane_atomics.h"
 
+#include "halide_ext/atomic_add_rewrites.h"
+
 #include <map>
 #include <utility>
 #include <vector>
@@ -22,21 +24,13 @@ bool ends_with_var(const std::string &name, const std::string &var) {
     return name.find(inner) != std::string::npos;
 }
 
-/// An atomic add `out[i] = out[i] + v` of a 32-bit scalar at an int32 index.
-struct LaneAdd {
-    const Atomic *atomic = nullptr;
-    const Store *store = nullptr;
-    const Load *load = nullptr;
-    Expr value;
-};
-
 /// The Atomic nodes of a step loop's body, and whether each is an add the pass can combine: of the
 /// right form, not inside a nested loop, under no condition that depends on the lane.
 class FindLaneAdds : public IRVisitor {
 public:
     explicit FindLaneAdds(Scope<> &lane_dependent) : lane_dependent_(lane_dependent) {}
     int atomics = 0;
-    std::vector<LaneAdd> adds;
+    std::vector<AtomicAdd> adds;
 
 private:
     using IRVisitor::visit;
@@ -60,49 +54,16 @@ private:
     }
     void visit(const Atomic *op) override {
         atomics++;
-        const Store *store = op->body.as<Store>();
-        if (divergent_ || loops_ || !op->mutex_name.empty() || !store || !is_const_one(store->predicate) ||
-            !(store->index.type() == Int(32) || store->index.type() == Int(64)))
-            return;
-        const Type t = store->value.type();
-        if (!(t == Float(32) || t == Int(32))) return;
-        const Add *add = store->value.as<Add>();
-        if (!add) return;
-        auto same = [&](const Expr &e) {
-            const Load *l = e.as<Load>();
-            return l && l->name == store->name && equal(l->index, store->index) ? l : nullptr;
-        };
-        LaneAdd a{op, store, nullptr, Expr()};
-        if ((a.load = same(add->a))) a.value = add->b;
-        else if ((a.load = same(add->b))) a.value = add->a;
-        else return;
-        adds.push_back(a);
+        if (divergent_ || loops_) return;
+        auto a = match_atomic_add(op);
+        if (!a || !(a->store->index.type() == Int(32) || a->store->index.type() == Int(64))) return;
+        const Type t = a->value.type();
+        if (t == Float(32) || t == Int(32)) adds.push_back(*a);
     }
 
     Scope<> &lane_dependent_;
     int divergent_ = 0, loops_ = 0;
 };
-
-class ReplaceAtomics : public IRMutator {
-public:
-    explicit ReplaceAtomics(std::map<const Atomic *, Stmt> replacements) : replacements_(std::move(replacements)) {}
-
-private:
-    using IRMutator::visit;
-    Stmt visit(const Atomic *op) override {
-        auto it = replacements_.find(op);
-        return it != replacements_.end() ? it->second : IRMutator::visit(op);
-    }
-    std::map<const Atomic *, Stmt> replacements_;
-};
-
-Expr scalar_load(Type t, const std::string &name) {
-    return Load::make(t, name, 0, Buffer<>(), Parameter(), const_true(), ModulusRemainder());
-}
-
-Stmt scalar_store(const std::string &name, Expr value) {
-    return Store::make(name, std::move(value), 0, Parameter(), const_true(), ModulusRemainder());
-}
 
 std::string type_suffix(Type t) { return t.is_float() ? "f32" : "i32"; }
 
@@ -191,17 +152,12 @@ Stmt SegmentedLaneAtomics::rewrite(const For *op, const Stmt &body) {
     std::map<const Atomic *, Stmt> replacements;
     std::vector<Stmt> before, after;
     std::vector<std::pair<std::string, Type>> registers;
-    for (const LaneAdd &add : found.adds) {
+    for (const AtomicAdd &add : found.adds) {
         const std::string id = std::to_string(next_id_++);
         const std::string carry_index = "carry_index$" + id, carry_sum = "carry_sum$" + id;
         const Type vt = add.value.type();
-        const Load *ld = add.load;
         const Store *st = add.store;
-        auto atomic_add = [&](Expr index, Expr value) {
-            Expr old = Load::make(vt, ld->name, index, ld->image, ld->param, const_true(), ModulusRemainder());
-            return Atomic::make(add.atomic->producer_name, "",
-                                Store::make(st->name, old + value, index, st->param, const_true(), ModulusRemainder()));
-        };
+        auto atomic_add = [&](const Expr &index, const Expr &value) { return atomic_add_at(add, index, value); };
 
         LetChain c("lane_scan$" + id);
         const Type kt = st->index.type();
@@ -240,15 +196,9 @@ Stmt SegmentedLaneAtomics::rewrite(const For *op, const Stmt &body) {
         registers.emplace_back(carry_index, kt);
         registers.emplace_back(carry_sum, vt);
     }
-    Stmt new_body = ReplaceAtomics(std::move(replacements)).mutate(body);
-    std::vector<Stmt> parts = before;
-    parts.push_back(For::make(op->name, op->min, op->extent, op->for_type, op->device_api, new_body));
-    parts.insert(parts.end(), after.begin(), after.end());
-    Stmt s = Block::make(parts);
-    for (auto r = registers.rbegin(); r != registers.rend(); ++r)
-        s = Allocate::make(r->first, r->second, MemoryType::Stack, {1}, const_true(), s);
+    Stmt new_body = replace_atomics(body, std::move(replacements));
     count_rewrite();
-    return s;
+    return loop_in_registers(op, new_body, before, after, registers);
 }
 
 }  // namespace gsparse::ext

@@ -137,7 +137,9 @@ def gspmm(g, op, reduce, lhs=None, rhs=None, *, return_args=False, schedule=None
     rows' lengths, for graphs with a few very long rows (sum and mean; atomic adds on the GPU, so the
     order of the additions varies between calls); "spmm_segments{run=R, tile=K}" also gives each GPU
     thread K feature elements (1, 2, 4 or 8, at most the feature length; faster from about F = 16
-    up). The backward pass is the default one.
+    up); "spmm_segments{run=R, tile=K, lanes=32}" (CUDA, float32, rows of at most K elements: F = 1,
+    or F = K) gives each warp 32 x R consecutive edges, one a lane per step, combined through warp
+    shuffles (the default's form at F = 1 on heavy-tailed graphs). The backward pass is the default one.
     """
     if not isinstance(g, Graph):
         raise ShapeError(f"g must be a gsparse.Graph, got {type(g).__name__}")
