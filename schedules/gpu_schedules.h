@@ -42,6 +42,11 @@ inline constexpr int64_t kRowTailsGateSplit = 128;
 int gpu_spmm_register_limit(const SpmmSpec &spec, const ScheduleParams &s);
 inline constexpr int kRegisterLimitScalarEdgeRows = 32;
 
+/// gpu_spmm's default takes a thread per row for rows of one element without an edge operand on
+/// graphs whose rows average at most this many nonzeros with a row-length COV below 1
+/// (short_even_rows_default in schedules/gpu_spmm.cpp).
+inline constexpr double kThreadRowsMaxAverage = 4.0;
+
 /// Whether a point runs on the graph relabeled in its locality order (gpu_spmm, rowBalance = 3):
 /// its kernel reads the relabeled graph's CSR and edge ids, which emitted kernels cannot take.
 inline bool runs_on_relabeled_graph(const ScheduleParams &s) {

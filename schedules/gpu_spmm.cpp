@@ -653,7 +653,27 @@ ScheduleParams covering_feature_tile(ScheduleParams s, const Problem &p) {
     return T * R * V >= f0 && !invalid_reason(t, p) ? t : s;
 }
 
+/// The default for rows of one element without an edge operand (copy_lhs and the like, sum or
+/// mean, float32) on graphs of short even rows (average row <= kThreadRowsMaxAverage, row-length
+/// COV < 1: lattices, meshes, batches of small graphs): a thread per row, 128 rows a block, rows
+/// whole. Measured on the zoo's training graphs at F = 1 against the learned default (64 rows x 2
+/// lanes x 2 steps), copy_lhs + sum (H200, 2026-11-28, benchmarks/results/2026-11-28-nvidia-h200-segment-warp-lanes/even-rows):
+/// lat-8m 1.31x, batch-10m 1.25x, batch-1m 1.14x, lat-1m 1.00x faster; on longer rows (k-NN with 8
+/// and 16, Erdos-Renyi with 10 and 16 a row) it was 0.87x-1.03x, and with an edge operand (u_mul_e)
+/// 0.73x-0.97x, so neither takes it.
+std::optional<ScheduleParams> short_even_rows_default(const Problem &p) {
+    if (p.layout.out_len() != 1 || p.edge_operand || p.order_sensitive || p.dtype != DType::F32 || p.stats.nnz <= 0 ||
+        p.stats.avg_row_length > kThreadRowsMaxAverage || p.stats.row_length_cov >= 1.0)
+        return std::nullopt;
+    ScheduleParams s{kName, {{"kMTile", 128}, {"kNTile", 1}, {"kNRegTile", 1}, {"kNnzTile", 16}, {"smemColIdx", 0},
+                             {"kRowSplit", 0}, {"rowBalance", 0}, {"kNnzLanes", 1}, {"kVecWidth", 1}, {"kSrcTile", 0},
+                             {"kNnzUnroll", 1}, {"rowTails", 0}}};
+    if (invalid_reason(s, p)) return std::nullopt;
+    return s;
+}
+
 ScheduleParams default_params(const Problem &p) {
+    if (auto rows = short_even_rows_default(p)) return *rows;
     auto selected = select_spmm_default(p, invalid_reason);
     ScheduleParams d = covering_feature_tile(with_row_tails(selected ? *selected : expert_params(p), p), p);
     if (d.get_or("kRowSplit", 0) == 0)

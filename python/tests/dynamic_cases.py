@@ -521,6 +521,7 @@ def check_segments(device):
             want = gsparse.gspmm(graph, op, reduce, x, w)
             # Runs shorter and longer than the rows; feature tiles up to the feature length.
             points = ["run=4", "run=256"] + (["run=16, tile=4", "run=64, tile=8"] if F >= 8 else [])
+            points += ["run=8, lanes=32"] if F == 1 else []  # warp lanes (on the CPU: the same runs of edges)
             for point in points:
                 got = gsparse.gspmm(graph, op, reduce, x, w, schedule=f"spmm_segments{{{point}}}")
                 torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4, msg=f"{op} {reduce} F={F} {point}")
@@ -528,7 +529,9 @@ def check_segments(device):
     seg = gsparse.gspmm(g, "copy_lhs", "mean", x, schedule="spmm_segments{run=16}")
     ref = gsparse.gspmm(g, "copy_lhs", "mean", x)
     torch.testing.assert_close(torch.autograd.grad(seg.square().sum(), x)[0], torch.autograd.grad(ref.square().sum(), x)[0])
-    for bad, error in (("spmm_segments{run=3}", "run = 3"), ("spmm_segments{lanes=2}", "knobs run and tile, not lanes"),
+    for bad, error in (("spmm_segments{run=3}", "run = 3"), ("spmm_segments{width=2}", "knobs run, tile and lanes, not width"),
+                       ("spmm_segments{lanes=2}", "lanes = 2 is not one of 0, 32"),
+                       ("spmm_segments{lanes=32}", "one feature thread"),
                        ("spmm_segments{tile=3}", "tile = 3"), ("spmm_segments{tile=8}", "exceeds the 5 feature")):
         with pytest.raises(gsparse.ScheduleError, match=error):
             gsparse.gspmm(g, "copy_lhs", "sum", x, schedule=bad)

@@ -68,6 +68,30 @@ TEST(SpmmSelector, EveryTablePointIsValidAtItsFeatureLength) {
     }
 }
 
+TEST(SpmmSelector, RowsOfOneElementOnShortEvenRowsRunAThreadPerRow) {
+    // gpu_spmm's default for F = 1 without an edge operand on short even rows (the lattice: average
+    // 2.8, COV 0.3): a thread per row, 128 rows a block, rows whole; valid there.
+    const auto &def = spmm_schedule("gpu_spmm");
+    const Problem lattice1 = problem(1, kLattice);
+    const ScheduleParams d = def.default_params(lattice1);
+    EXPECT_EQ(d.get("kMTile"), 128) << d.str();
+    EXPECT_EQ(d.get("kNnzLanes"), 1) << d.str();
+    EXPECT_EQ(d.get("kRowSplit"), 0) << d.str();
+    EXPECT_EQ(def.invalid_reason(d, lattice1), std::nullopt) << d.str();
+    EXPECT_EQ(def.default_params(problem(1, kLattice, {BinaryOp::CopyLhs, ReduceOp::Mean})), d);
+    // An edge operand, max / min, a wider row, float64, longer rows (Erdos-Renyi-like: 16 a row) or
+    // spread rows keep the other defaults.
+    const GraphStats longer = stats(1000000, 1000000, 16000000, 40, 0.25);
+    const GraphStats spread = stats(1000000, 1000000, 3000000, 10000, 6.3);
+    for (const Problem &p : {problem(1, kLattice, {BinaryOp::Mul, ReduceOp::Sum}),
+                             problem(1, kLattice, {BinaryOp::CopyLhs, ReduceOp::Max}), problem(2, kLattice),
+                             problem(1, kLattice, {BinaryOp::CopyLhs, ReduceOp::Sum}, DType::F64), problem(1, longer),
+                             problem(1, spread)}) {
+        const ScheduleParams other = def.default_params(p);
+        EXPECT_FALSE(other.get("kMTile") == 128 && other.get("kNnzLanes") == 1) << other.str();
+    }
+}
+
 TEST(SpmmSelector, DecidesForZooShapesAndLeavesTheRestToTheExpertRules) {
     const auto &def = spmm_schedule("gpu_spmm");
     // The lattice at F = 8: the trees answer with one of their points (the expert rules' lane point
