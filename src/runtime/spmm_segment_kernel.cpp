@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "core/error.h"
 #include "runtime/view_call.h"
@@ -52,6 +53,14 @@ void SpmmSegmentKernel::run(const GraphView &g, const Tensor &lhs, const Tensor 
         threads.point.lanes = 0;
         get(threads)->run(g, lhs, rhs, out, launch);
         return;
+    }
+    if (key_.point.lanes != 0) {
+        // Positions run to the end of the last chunk of 32 x run edges, in int32.
+        const int64_t chunk = kSegmentChunkLanes * key_.point.run;
+        if (g.num_edges > std::numeric_limits<int32_t>::max() - chunk)
+            fail<ShapeError>("g-SpMM by nonzeros on warp lanes takes graphs of at most ",
+                             std::numeric_limits<int32_t>::max() - chunk, " edges, not ", g.num_edges,
+                             "; use lanes = 0");
     }
     ViewCall call(key_.device, compiled_.target(), launch, compiled_.library());
     call.index(algo_.src_idx, g.coo_src, g.coo_len);
