@@ -382,7 +382,7 @@ int main(int argc, char **argv) {
                                              "headers into this folder (see docs/aot.md)");
     app.add_option("--emit-name", a.emit_name, "name of the emitted kernel (a C identifier)");
     app.add_flag("--segments", a.segments, "g-SpMM sum / mean: also measure g-SpMM by nonzeros (spmm_segments, every "
-                 "run length) after the search; its points run through the operator API and the tuning cache, they are "
+                 "run length; on CUDA its feature tiles and warp lanes) after the search; its points run through the operator API and the tuning cache, they are "
                  "not emitted ahead of time (not with --emit-lib or --replay)");
     app.add_flag("--quiet", a.quiet, "no progress bar");
     app.add_option("--plugin", a.plugin, "a shared module of user programs (dsl/plugin.h): tune one of them, --program");

@@ -46,7 +46,8 @@ struct TuneOptions {
     double cutoff = 1.25;
     double cutoff_slack_ms = 0.5;
     /// g-SpMM with sum or mean: after the search, also measure g-SpMM by nonzeros (schedule
-    /// spmm_segments, schedules/spmm_segments.h) at every run length; the fastest of all wins.
+    /// spmm_segments, schedules/spmm_segments.h) at every run length (on CUDA with its feature tiles, and on
+    /// warp lanes where one thread holds a whole row); the fastest of all wins.
     bool segments = false;
     /// Called with every measurement (for measurement records).
     std::function<void(const Measurement &)> on_measurement;
