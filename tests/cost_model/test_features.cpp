@@ -31,8 +31,11 @@ Problem gpu_problem(int64_t feat) {
 std::vector<ScheduleParams> valid_points(const SpmmScheduleDef &def, const Problem &p) {
     std::vector<ScheduleParams> out;
     ScheduleSpace space = def.space(p);
-    for (size_t i = 0; i < space.size(); i++)
-        if (!def.invalid_reason(space.at(i), p)) out.push_back(space.at(i));
+    ScheduleParams point;  // one point walks the space (no allocation a point)
+    for (size_t i = 0; i < space.size(); i++) {
+        space.at(i, point);
+        if (!def.invalid_reason(point, p)) out.push_back(point);
+    }
     return out;
 }
 

@@ -299,8 +299,9 @@ TEST(GpuSddmmIR, EveryValidPointCompilesToPTX) {
         Problem problem{layout, {}};
         ScheduleSpace space = def.space(problem);
         int kept = 0;
+        ScheduleParams p;
         for (size_t i = 0; i < space.size(); i++) {
-            ScheduleParams p = space.at(i);
+            space.at(i, p);
             if (def.invalid_reason(p, problem)) continue;
             if (p.get("kMTile") * p.get("kLaneWidth") != 256 && p.get("kMTile") != 32) continue;  // keep CI short
             if (p.get("kVecWidth") == 2) continue;

@@ -212,8 +212,11 @@ TEST(GpuSpmmIR, GridOfSchedulesCompilesToPTX) {
             Problem problem{layout, {}, has_arg_outputs(r)};
             ScheduleSpace space = def.space(problem);
             std::vector<ScheduleParams> valid;
-            for (size_t i = 0; i < space.size(); i++)
-                if (!def.invalid_reason(space.at(i), problem)) valid.push_back(space.at(i));
+            ScheduleParams point;
+            for (size_t i = 0; i < space.size(); i++) {
+                space.at(i, point);
+                if (!def.invalid_reason(point, problem)) valid.push_back(point);
+            }
             ASSERT_FALSE(valid.empty());
             // Three points a problem at alternating sixths of its valid space, so that the
             // problems together reach every sixth (keep CI short).
@@ -1102,8 +1105,9 @@ TEST(GpuSpmmIR, CanonicalPointsOfTheSpaceAreValidAndDistinctKernels) {
         const ScheduleSpace space = def.space(pr);
         size_t valid = 0, canonical = 0;
         std::set<ScheduleParams> forms;
+        ScheduleParams p;
         for (size_t i = 0; i < space.size(); i++) {
-            const ScheduleParams p = space.at(i);
+            space.at(i, p);
             if (def.invalid_reason(p, pr)) continue;
             valid++;
             const ScheduleParams c = def.canonical(p);
