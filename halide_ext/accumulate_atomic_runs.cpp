@@ -31,9 +31,7 @@ private:
 
 Stmt AccumulateAtomicRuns::visit(const For *op) {
     Stmt body = mutate(op->body);
-    const std::string suffix = "." + loop_var_;
-    const bool named = op->name.size() > suffix.size() &&
-                       op->name.compare(op->name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    const bool named = ends_with(op->name, "." + loop_var_);
     FindAtomicAdds found;
     if (named && op->for_type == ForType::Serial) body.accept(&found);
     if (!named || op->for_type != ForType::Serial || found.atomics == 0 ||

@@ -15,15 +15,6 @@ namespace {
 
 constexpr int kLanes = 32;
 
-bool ends_with_var(const std::string &name, const std::string &var) {
-    const std::string suffix = "." + var;
-    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-        return true;
-    // GPU loops carry Halide's thread or block name after the variable's.
-    const std::string inner = "." + var + ".__";
-    return name.find(inner) != std::string::npos;
-}
-
 /// The Atomic nodes of a step loop's body, and whether each is an add the pass can combine: of the
 /// right form, not inside a nested loop, under no condition that depends on the lane.
 class FindLaneAdds : public IRVisitor {
@@ -119,9 +110,7 @@ Stmt SegmentedLaneAtomics::visit(const LetStmt *op) {
 }
 
 Stmt SegmentedLaneAtomics::visit(const For *op) {
-    const std::string thread_x = "__thread_id_x";
-    const bool lane_loop = op->for_type == ForType::GPUThread && op->name.size() >= thread_x.size() &&
-                           op->name.compare(op->name.size() - thread_x.size(), thread_x.size(), thread_x) == 0 &&
+    const bool lane_loop = op->for_type == ForType::GPUThread && ends_with(op->name, "__thread_id_x") &&
                            is_const_zero(op->min) && is_const(op->extent, kLanes);
     if (lane_loop) {
         const std::string outer = lane_;
@@ -134,7 +123,7 @@ Stmt SegmentedLaneAtomics::visit(const For *op) {
                                       : For::make(op->name, op->min, op->extent, op->for_type, op->device_api, body);
     }
     Stmt body = mutate(op->body);
-    if (!lane_.empty() && op->for_type == ForType::Serial && ends_with_var(op->name, step_var_) &&
+    if (!lane_.empty() && op->for_type == ForType::Serial && ends_with(op->name, "." + step_var_) &&
         as_const_int(op->extent)) {
         Stmt s = rewrite(op, body);
         if (s.defined()) return s;
@@ -157,7 +146,6 @@ Stmt SegmentedLaneAtomics::rewrite(const For *op, const Stmt &body) {
         const std::string carry_index = "carry_index$" + id, carry_sum = "carry_sum$" + id;
         const Type vt = add.value.type();
         const Store *st = add.store;
-        auto atomic_add = [&](const Expr &index, const Expr &value) { return atomic_add_at(add, index, value); };
 
         LetChain c("lane_scan$" + id);
         const Type kt = st->index.type();
@@ -182,8 +170,8 @@ Stmt SegmentedLaneAtomics::rewrite(const For *op, const Stmt &body) {
         Expr next = c.let("next", shuffle_index("down", key, 1, kLanes - 1));
         // The carried run ends where lane 0 starts another address: lane 0 adds it.
         Stmt flush_carry = IfThenElse::make(lane == 0 && key != carried_key && carried_key >= make_zero(kt),
-                                            atomic_add(carried_key, carried_sum));
-        Stmt flush_run = IfThenElse::make(lane != last && key != next, atomic_add(key, s));
+                                            atomic_add_at(add, carried_key, carried_sum));
+        Stmt flush_run = IfThenElse::make(lane != last && key != next, atomic_add_at(add, key, s));
         Stmt carry = Block::make(scalar_store(carry_index, shuffle_index("idx", key, kLanes - 1, kLanes - 1)),
                                  scalar_store(carry_sum, shuffle("idx", s, kLanes - 1, kLanes - 1)));
         replacements[add.atomic] = c.wrap(Block::make({flush_carry, flush_run, carry}));
@@ -192,7 +180,7 @@ Stmt SegmentedLaneAtomics::rewrite(const For *op, const Stmt &body) {
         before.push_back(scalar_store(carry_sum, make_zero(vt)));
         Expr final_index = scalar_load(kt, carry_index);
         after.push_back(IfThenElse::make(lane == 0 && final_index >= 0,
-                                         atomic_add(final_index, scalar_load(vt, carry_sum))));
+                                         atomic_add_at(add, final_index, scalar_load(vt, carry_sum))));
         registers.emplace_back(carry_index, kt);
         registers.emplace_back(carry_sum, vt);
     }

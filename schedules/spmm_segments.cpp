@@ -92,32 +92,10 @@ namespace {
 
 int dtype_bits(DType t) { return static_cast<int>(dtype_size(t)) * 8; }
 
-// The warp-lane form (the algorithm's lane_steps > 0): p = (lane, step, chunk).
-void schedule_segment_lanes(SpmmSegmentAlgorithm &a, Device device, int64_t tile) {
-    const int rank = a.layout.rank();
-    for (int d = 0; d <= rank; d++) a.out.output_buffer().dim(d).set_min(0);
-    a.row_ptr.dim(0).set_min(0);
+// The scatter of the warp-lane form on CUDA (the algorithm's lane_steps > 0): p = (lane, step,
+// chunk), 8 warps a block, the lanes on thread x; one feature thread holds the row's `tile` elements.
+void schedule_lane_scatter(SpmmSegmentAlgorithm &a, Stage scatter, Var sz, int64_t tile) {
     RVar lane = a.p.x, step = a.p.y, chunk = a.p.z;
-    if (device != Device::CUDA) {
-        // Chunks in parallel tasks; a chunk's edges in order (lane fastest), as runs of edges.
-        RVar pj("pj");
-        std::vector<VarOrRVar> order = {pj};
-        order.insert(order.end(), a.f.begin(), a.f.end());
-        order.push_back(chunk);
-        a.out.update().atomic().fuse(lane, step, pj).reorder(order).parallel(chunk);
-        a.lowering_passes.push_back(std::make_shared<ext::AtomicAddStores>());
-        a.lowering_passes.push_back(std::make_shared<ext::AccumulateAtomicRuns>("pj"));
-        return;
-    }
-    // The row's elements are known (one feature thread holds them all): constant loops, unrolled.
-    for (int d = 0; d < rank; d++)
-        a.out.output_buffer().dim(d).set_extent(static_cast<int>(a.layout.extents[static_cast<size_t>(d)]));
-    Var fz = fuse_feature_dims(a.out, a.f, "fz");
-    Var all("all"), bo("bo"), bi("bi");
-    a.out.fuse(fz, a.v, all).gpu_tile(all, bo, bi, 256, TailStrategy::GuardWithIf);
-
-    Stage scatter = a.out.update();
-    Var sz = fuse_feature_dims(scatter, a.f, "sz");
     constexpr int kWarps = 8;
     RVar pb("pb"), pw("pw");
     scatter.atomic().split(chunk, pb, pw, kWarps, TailStrategy::GuardWithIf);
@@ -148,35 +126,42 @@ void schedule_spmm_segments(SpmmSegmentAlgorithm &a, Device device, const Segmen
     if ((point.lanes != 0) != (a.lane_steps != 0) || (a.lane_steps != 0 && a.lane_steps != run))
         fail<ScheduleError>(kSegmentSchedule, ": the point's lanes and run do not match the algorithm's lane steps (",
                             a.lane_steps, ")");
-    if (point.lanes != 0) {
-        schedule_segment_lanes(a, device, tile);
-        return;
-    }
+    const bool lanes = point.lanes != 0;
     const int rank = a.layout.rank();
     for (int d = 0; d <= rank; d++) a.out.output_buffer().dim(d).set_min(0);
     a.row_ptr.dim(0).set_min(0);
     RVar pc("pc"), pj("pj");
     if (device != Device::CUDA) {
-        // Runs in parallel tasks; in a run, every feature walks the run's edges in order.
+        // Runs in parallel tasks; in a run, every feature walks the run's edges in order (the lane
+        // form: a chunk's edges, lane fastest).
+        Stage scatter = a.out.update().atomic();
+        RVar task = lanes ? RVar(a.p.z) : pc;
+        if (lanes) scatter.fuse(a.p.x, a.p.y, pj);
+        else scatter.split(a.p.x, pc, pj, static_cast<int>(run), TailStrategy::GuardWithIf);
         std::vector<VarOrRVar> order = {pj};
         order.insert(order.end(), a.f.begin(), a.f.end());
-        order.push_back(pc);
-        a.out.update()
-            .atomic()
-            .split(a.p.x, pc, pj, static_cast<int>(run), TailStrategy::GuardWithIf)
-            .reorder(order)
-            .parallel(pc);
+        order.push_back(task);
+        scatter.reorder(order).parallel(task);
         a.lowering_passes.push_back(std::make_shared<ext::AtomicAddStores>());
         a.lowering_passes.push_back(std::make_shared<ext::AccumulateAtomicRuns>("pj"));
         return;
     }
 
+    if (lanes) {
+        // The row's elements are known (one feature thread holds them all): constant loops, unrolled.
+        for (int d = 0; d < rank; d++)
+            a.out.output_buffer().dim(d).set_extent(static_cast<int>(a.layout.extents[static_cast<size_t>(d)]));
+    }
     Var fz = fuse_feature_dims(a.out, a.f, "fz");
     Var all("all"), bo("bo"), bi("bi");
     a.out.fuse(fz, a.v, all).gpu_tile(all, bo, bi, 256, TailStrategy::GuardWithIf);
 
     Stage scatter = a.out.update();
     Var sz = fuse_feature_dims(scatter, a.f, "sz");
+    if (lanes) {
+        schedule_lane_scatter(a, scatter, sz, tile);
+        return;
+    }
     const int K = static_cast<int>(tile);
     const int T = segment_feature_threads(a.layout.out_len(), K);
     const int M = std::max(1, 256 / T);

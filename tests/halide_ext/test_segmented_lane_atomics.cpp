@@ -6,6 +6,7 @@
 
 #include "halide_ext/ir_inspect.h"
 #include "halide_ext/segmented_lane_atomics.h"
+#include "support/text_count.h"
 
 namespace gsparse::ext {
 namespace {
@@ -54,12 +55,6 @@ Stmt kernel(const Kernel &c) {
                      c.lane_loop == ForType::GPUThread ? DeviceAPI::CUDA : DeviceAPI::None, loop);
 }
 
-size_t count_text(const std::string &text, const std::string &what) {
-    size_t n = 0;
-    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) n++;
-    return n;
-}
-
 TEST(SegmentedLaneAtomics, StepLoopBecomesASegmentedScanOverTheLanes) {
     for (const Kernel &c : {Kernel{}, Kernel{.guard = "warp"}, Kernel{.index = Int(64)}}) {
         SegmentedLaneAtomics pass("p$y");
@@ -75,9 +70,9 @@ TEST(SegmentedLaneAtomics, StepLoopBecomesASegmentedScanOverTheLanes) {
         EXPECT_EQ(count_calls(s, "llvm.nvvm.shfl.sync.idx*"), words + 1) << text;
         // The carried row's flush where lane 0 starts another row, the last lane of each run, and
         // the carried row after the loop; the carried row and sum in one-element allocations.
-        EXPECT_EQ(count_text(text, "atomic"), 3u) << text;
-        EXPECT_EQ(count_text(text, "allocate carry_index$"), 1u) << text;
-        EXPECT_EQ(count_text(text, "allocate carry_sum$"), 1u) << text;
+        EXPECT_EQ(test::count_of(text, "atomic"), 3u) << text;
+        EXPECT_EQ(test::count_of(text, "allocate carry_index$"), 1u) << text;
+        EXPECT_EQ(test::count_of(text, "allocate carry_sum$"), 1u) << text;
         EXPECT_EQ(list_loops(s).size(), 2u) << text;  // the lane loop and the step loop stay
     }
 }
