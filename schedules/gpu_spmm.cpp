@@ -129,6 +129,30 @@ bool guarded_feature_tiles(const ScheduleParams &s, int64_t f0) {
     return nnz_lanes(s) == 1 && s.get("kNTile") * s.get("kNRegTile") * vec_width(s) > f0;
 }
 
+/// A feature tile of kNTile threads x kNRegTile outputs over a row's `groups` feature groups.
+struct FeatureTile {
+    int64_t T = 1, R = 1;
+};
+
+/// The tile over `groups` feature groups with the fewest idle thread slots (ceil(groups / T) x T),
+/// the wider thread tile on ties: kNTile from 32 down to 8, kNRegTile the next power of two of the
+/// groups a thread takes (at most 8; the slots past the row's end are guarded). F = 47 (47 scalar
+/// groups): 16 threads x 4 (48 slots; 32 x 2 idles 17 of 64); F = 100 in 4-wide groups (25): 32 x 1
+/// (16 x 2 has as many slots but half the threads). A tile whose last partial group of threads is
+/// one thread is skipped (invalid_reason: CompactThreadAllocations).
+FeatureTile fewest_idle_slots_tile(int64_t groups) {
+    FeatureTile best{0, 0};
+    int64_t best_slots = 0;
+    for (int64_t T : {32, 16, 8}) {
+        const int64_t per_thread = (groups + T - 1) / T;
+        const int64_t R = pow2_ceil(per_thread);
+        if (R > 8 || (groups > T && groups % T == 1)) continue;
+        const int64_t slots = per_thread * T;
+        if (best.T == 0 || slots < best_slots) best = {T, R}, best_slots = slots;
+    }
+    return best.T ? best : FeatureTile{32, pow2_ceil((groups + 31) / 32)};
+}
+
 /// The layout of the tails' kernel (schedule_row_tails): V features a thread (4, 2 or 1; at most
 /// the rows' own vector width max_vec where the rows load vectors, else 0), T threads over a row's
 /// feature groups (the largest divisor of f0 / V up to 32: the tiles cover the rows exactly, since a
@@ -479,6 +503,20 @@ ScheduleParams band_default(const Problem &p, bool lanes) {
             T = f0 < 64 && V == 2 ? 16 : 32;  // 32 features a warp row below 64, then 64
             if (f0 >= 64 && V == 1) R = 2;
         }
+    } else if (skewed && p.edge_operand && p.source_operand && p.stats.nnz > 0 &&
+               ((f0 >= 16 && f0 < 32 && f0 % 2 == 0) || (f0 >= 64 && f0 <= 128 && f0 % 4 == 0))) {
+        // An edge operand on skewed rows, which cannot take the relabeled defaults (relabeled_default):
+        // rows split at 256 nonzeros (from 64 features cut after 128 with their tails added by the
+        // tails' kernel: with_row_tails), 2-wide loads below 64 features and 4-wide from 64, the tile
+        // with the fewest idle slots, 128 threads a block. On the H200 (2026-11-28,
+        // benchmarks/results/2026-11-28-nvidia-h200-short-row-tiles), u_mul_e + sum on the training
+        // twins reddit-s10-i04 / proteins-s10-i05, against the forms below: F = 128 0.609 / 0.406 ms
+        // (0.939 / 0.651 for 2 rows x 32 threads x 2 scalar outputs, ids staged, segments of 1024),
+        // F = 64 0.313 / 0.216 (0.329 / 0.222), F = 16 on reddit-s10-i04 0.151 (0.220 for lanes; the
+        // learned default decides on the proteins graph).
+        const FeatureTile tile = fewest_idle_slots_tile(f0 / (f0 >= 64 ? 4 : 2));
+        V = f0 >= 64 ? 4 : 2, T = tile.T, R = tile.R, M = std::max<int64_t>(1, 128 / tile.T);
+        smem = 0, KT = 16, split = 256;
     } else if (f0 < 32) {
         T = 1;
         while (T * 2 <= f0) T *= 2;
@@ -630,15 +668,26 @@ ScheduleParams with_row_tails(ScheduleParams s, const Problem &p) {
 }
 
 /// On graphs of short rows (average row length up to kCoveringTileMaxAvgRow) a whole-row default
-/// whose feature tile neither divides the innermost extent nor covers it (F = 47 or 100 in tiles of
-/// 32 or 64 features: two or more tiles shifted inwards, overlapping, each gathering the row's
-/// neighbour ids and a full tile of features) takes more outputs per thread (kNRegTile, up to 8)
-/// until one guarded tile covers the row (guarded_feature_tiles), where that point is valid. On the
-/// H200 (2026-11-28, benchmarks/results/2026-11-28-nvidia-h200-guarded-feature-tiles), training
-/// graphs, F = 47, copy_lhs / u_mul_e: lat-8m 1.21x / 1.31x, batch-10m 1.17x / 1.45x, knn-8m
-/// 1.14x / 1.04x faster, er-16m (average 16) 1.08x / 0.86x; rows split into segments (bip-2m,
-/// the reddit-like graphs) lost up to 0.65x.
+/// whose feature tile does not divide the innermost extent takes one guarded tile over the row
+/// (guarded_feature_tiles) where that point is valid:
+/// - from kFewestIdleSlotsMinFeatures to kFewestIdleSlotsMaxFeatures features (where it was
+///   measured), the tile with the fewest idle thread slots
+///   (fewest_idle_slots_tile over the point's V-wide groups), kShortRowTileThreads threads a block,
+///   neighbour ids read directly (a shared tile of ids costs two barriers a row where rows hold a
+///   few neighbours). On the H200 (2026-11-28, benchmarks/results/2026-11-28-nvidia-h200-short-row-tiles),
+///   training graphs lat-8m / batch-10m / knn-8m, against the previous default (below): F = 47
+///   (16 threads x 4 instead of 16 x 4 with ids staged) copy_lhs 1.16x, u_mul_e 1.23x faster
+///   (geomean); F = 100 (32 threads x 4-wide, where 16 x 2 x 4-wide ran) 1.33x and 1.12x. Tiles of
+///   32 x 2 at F = 47 lost (0.72x-0.80x), as did 2-wide and scalar groups at F = 100 (0.63x-0.91x).
+/// - elsewhere, more outputs per thread (kNRegTile, up to 8) until one tile covers the row, where
+///   the tile does not cover it already. On the H200 (2026-11-28,
+///   benchmarks/results/2026-11-28-nvidia-h200-guarded-feature-tiles), training graphs, F = 47,
+///   copy_lhs / u_mul_e: lat-8m 1.21x / 1.31x, batch-10m 1.17x / 1.45x, knn-8m 1.14x / 1.04x
+///   faster, er-16m (average 16) 1.08x / 0.86x; rows split into segments (bip-2m, the reddit-like
+///   graphs) lost up to 0.65x.
 constexpr double kCoveringTileMaxAvgRow = 12.0;
+constexpr int64_t kFewestIdleSlotsMinFeatures = 32, kFewestIdleSlotsMaxFeatures = 127;
+constexpr int64_t kShortRowTileThreads = 64;
 
 ScheduleParams covering_feature_tile(ScheduleParams s, const Problem &p) {
     const int64_t f0 = p.layout.extents[0];
@@ -646,9 +695,20 @@ ScheduleParams covering_feature_tile(ScheduleParams s, const Problem &p) {
     int64_t R = s.get("kNRegTile");
     if (p.stats.nnz <= 0 || p.stats.avg_row_length > kCoveringTileMaxAvgRow || s.get_or("kRowSplit", 0) != 0)
         return s;
-    if (nnz_lanes(s) != 1 || T * R * V >= f0 || f0 % (T * R * V) == 0) return s;
-    while (T * R * V < f0 && R < 8) R *= 2;
+    if (nnz_lanes(s) != 1 || f0 % (T * R * V) == 0) return s;
     ScheduleParams t = s;
+    if (f0 >= kFewestIdleSlotsMinFeatures && f0 <= kFewestIdleSlotsMaxFeatures) {
+        const FeatureTile tile = fewest_idle_slots_tile(f0 / V);
+        t.values["kNTile"] = tile.T;
+        t.values["kNRegTile"] = tile.R;
+        t.values["kMTile"] = std::max<int64_t>(1, kShortRowTileThreads / tile.T);
+        t.values["smemColIdx"] = 0;
+        t.values["kNnzTile"] = 16;
+        if (!invalid_reason(t, p)) return t;
+        t = s;
+    }
+    if (T * R * V >= f0) return s;
+    while (T * R * V < f0 && R < 8) R *= 2;
     t.values["kNRegTile"] = R;
     return T * R * V >= f0 && !invalid_reason(t, p) ? t : s;
 }

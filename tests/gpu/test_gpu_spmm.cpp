@@ -564,6 +564,48 @@ TEST_F(GpuSpmm, GuardedFeatureTilesEveryReduce) {
     EXPECT_TRUE(check(g, SpmmSpec{BinaryOp::Mul, ReduceOp::Sum}, x, w, &heads)) << heads.str();
 }
 
+TEST_F(GpuSpmm, DefaultsOfShortRowsAndOfSkewedRowsWithAnEdgeOperand) {
+    // The default points of two graph shapes, run on a random graph with empty rows, a very long
+    // row, duplicates and self-loops: a lattice's (average row 2.8) at F = 47 and 100 (one guarded
+    // tile with the fewest idle slots) and the reddit twin's with an edge operand at F = 16, 64, 100
+    // and 128 (rows in row order, vector loads, row tails from 64), sum and mean, u_mul_e, u_add_e
+    // and (lattice) copy_lhs.
+    GraphStats lattice;
+    lattice.num_rows = lattice.num_cols = 4000000, lattice.nnz = 11200000, lattice.max_row_length = 6;
+    lattice.avg_row_length = 2.8, lattice.row_length_cov = 0.3, lattice.col_length_cov = 0.3;
+    GraphStats reddit;
+    reddit.num_rows = reddit.num_cols = 232965, reddit.nnz = 114615892, reddit.max_row_length = 48535;
+    reddit.avg_row_length = 492.0, reddit.row_length_cov = 1.6, reddit.col_length_cov = 1.0;
+    Graph g = test::random_graph(4711);
+    const auto &def = spmm_schedule("gpu_spmm");
+    struct Case {
+        const GraphStats *shape;
+        int64_t F;
+        BinaryOp op;
+    };
+    int n = 0;
+    for (const Case c : {Case{&lattice, 47, BinaryOp::CopyLhs}, Case{&lattice, 47, BinaryOp::Mul},
+                         Case{&lattice, 100, BinaryOp::CopyLhs}, Case{&lattice, 100, BinaryOp::Add},
+                         Case{&reddit, 16, BinaryOp::Mul}, Case{&reddit, 64, BinaryOp::Mul},
+                         Case{&reddit, 100, BinaryOp::Add}, Case{&reddit, 128, BinaryOp::Mul}}) {
+        for (ReduceOp r : {ReduceOp::Sum, ReduceOp::Mean}) {
+            const SpmmSpec spec{c.op, r};
+            const ScheduleParams d = def.default_params(spmm_problem(spec, plan_features(c.op, {c.F}, {1}), *c.shape));
+            ASSERT_EQ(def.invalid_reason(d, spmm_problem(spec, plan_features(c.op, {c.F}, {1}), g.stats())), std::nullopt)
+                << d.str();
+            Tensor x = features(g.num_src(), {c.F}, 41);
+            Tensor w = features(g.num_edges(), {1}, 42);
+            try {
+                EXPECT_TRUE(check(g, spec, x, w, &d)) << d.str() << " F=" << c.F << " " << spec.name();
+                ++n;
+            } catch (const std::exception &e) {
+                FAIL() << d.str() << " F=" << c.F << " " << spec.name() << ": " << e.what();
+            }
+        }
+    }
+    EXPECT_EQ(n, 16);
+}
+
 TEST_F(GpuSpmm, RealGraphs) {
     for (const std::string &name : test::real_graph_names()) {
         const std::string path = test::real_graph_path(name);

@@ -570,11 +570,14 @@ TEST(GpuSpmmIR, DefaultsFollowTheGraphsShape) {
     EXPECT_EQ(gpu_spmm_expert_default(products32).get("kNnzLanes"), 2);
     EXPECT_EQ(gpu_spmm_expert_default(problem(128, 2449029, 123718280, 12047)).get("kRowSplit"), 0);
     // reddit at F = 128 runs on the relabeled graph, whole rows (copy_lhs); with an edge operand it
-    // keeps split rows.
+    // keeps split rows in row order, 32 threads of 4-wide loads (the default then adds row tails).
     EXPECT_EQ(gpu_spmm_expert_default(problem(128, 232965, 114615892, 48535)).get("rowBalance"), 3);
     Problem reddit128_e = problem(128, 232965, 114615892, 48535, BinaryOp::Mul);
     reddit128_e.edge_operand = true;
-    EXPECT_EQ(gpu_spmm_expert_default(reddit128_e).get("kRowSplit"), 1024);
+    EXPECT_EQ(gpu_spmm_expert_default(reddit128_e).get("kRowSplit"), 256);
+    EXPECT_EQ(gpu_spmm_expert_default(reddit128_e).get("rowBalance"), 0);
+    EXPECT_EQ(gpu_spmm_expert_default(reddit128_e).get("kVecWidth"), 4);
+    EXPECT_EQ(gpu_spmm_expert_default(reddit128_e).get("kNTile"), 32);
     // Edge features of 200 M edges x 16 exceed the lane kernels' 32-bit indexing: the default falls
     // back to one thread per feature, and is valid.
     const Problem huge = problem(16, 1000000, 200000000, 5000, BinaryOp::Mul);
@@ -1214,7 +1217,9 @@ TEST(GpuSpmmIR, DefaultsThatSplitRowsTakeTheRowTailFormWhereValid) {
             as_tails.values["rowTails"] = 1;
             const bool eligible = F >= 32 && d.get("kRowSplit") > 0 && !def.invalid_reason(as_tails, p);
             EXPECT_EQ(d.get_or("rowTails", 0), eligible ? 1 : 0) << F << " " << reduce_op_name(r) << " " << d.str();
-            if (r == ReduceOp::Max || F == 47) EXPECT_EQ(d.get_or("rowTails", 0), 0);
+            if (r == ReduceOp::Max || F == 47) {
+                EXPECT_EQ(d.get_or("rowTails", 0), 0);
+            }
             tails += d.get_or("rowTails", 0) != 0;
         }
     EXPECT_GT(tails, 0);

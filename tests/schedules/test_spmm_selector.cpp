@@ -92,6 +92,76 @@ TEST(SpmmSelector, RowsOfOneElementOnShortEvenRowsRunAThreadPerRow) {
     }
 }
 
+TEST(SpmmSelector, ShortRowsAtOddFeatureLengthsTakeTheTileWithFewestIdleSlots) {
+    // Whole rows on the lattice (average 2.8) at a feature length its tile does not divide: one
+    // guarded tile with the fewest idle thread slots, 64 threads a block, neighbour ids read
+    // directly; copy_lhs and u_mul_e alike.
+    const auto &def = spmm_schedule("gpu_spmm");
+    for (const SpmmSpec spec : {SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Sum}, SpmmSpec{BinaryOp::Mul, ReduceOp::Sum}}) {
+        const Problem p47 = spmm_problem(spec, plan_features(spec.op, {47}, {1}), kLattice);
+        const ScheduleParams d47 = def.default_params(p47);
+        EXPECT_EQ(d47.get("kVecWidth"), 1) << d47.str();
+        EXPECT_EQ(d47.get("kNTile"), 16) << d47.str();  // 48 slots for 47 groups (32 x 2 has 64)
+        EXPECT_EQ(d47.get("kNRegTile"), 4) << d47.str();
+        EXPECT_EQ(d47.get("kMTile"), 4) << d47.str();
+        EXPECT_EQ(d47.get("smemColIdx"), 0) << d47.str();
+        EXPECT_EQ(def.invalid_reason(d47, p47), std::nullopt) << d47.str();
+        const Problem p100 = spmm_problem(spec, plan_features(spec.op, {100}, {1}), kLattice);
+        const ScheduleParams d100 = def.default_params(p100);
+        EXPECT_EQ(d100.get("kVecWidth"), 4) << d100.str();
+        EXPECT_EQ(d100.get("kNTile"), 32) << d100.str();  // 25 groups: 32 x 1 before 16 x 2
+        EXPECT_EQ(d100.get("kNRegTile"), 1) << d100.str();
+        EXPECT_EQ(d100.get("kMTile"), 2) << d100.str();
+        EXPECT_EQ(def.invalid_reason(d100, p100), std::nullopt) << d100.str();
+    }
+    // Feature lengths the tiles divide keep their points; beyond the measured range (F = 200) the
+    // tile only grows its outputs until it covers the row.
+    const ScheduleParams d64 = def.default_params(problem(64, kLattice));
+    EXPECT_EQ(64 % (d64.get("kNTile") * d64.get("kNRegTile") * d64.get("kVecWidth")), 0) << d64.str();
+    const ScheduleParams d200 = def.default_params(problem(200, kLattice));
+    EXPECT_GE(d200.get("kNTile") * d200.get("kNRegTile") * d200.get("kVecWidth"), 200) << d200.str();
+    EXPECT_GE(d200.get("kNTile"), 32) << d200.str();
+}
+
+TEST(SpmmSelector, SkewedRowsWithAnEdgeOperandTakeVectorRowTails) {
+    // The reddit twin's shape (outside the trees' support: the expert rules decide). copy_lhs takes
+    // the relabeled points; u_mul_e, which cannot, takes rows in row order with 4-wide loads and row
+    // tails from 64 features, 2-wide loads in segments of 256 at 16.
+    const auto &def = spmm_schedule("gpu_spmm");
+    const GraphStats reddit = stats(232965, 232965, 114615892, 48535, 1.6);
+    const SpmmSpec mul{BinaryOp::Mul, ReduceOp::Sum};
+    auto mul_default = [&](int64_t F) {
+        const Problem p = spmm_problem(mul, plan_features(BinaryOp::Mul, {F}, {1}), reddit);
+        const ScheduleParams d = def.default_params(p);
+        EXPECT_EQ(def.invalid_reason(d, p), std::nullopt) << d.str();
+        EXPECT_EQ(d.get("rowBalance"), 0) << d.str();
+        EXPECT_EQ(d.get("smemColIdx"), 0) << d.str();
+        return d;
+    };
+    for (int64_t F : {64, 100, 128}) {
+        const ScheduleParams d = mul_default(F);
+        EXPECT_EQ(d.get("kVecWidth"), 4) << d.str();
+        EXPECT_EQ(d.get("rowTails"), 1) << d.str();
+        EXPECT_EQ(d.get("kRowSplit"), 128) << d.str();
+        EXPECT_EQ(d.get("kNTile") * d.get("kMTile"), 128) << d.str();
+        EXPECT_EQ(d.get("kNRegTile"), 1) << d.str();
+    }
+    EXPECT_EQ(mul_default(64).get("kNTile"), 16);
+    EXPECT_EQ(mul_default(128).get("kNTile"), 32);
+    const ScheduleParams d16 = mul_default(16);
+    EXPECT_EQ(d16.get("kVecWidth"), 2) << d16.str();
+    EXPECT_EQ(d16.get("kNTile"), 8) << d16.str();
+    EXPECT_EQ(d16.get("kNnzLanes"), 1) << d16.str();
+    EXPECT_EQ(d16.get("kRowSplit"), 256) << d16.str();
+    // copy_lhs keeps the relabeled default; an odd F and copy_rhs (no source rows) keep theirs.
+    EXPECT_EQ(def.default_params(problem(128, reddit)).get("rowBalance"), 3);
+    const ScheduleParams odd = def.default_params(spmm_problem(mul, plan_features(BinaryOp::Mul, {47}, {1}), reddit));
+    EXPECT_EQ(odd.get("kVecWidth"), 1) << odd.str();
+    const SpmmSpec copy_e{BinaryOp::CopyRhs, ReduceOp::Sum};
+    const ScheduleParams e128 = def.default_params(spmm_problem(copy_e, plan_features(BinaryOp::CopyRhs, {128}, {128}), reddit));
+    EXPECT_NE(e128.get_or("rowTails", 0) == 1 && e128.get("kVecWidth") == 4 && e128.get("kNTile") == 32, true) << e128.str();
+}
+
 TEST(SpmmSelector, DecidesForZooShapesAndLeavesTheRestToTheExpertRules) {
     const auto &def = spmm_schedule("gpu_spmm");
     // The lattice at F = 8: the trees answer with one of their points (the expert rules' lane point
@@ -280,8 +350,11 @@ TEST(SegmentGate, WideRowsTheRowDefaultLeavesWholeTakeTheRowTailForm) {
         EXPECT_EQ(tails->get("rowTails"), 1);
         EXPECT_EQ(tails->get("kRowSplit"), kRowTailsGateSplit);
         EXPECT_FALSE(def.invalid_reason(*tails, p).has_value()) << tails->str();
-        for (const auto &[knob, value] : rows.values)
-            if (knob != "kRowSplit" && knob != "rowTails") EXPECT_EQ(tails->get(knob), value) << knob;
+        for (const auto &[knob, value] : rows.values) {
+            if (knob != "kRowSplit" && knob != "rowTails") {
+                EXPECT_EQ(tails->get(knob), value) << knob;
+            }
+        }
         ++converted;
     }
     EXPECT_GT(converted, 0);
