@@ -656,8 +656,11 @@ void schedule_row_tails(SpmmAlgorithm &a) {
 constexpr int64_t kRowTailsMinFeatures = 32;
 /// From kRowTailsShortSplitFeatures features on, the row-tail form cuts rows after 128 nonzeros:
 /// tails of 128 were faster than the selector's 256 or 1024 at F = 128 and 256 in 7 of 8 cases on
-/// the same training graphs (tail-lengths.md there).
-constexpr int64_t kRowTailsShortSplitFeatures = 64;
+/// the same training graphs (tail-lengths.md there). At F = 32 (H200, 2026-11-28,
+/// benchmarks/results/2026-11-28-nvidia-h200-f32-row-tails), 8 rows x 8 threads of 4-wide loads,
+/// rows cut after 128 against 256 on five skewed training graphs: copy_lhs 1.14x, u_mul_e 1.23x
+/// faster (geomean; one case 0.98x); held out (six graphs) 1.11x / 1.12x, every case faster.
+constexpr int64_t kRowTailsShortSplitFeatures = 32;
 
 ScheduleParams with_row_tails(ScheduleParams s, const Problem &p) {
     // Graph-blind problems (graph views, ahead-of-time kernels) carry no table of tails.

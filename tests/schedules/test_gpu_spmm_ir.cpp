@@ -1220,6 +1220,10 @@ TEST(GpuSpmmIR, DefaultsThatSplitRowsTakeTheRowTailFormWhereValid) {
             if (r == ReduceOp::Max || F == 47) {
                 EXPECT_EQ(d.get_or("rowTails", 0), 0);
             }
+            // Row tails cut rows after 128 nonzeros at every F that takes them (32 and up).
+            if (d.get_or("rowTails", 0) != 0) {
+                EXPECT_EQ(d.get("kRowSplit"), 128) << F << " " << d.str();
+            }
             tails += d.get_or("rowTails", 0) != 0;
         }
     EXPECT_GT(tails, 0);
