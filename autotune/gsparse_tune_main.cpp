@@ -29,6 +29,7 @@
 #include "autotune/shipped_models.h"
 #include "autotune/tuner.h"
 #include "autotune/user_schedule_search.h"
+#include "api/gsparse.h"
 #include "api/tuning_key.h"
 #include "runtime/aot.h"
 #include "runtime/cuda_launch.h"
@@ -58,6 +59,7 @@ struct Args {
     uint64_t seed = 1;
     int polish = GeneticOptions{}.polish;
     bool quiet = false;
+    bool show_default = false;
     std::string plugin, program, schedule_def;
 };
 
@@ -385,6 +387,9 @@ int main(int argc, char **argv) {
                  "run length; on CUDA its feature tiles and warp lanes) after the search; its points run through the operator API and the tuning cache, they are "
                  "not emitted ahead of time (not with --emit-lib or --replay)");
     app.add_flag("--quiet", a.quiet, "no progress bar");
+    app.add_flag("--show-default", a.show_default, "print the schedule point the operator runs on this graph, op and F for "
+                 "--target when none is given (the default schedule's choice from the graph's statistics) and exit: "
+                 "nothing is compiled or measured, and no GPU is needed");
     app.add_option("--plugin", a.plugin, "a shared module of user programs (dsl/plugin.h): tune one of them, --program");
     app.add_option("--program", a.program, "with --plugin: the user program to tune");
     app.add_option("--schedule-def", a.schedule_def, "with --plugin: the plugin's schedule whose knobs are searched "
@@ -392,6 +397,8 @@ int main(int argc, char **argv) {
     CLI11_PARSE(app, argc, argv);
 
     try {
+        if (a.show_default && !a.plugin.empty())
+            fail<Error>("--show-default names the default of gsparse's own operators, not of a plugin's program");
         if (!a.plugin.empty()) return tune_plugin_program(a, app);
         if (!a.program.empty() || !a.schedule_def.empty()) fail<Error>("--program and --schedule-def need --plugin");
         std::ofstream json_file;
@@ -403,6 +410,22 @@ int main(int argc, char **argv) {
         p.device = a.target == "cuda" ? Device::CUDA : Device::CPU;
         p.graph = load_problem_graph(a, p.graph_name);
         set_operator(p, a.op);
+        if (a.show_default) {
+            if (!a.replay.empty() || !a.emit_dir.empty() || !a.json_out.empty() || !a.records_file.empty() || a.segments)
+                fail<Error>("--show-default measures nothing: it cannot be combined with --replay, --emit-lib, --json, "
+                            "--records or --segments");
+            const ScheduleParams d =
+                p.kind == OpKind::Spmm
+                    ? gspmm_default_schedule(p.graph, p.spmm, p.lhs_feat, p.rhs_feat, DType::F32, p.device)
+                    : gsddmm_default_schedule(p.graph, p.sddmm, p.lhs_feat, p.rhs_feat, DType::F32, p.device);
+            std::printf("graph         %s (%lld rows, %lld sources, %lld edges)\n", p.graph_name.c_str(),
+                        static_cast<long long>(p.graph.num_dst()), static_cast<long long>(p.graph.num_src()),
+                        static_cast<long long>(p.graph.num_edges()));
+            std::printf("operator      %s, F = %lld, %s\n", p.op_name().c_str(), static_cast<long long>(a.op.feat),
+                        a.target.c_str());
+            std::printf("default       %s\n", d.str().c_str());
+            return 0;
+        }
         if (a.replay.empty()) p.prepare(a.seed);
         else p.plan_layout();
         const SearchMode mode = parse_search_mode(a.mode);

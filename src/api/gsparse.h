@@ -101,6 +101,19 @@ std::vector<int64_t> gsddmm_output_shape(const Graph &g, const SddmmSpec &spec, 
 ScheduleParams gspmm_default_schedule(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs,
                                       Device device);
 
+/// The same choice from the operands' feature shapes (dims 1.. of lhs and rhs; the operand ⊕ does
+/// not read may be empty) and element type, without tensors: what gspmm_into would run on this graph.
+/// ShapeError for shapes that do not broadcast. Nothing is compiled and no device is needed
+/// (`gsparse-tune --show-default`).
+ScheduleParams gspmm_default_schedule(const Graph &g, const SpmmSpec &spec, const std::vector<int64_t> &lhs_feat,
+                                      const std::vector<int64_t> &rhs_feat, DType dtype, Device device);
+
+/// The schedule point gsddmm_into runs on `device` when OpOptions::schedule is not set, from the
+/// operands' feature shapes and element type (the default schedule's choice for this graph's
+/// statistics); nothing is compiled.
+ScheduleParams gsddmm_default_schedule(const Graph &g, const SddmmSpec &spec, const std::vector<int64_t> &lhs_feat,
+                                       const std::vector<int64_t> &rhs_feat, DType dtype, Device device);
+
 /// The default row schedule (gpu_spmm / cpu_spmm) for the same problem, whatever the segment gate says.
 ScheduleParams gspmm_row_default_schedule(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs,
                                           Device device);

@@ -88,6 +88,27 @@ TEST_F(ApiErrors, NullDataForNonEmptyTensor) {
     expect_error<ShapeError>([&] { Tensor::wrap(nullptr, {3, 4}, DType::F32); }, "null data pointer");
 }
 
+TEST_F(ApiErrors, DefaultSchedulesFromFeatureShapesMatchTheTensorForm) {
+    // gspmm_default_schedule from feature shapes (what gsparse-tune --show-default prints) is the
+    // tensor form's choice, on both devices; shapes that do not broadcast are refused by name.
+    Tensor x1 = test::random_tensor({g.num_src(), 1}, 24), w1 = test::random_tensor({g.num_edges(), 1}, 25);
+    for (Device d : {Device::CPU, Device::CUDA}) {
+        for (const auto &[spec, lhs, rhs] : {std::tuple{SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Sum}, x, Tensor()},
+                                             std::tuple{SpmmSpec{BinaryOp::Mul, ReduceOp::Mean}, x, w1},
+                                             std::tuple{SpmmSpec{BinaryOp::CopyLhs, ReduceOp::Max}, x1, Tensor()}}) {
+            const std::vector<int64_t> lf(lhs.shape().begin() + 1, lhs.shape().end());
+            const std::vector<int64_t> rf = rhs.defined() ? std::vector<int64_t>(rhs.shape().begin() + 1, rhs.shape().end())
+                                                          : std::vector<int64_t>{};
+            EXPECT_EQ(gspmm_default_schedule(g, spec, lf, rf, DType::F32, d), gspmm_default_schedule(g, spec, lhs, rhs, d))
+                << spec.name() << " " << device_name(d);
+        }
+        const ScheduleParams sd = gsddmm_default_schedule(g, SddmmSpec{}, {8}, {8}, DType::F32, d);
+        EXPECT_EQ(sd.schedule, d == Device::CUDA ? "gpu_sddmm" : "cpu_sddmm") << sd.str();
+    }
+    expect_error<ShapeError>([&] { gspmm_default_schedule(g, SpmmSpec{BinaryOp::Add}, {8}, {3}, DType::F32, Device::CPU); },
+                             "do not broadcast");
+}
+
 TEST(Api, WrapsCallerMemoryWithoutCopies) {
     Graph g = Graph::from_edges(3, {0, 1, 2, 2}, {1, 2, 0, 1});
     std::vector<float> x = {1, 10, 2, 20, 3, 30};  // 3 nodes x 2 features
