@@ -70,6 +70,24 @@ std::string tuning_key_of(const Graph &g, const std::string &kind, const std::st
     return tuning_key(cuda ? Device::CUDA : Device::CPU, name, plan_features(bop, l, r), g);
 }
 
+/// The schedule point a g-SpMM (a = reduce) or g-SDDMM (a, b = targets) call with float32 operands of
+/// these feature shapes runs on the graph when none is given.
+std::string default_schedule_of(const Graph &g, const std::string &kind, const std::string &op, const std::string &a,
+                                const std::string &b, const std::vector<int64_t> &lhs_feat,
+                                const std::vector<int64_t> &rhs_feat, bool cuda) {
+    const Device device = cuda ? Device::CUDA : Device::CPU;
+    if (kind == "spmm") {
+        const SpmmSpec spec{parse_binary_op(op), parse_reduce_op(a)};
+        check_spmm_spec(spec);
+        return gspmm_default_schedule(g, spec, lhs_feat, rhs_feat, DType::F32, device).str();
+    }
+    if (kind == "sddmm")
+        return gsddmm_default_schedule(g, SddmmSpec{parse_binary_op(op), parse_target(a), parse_target(b)}, lhs_feat,
+                                       rhs_feat, DType::F32, device)
+            .str();
+    throw std::invalid_argument("kind must be spmm or sddmm, got '" + kind + "'");
+}
+
 }  // namespace
 
 void bind_ops(py::module_ &m) {
@@ -90,6 +108,10 @@ void bind_ops(py::module_ &m) {
     m.def("tuning_key", &tuning_key_of, py::arg("graph"), py::arg("kind"), py::arg("op"), py::arg("a"), py::arg("b"),
           py::arg("lhs_feat"), py::arg("rhs_feat"), py::arg("cuda"),
           "gsparse-tune's tuning-cache key of a g-SpMM (a = reduce) or g-SDDMM (a, b = targets) call.");
+    m.def("default_schedule", &default_schedule_of, py::arg("graph"), py::arg("kind"), py::arg("op"), py::arg("a"),
+          py::arg("b"), py::arg("lhs_feat"), py::arg("rhs_feat"), py::arg("cuda"),
+          "The schedule point a g-SpMM (a = reduce) or g-SDDMM (a, b = targets) call runs on the graph when none is "
+          "given (nothing is compiled; no GPU needed).");
     m.def("check_spmm_op", [](const std::string &op, const std::string &reduce) {
         check_spmm_spec(SpmmSpec{parse_binary_op(op), parse_reduce_op(reduce)});
     });

@@ -346,6 +346,20 @@ class Graph:
             return None
         return _C.schedule_string(json.dumps(entry.get("schedule", {})))
 
+    def default_schedule(self, kind, op, a, b=None, lhs_feat=(), rhs_feat=(), device="cpu"):
+        """The schedule point (a string gsparse's kernels accept) a g-SpMM (kind "spmm", a = reduce)
+        or g-SDDMM (kind "sddmm", a, b = targets) call with float32 operands of these feature shapes
+        runs on this graph and device when no schedule is given: the default schedule's choice from
+        the graph's statistics (gsparse-tune --show-default). Nothing is compiled; a CUDA answer needs
+        no GPU. Static graphs only (a dynamic graph's kernels do not depend on its statistics)."""
+        if self._t is not None:
+            raise GraphError("default_schedule() needs a static graph (a dynamic graph's default is graph-blind); "
+                             "build it with dynamic=False")
+        if kind == "sddmm" and b is None:
+            raise _native.ShapeError("a g-SDDMM needs both operand targets (a and b: u, v or e)")
+        return _C.default_schedule(self._g, kind, op, a, b or "", list(lhs_feat), list(rhs_feat),
+                                   torch.device(device).type == "cuda")
+
     # --- Cached layouts --------------------------------------------------------------------------
 
     def _cached(self, key, device, make):

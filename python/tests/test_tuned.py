@@ -71,3 +71,24 @@ def test_an_entry_written_by_gsparse_tune_is_found(tmp_path):
     x = torch.rand(g.num_src, 8)
     ref = gsparse.gspmm(gsparse.Graph.load(cora), "copy_lhs", "sum", x)
     torch.testing.assert_close(gsparse.gspmm(g, "copy_lhs", "sum", x), ref)
+
+
+def test_default_schedule_names_the_point_the_kernels_run(edge_index):
+    # The default point of a static graph, as gsparse-tune --show-default gives it: on the CPU a
+    # cpu_spmm point, which the kernels accept as an explicit schedule with the same result; on CUDA
+    # (answered without a GPU) a point of a GPU schedule.
+    g = gsparse.Graph(edge_index, num_nodes=N)
+    x = torch.rand(N, 8)
+    cpu = g.default_schedule("spmm", "copy_lhs", "sum", lhs_feat=[8], rhs_feat=[8])
+    assert cpu.startswith("cpu_spmm{"), cpu
+    torch.testing.assert_close(gsparse.gspmm(g, "copy_lhs", "sum", x, schedule=cpu), gsparse.gspmm(g, "copy_lhs", "sum", x))
+    cuda = g.default_schedule("spmm", "mul", "mean", lhs_feat=[8], rhs_feat=[1], device="cuda")
+    assert cuda.startswith(("gpu_spmm{", "spmm_segments{")), cuda
+    assert g.default_schedule("sddmm", "dot", "u", "v", [16], [16], "cuda").startswith("gpu_sddmm{")
+    with pytest.raises(gsparse.ShapeError, match="both operand targets"):
+        g.default_schedule("sddmm", "dot", "u")
+    with pytest.raises(gsparse.ShapeError, match="broadcast"):
+        g.default_schedule("spmm", "add", "sum", lhs_feat=[8], rhs_feat=[3])
+    dynamic = gsparse.Graph(edge_index, num_nodes=N, dynamic=True)
+    with pytest.raises(gsparse.GraphError, match="static graph"):
+        dynamic.default_schedule("spmm", "copy_lhs", "sum", lhs_feat=[8])
