@@ -34,7 +34,7 @@ std::string TuningProblem::op_name() const {
 
 void TuningProblem::plan_layout() {
     const BinaryOp op = kind == OpKind::Spmm ? spmm.op : sddmm.op;
-    layout = plan_features(op, uses_lhs(op) ? lhs_feat : rhs_feat, uses_rhs(op) ? rhs_feat : lhs_feat);
+    layout = plan_op_features(op, lhs_feat, rhs_feat);
 }
 
 void TuningProblem::prepare(uint64_t seed) {

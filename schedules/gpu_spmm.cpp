@@ -139,18 +139,19 @@ struct FeatureTile {
 /// groups a thread takes (at most 8; the slots past the row's end are guarded). F = 47 (47 scalar
 /// groups): 16 threads x 4 (48 slots; 32 x 2 idles 17 of 64); F = 100 in 4-wide groups (25): 32 x 1
 /// (16 x 2 has as many slots but half the threads). A tile whose last partial group of threads is
-/// one thread is skipped (invalid_reason: CompactThreadAllocations).
-FeatureTile fewest_idle_slots_tile(int64_t groups) {
-    FeatureTile best{0, 0};
+/// one thread is skipped (invalid_reason: CompactThreadAllocations); nullopt where every width is
+/// (33 groups) or more than 8 x 32 groups would be needed.
+std::optional<FeatureTile> fewest_idle_slots_tile(int64_t groups) {
+    std::optional<FeatureTile> best;
     int64_t best_slots = 0;
     for (int64_t T : {32, 16, 8}) {
         const int64_t per_thread = (groups + T - 1) / T;
         const int64_t R = pow2_ceil(per_thread);
-        if (R > 8 || (groups > T && groups % T == 1)) continue;
+        if (R > 8 || groups % T == 1) continue;
         const int64_t slots = per_thread * T;
-        if (best.T == 0 || slots < best_slots) best = {T, R}, best_slots = slots;
+        if (!best || slots < best_slots) best = FeatureTile{T, R}, best_slots = slots;
     }
-    return best.T ? best : FeatureTile{32, pow2_ceil((groups + 31) / 32)};
+    return best;
 }
 
 /// The layout of the tails' kernel (schedule_row_tails): V features a thread (4, 2 or 1; at most
@@ -517,7 +518,8 @@ ScheduleParams band_default(const Problem &p, bool lanes) {
         // twins was then measured against the previous default: held out 1.01x-1.47x faster; two
         // training cases slower (products-s50-i08 F = 16 0.93x, and er-1m through the short-row
         // rule), F = 32..63 left out (not measured).
-        const FeatureTile tile = fewest_idle_slots_tile(f0 / (f0 >= 64 ? 4 : 2));
+        // (Every group count of these bands, 8..15 and 16..32, has a tile.)
+        const FeatureTile tile = *fewest_idle_slots_tile(f0 / (f0 >= 64 ? 4 : 2));
         V = f0 >= 64 ? 4 : 2, T = tile.T, R = tile.R, M = std::max<int64_t>(1, 128 / tile.T);
         smem = 0, KT = 16, split = 256;
     } else if (f0 < 32) {
@@ -703,11 +705,13 @@ ScheduleParams covering_feature_tile(ScheduleParams s, const Problem &p) {
         return s;
     if (nnz_lanes(s) != 1 || f0 % (T * R * V) == 0) return s;
     ScheduleParams t = s;
-    if (f0 >= kFewestIdleSlotsMinFeatures && f0 <= kFewestIdleSlotsMaxFeatures) {
-        const FeatureTile tile = fewest_idle_slots_tile(f0 / V);
-        t.values["kNTile"] = tile.T;
-        t.values["kNRegTile"] = tile.R;
-        t.values["kMTile"] = std::max<int64_t>(1, kShortRowTileThreads / tile.T);
+    const auto tile = f0 >= kFewestIdleSlotsMinFeatures && f0 <= kFewestIdleSlotsMaxFeatures
+                          ? fewest_idle_slots_tile(f0 / V)
+                          : std::nullopt;
+    if (tile) {
+        t.values["kNTile"] = tile->T;
+        t.values["kNRegTile"] = tile->R;
+        t.values["kMTile"] = std::max<int64_t>(1, kShortRowTileThreads / tile->T);
         t.values["smemColIdx"] = 0;
         t.values["kNnzTile"] = 16;
         if (!invalid_reason(t, p)) return t;

@@ -46,10 +46,7 @@ void gsddmm(const Graph &g, const std::string &op, const std::string &lhs_target
 /// not broadcast). For copy ops only the copied operand's shape matters.
 std::vector<int64_t> out_feature_shape(const std::string &op, const std::vector<int64_t> &lhs_feat,
                                        const std::vector<int64_t> &rhs_feat) {
-    BinaryOp b = parse_binary_op(op);
-    const auto &l = uses_lhs(b) ? lhs_feat : rhs_feat;
-    const auto &r = uses_rhs(b) ? rhs_feat : lhs_feat;
-    return plan_features(b, l, r).out_shape;
+    return plan_op_features(parse_binary_op(op), lhs_feat, rhs_feat).out_shape;
 }
 
 /// gsparse-tune's cache key of a call: kind "spmm" (a = reduce) or "sddmm" (a, b = the targets).
@@ -57,8 +54,6 @@ std::string tuning_key_of(const Graph &g, const std::string &kind, const std::st
                           const std::string &b, const std::vector<int64_t> &lhs_feat,
                           const std::vector<int64_t> &rhs_feat, bool cuda) {
     BinaryOp bop = parse_binary_op(op);
-    const auto &l = uses_lhs(bop) ? lhs_feat : rhs_feat;
-    const auto &r = uses_rhs(bop) ? rhs_feat : lhs_feat;
     std::string name;
     if (kind == "spmm") {
         name = "spmm " + SpmmSpec{bop, parse_reduce_op(a)}.name();
@@ -67,7 +62,7 @@ std::string tuning_key_of(const Graph &g, const std::string &kind, const std::st
     } else {
         throw std::invalid_argument("kind must be spmm or sddmm, got '" + kind + "'");
     }
-    return tuning_key(cuda ? Device::CUDA : Device::CPU, name, plan_features(bop, l, r), g);
+    return tuning_key(cuda ? Device::CUDA : Device::CPU, name, plan_op_features(bop, lhs_feat, rhs_feat), g);
 }
 
 /// The schedule point a g-SpMM (a = reduce) or g-SDDMM (a, b = targets) call with float32 operands of

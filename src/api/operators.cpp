@@ -167,16 +167,14 @@ ScheduleParams gspmm_default_schedule(const Graph &g, const SpmmSpec &spec, cons
 ScheduleParams gspmm_default_schedule(const Graph &g, const SpmmSpec &spec, const std::vector<int64_t> &lhs_feat,
                                       const std::vector<int64_t> &rhs_feat, DType dtype, Device device) {
     check_spmm_spec(spec);
-    const FeatureLayout layout = plan_features(spec.op, uses_lhs(spec.op) ? lhs_feat : rhs_feat,
-                                               uses_rhs(spec.op) ? rhs_feat : lhs_feat);
-    return default_on_graph(spec, spmm_problem(spec, layout, g.stats(), dtype), device);
+    return default_on_graph(spec, spmm_problem(spec, plan_op_features(spec.op, lhs_feat, rhs_feat), g.stats(), dtype),
+                            device);
 }
 
 ScheduleParams gsddmm_default_schedule(const Graph &g, const SddmmSpec &spec, const std::vector<int64_t> &lhs_feat,
                                        const std::vector<int64_t> &rhs_feat, DType dtype, Device device) {
-    const FeatureLayout layout = plan_features(spec.op, uses_lhs(spec.op) ? lhs_feat : rhs_feat,
-                                               uses_rhs(spec.op) ? rhs_feat : lhs_feat);
-    return default_sddmm_schedule(device).default_params(sddmm_problem(layout, g.stats(), dtype));
+    return default_sddmm_schedule(device).default_params(
+        sddmm_problem(plan_op_features(spec.op, lhs_feat, rhs_feat), g.stats(), dtype));
 }
 
 ScheduleParams gspmm_row_default_schedule(const Graph &g, const SpmmSpec &spec, const Tensor &lhs, const Tensor &rhs,

@@ -94,4 +94,8 @@ FeatureLayout plan_features(BinaryOp op, const std::vector<int64_t> &lhs_feat, c
     return out;
 }
 
+FeatureLayout plan_op_features(BinaryOp op, const std::vector<int64_t> &lhs_feat, const std::vector<int64_t> &rhs_feat) {
+    return plan_features(op, uses_lhs(op) ? lhs_feat : rhs_feat, uses_rhs(op) ? rhs_feat : lhs_feat);
+}
+
 }  // namespace gsparse

@@ -44,4 +44,8 @@ struct FeatureLayout {
 /// tensors). Throws ShapeError naming both shapes when they do not broadcast.
 FeatureLayout plan_features(BinaryOp op, const std::vector<int64_t> &lhs_feat, const std::vector<int64_t> &rhs_feat);
 
+/// plan_features where the operand op does not read (copy_lhs / copy_rhs) may be given empty: it
+/// takes the shape of the one op reads.
+FeatureLayout plan_op_features(BinaryOp op, const std::vector<int64_t> &lhs_feat, const std::vector<int64_t> &rhs_feat);
+
 }  // namespace gsparse
