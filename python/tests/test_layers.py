@@ -118,6 +118,51 @@ def test_sage(x, edge_index, graph, aggr, out_channels):
     compare(gsparse.nn.SAGEConv(5, out_channels, aggr=aggr), lambda l, xx: ref_sage(l, xx, edge_index), x, graph)
 
 
+def ref_gin(layer, x_src, x_dst, edge_index):
+    src, dst = edge_index
+    agg = torch.zeros(x_dst.shape[0], x_src.shape[1], dtype=x_src.dtype).index_add_(0, dst, x_src[src])
+    return layer.nn(agg + (1 + layer.eps) * x_dst)
+
+
+@pytest.mark.parametrize("eps, train_eps", [(0.0, False), (0.25, False), (0.25, True)])
+def test_gin(x, edge_index, graph, eps, train_eps):
+    # A constant eps runs the sum and the root term as one autograd node (both gradients of x
+    # added in its backward), a trained one as PyTorch operations; both match the reference.
+    torch.manual_seed(5)
+    mlp = torch.nn.Sequential(torch.nn.Linear(5, 6), torch.nn.ReLU(), torch.nn.Linear(6, 3))
+    layer = gsparse.nn.GINConv(mlp, eps=eps, train_eps=train_eps)
+    compare(layer, lambda l, xx: ref_gin(l, xx, xx, edge_index), x, graph)
+    compare(layer, lambda l, xx: ref_gin(l, xx, xx, edge_index), x, edge_index)
+
+
+@pytest.mark.parametrize("train_eps", [False, True])
+def test_gin_bipartite_and_new_eps(x, edge_index, train_eps):
+    # (x_src, x_dst) of a block with fewer destinations: each input gets its own gradient. A
+    # constant eps written after the first call (load_state_dict) is the one the next call uses.
+    torch.manual_seed(6)
+    num_dst = N // 2
+    keep = edge_index[1] < num_dst
+    ei = edge_index[:, keep]
+    layer = gsparse.nn.GINConv(torch.nn.Linear(5, 4), eps=0.5, train_eps=train_eps).double()
+    g = gsparse.Graph(ei, num_src=N, num_dst=num_dst)
+    for eps in (0.5, -0.75):
+        state = layer.state_dict()
+        state["eps"] = torch.tensor([eps], dtype=torch.float64)
+        layer.load_state_dict(state)
+        xs, xd = x.clone().requires_grad_(), x[:num_dst].clone().requires_grad_()
+        rs, rd = x.clone().requires_grad_(), x[:num_dst].clone().requires_grad_()
+        out = layer((xs, xd), g, size=(N, num_dst))
+        ref = ref_gin(layer, rs, rd, ei)
+        torch.testing.assert_close(out, ref)
+        params = [p for p in layer.parameters()]
+        grads = torch.autograd.grad(out.pow(2).sum(), [xs, xd] + params)
+        ref_grads = torch.autograd.grad(ref.pow(2).sum(), [rs, rd] + params)
+        for a, b in zip(grads, ref_grads):
+            torch.testing.assert_close(a, b)
+        with torch.no_grad():  # without autograd: the same values
+            torch.testing.assert_close(layer((x, x[:num_dst]), g, size=(N, num_dst)), ref.detach())
+
+
 @pytest.mark.parametrize("concat", [True, False])
 def test_gat(x, edge_index, graph, concat):
     torch.manual_seed(3)
