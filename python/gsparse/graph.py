@@ -454,7 +454,7 @@ class Graph:
         drop)."""
         r = self._cache.get("with_self_loops")
         if r is None:
-            n = self.num_nodes if self._t is None else min(self.num_src, self.num_dst)
+            n = min(self.num_src, self.num_dst)
             device = self.device if self._t is not None else torch.device("cpu")
             src, dst = (t.to(torch.int64) for t in self.coo(device))
             keep = (src != dst).nonzero().flatten()
@@ -465,8 +465,8 @@ class Graph:
                 r = Graph(_tensor_graph=TG.from_coo(new_src, new_dst, self.num_src, self.num_dst, validate=False,
                                                     max_degree=self._t.max_degree + 1))
             else:
-                r = Graph(_native_graph=_C.Graph.from_coo(n, n, new_src.data_ptr(), new_dst.data_ptr(),
-                                                          new_src.numel()))
+                r = Graph(_native_graph=_C.Graph.from_coo(self.num_src, self.num_dst, new_src.data_ptr(),
+                                                          new_dst.data_ptr(), new_src.numel()))
             # Per node, the id of an existing self-loop edge (the last one), or -1.
             loop_edge = torch.full((n,), -1, dtype=torch.int64, device=device)
             is_loop = (src == dst).nonzero().flatten()

@@ -170,6 +170,36 @@ def test_gat(x, edge_index, graph, concat):
     compare(layer, lambda l, xx: ref_gat(l, xx, edge_index), x, graph)
 
 
+def test_gat_on_a_static_bipartite_block(x, edge_index):
+    # A block of N sources and N // 2 destinations on the CPU (a static graph): loops u -> u for the
+    # destinations (PyG's rule for bipartite GATConv), existing loops dropped.
+    torch.manual_seed(7)
+    num_dst = N // 2
+    ei = edge_index[:, edge_index[1] < num_dst]
+    g = gsparse.Graph(ei, num_src=N, num_dst=num_dst)
+    layer = gsparse.nn.GATConv(5, 3, heads=2).double()
+    xs, xd = x.clone().requires_grad_(), x[:num_dst].clone().requires_grad_()
+    out = layer((xs, xd), g, size=(N, num_dst))
+    src, dst = ei
+    keep = src != dst
+    loops = torch.arange(num_dst)
+    src, dst = torch.cat([src[keep], loops]), torch.cat([dst[keep], loops])
+    H, C = layer.heads, layer.out_channels
+    rs, rd = x.clone().requires_grad_(), x[:num_dst].clone().requires_grad_()
+    hs, hd = (rs @ layer.lin.weight.t()).view(-1, H, C), (rd @ layer.lin.weight.t()).view(-1, H, C)
+    s = F.leaky_relu((hs * layer.att_src).sum(-1)[src] + (hd * layer.att_dst).sum(-1)[dst], layer.negative_slope)
+    alpha = torch.empty_like(s)
+    for v in range(num_dst):
+        alpha[dst == v] = torch.softmax(s[dst == v], dim=0)
+    ref = torch.zeros(num_dst, H, C, dtype=x.dtype).index_add_(0, dst, hs[src] * alpha.unsqueeze(-1))
+    ref = ref.reshape(num_dst, H * C) + layer.bias
+    torch.testing.assert_close(out, ref)
+    grads = torch.autograd.grad(out.pow(2).sum(), [xs, xd] + list(layer.parameters()))
+    ref_grads = torch.autograd.grad(ref.pow(2).sum(), [rs, rd] + list(layer.parameters()))
+    for a, b in zip(grads, ref_grads):
+        torch.testing.assert_close(a, b)
+
+
 def test_layer_rejects_mismatched_graph(x, graph):
     layer = gsparse.nn.GCNConv(5, 4).double()
     with pytest.raises(gsparse.ShapeError, match="rows"):
