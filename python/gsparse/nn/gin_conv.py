@@ -74,6 +74,8 @@ class GINConv(torch.nn.Module):
             return None
         key = (eps.data_ptr(), eps._version, eps.device)
         if key != self._scale_key:
+            if eps.is_cuda and torch.cuda.is_current_stream_capturing():
+                return None  # no read-back inside a CUDA graph capture: the tensor form instead
             self._scale = 1.0 + float(eps.reshape(-1)[0])
             self._scale_key = key
         return self._scale
