@@ -31,6 +31,7 @@ Writes summary.json ({"cases": [...]}), minibatch.md and minibatch.png into
 """
 
 import argparse
+import copy
 import datetime as dt
 import json
 import os
@@ -114,17 +115,58 @@ class GraphNet(torch.nn.Module):
         return self.head(x)
 
 
-def copy_weights(src, dst):
+def weight_names(src, dst):
+    """{name in dst: name in src} of the same weights (PyG's layers name a few differently)."""
     s = src.state_dict()
-    out = {}
+    names = {}
     for name, t in dst.state_dict().items():
         alt = [name, name.replace(".lin.", ".lin_src."), name.replace(".lin.weight", ".lin.lin.weight"),
                name.replace("lin_l.weight", "lin_l.weight")]
         key = next((a for a in alt if a in s and s[a].numel() == t.numel()), None)
         if key is None:
             raise KeyError(f"no PyG parameter for {name} (PyG has {sorted(s)})")
-        out[name] = s[key].reshape(t.shape)
-    dst.load_state_dict(out)
+        names[name] = key
+    return names
+
+
+def copy_weights(src, dst):
+    s = src.state_dict()
+    dst.load_state_dict({name: s[key].reshape(dst.state_dict()[name].shape)
+                         for name, key in weight_names(src, dst).items()})
+
+
+# Largest relative difference (per parameter, in the 2-norm) allowed between the two libraries'
+# gradients after one step on the same batch with the same weights (float32 on the GPU).
+PARITY_RTOL = 1e-3
+
+
+def check_parity(models, make_step, item):
+    """One step of each library's untrained model on the same batch, with an optimizer of learning
+    rate 0 (the weights stay as copied), and the gradients of every parameter compared: a case whose
+    gradients disagree raises instead of reporting times. Returns the largest relative difference."""
+    grads = {}
+    for lib, model in models.items():
+        step = make_step(lib, model, torch.optim.SGD(model.parameters(), lr=0.0))
+        step(item)
+        grads[lib] = {n: p.grad.detach().clone() for n, p in model.named_parameters() if p.grad is not None}
+    pyg_shapes = dict(models["pyg"].state_dict())
+    worst = 0.0
+    for name, key in weight_names(models["pyg"], models["gsparse"]).items():
+        if name not in grads["gsparse"] and key not in grads["pyg"]:
+            continue  # a buffer, or a parameter neither model reaches
+        a = grads["gsparse"].get(name)
+        b = grads["pyg"].get(key)
+        if a is None or b is None:
+            raise AssertionError(f"parity: {name} has a gradient in only one library")
+        b = b.reshape(a.shape) if b.numel() == a.numel() else b
+        err = float((a - b).norm() / b.norm().clamp(min=1e-12))
+        worst = max(worst, err)
+        if err > PARITY_RTOL:
+            raise AssertionError(f"parity: the gradient of {name} differs from PyG's {key} by {err:.2e} "
+                                 f"(relative; shape {list(pyg_shapes[key].shape)})")
+    for model in models.values():
+        model.zero_grad(set_to_none=True)
+    return worst
 
 
 # --- Inputs ----------------------------------------------------------------------------------------
@@ -301,6 +343,9 @@ def run_pair(make_model, make_step, pool, args):
     models["pyg"] = make_model("pyg")
     models["gsparse"] = make_model("gsparse")
     copy_weights(models["pyg"], models["gsparse"])
+    # The untrained twins, for the parity check after the timing (run before it, it would compile
+    # gsparse's kernels ahead of the first step this case measures).
+    untrained = {lib: copy.deepcopy(m) for lib, m in models.items()}
     libs = ("gsparse", "pyg")
     for lib in libs:
         model = models[lib]
@@ -317,6 +362,8 @@ def run_pair(make_model, make_step, pool, args):
     for i in range(args.runs):
         for lib in (libs if i % 2 == 0 else libs[::-1]):
             res[lib]["times_ms"].append(time_step_once(steps[lib], pool[i % len(pool)]))
+    res["parity_rel_err"] = check_parity(untrained, make_step, pool[0])
+    log(f"    parity: gradients within {res['parity_rel_err']:.1e} of PyG's (relative)")
     for lib in libs:
         res[lib]["median_ms"] = statistics.median(res[lib]["times_ms"])
         log(f"    {lib}: {res[lib]['median_ms']:.3f} ms/step (first {res[lib]['first_step_s']:.3f} s, "
@@ -331,7 +378,8 @@ def case_record(workload, model, graph, res, build_ms, extra=None):
            "build_ms": build_ms, "first_step_s": res["gsparse"]["first_step_s"],
            "first_step_s_pyg": res["pyg"]["first_step_s"],
            "peak_gb_gsparse": res["gsparse"]["peak_gb"], "peak_gb_pyg": res["pyg"]["peak_gb"],
-           "times_ms": {k: v["times_ms"] for k, v in res.items()}}
+           "parity_rel_err": res.get("parity_rel_err"),
+           "times_ms": {k: v["times_ms"] for k, v in res.items() if k in ("gsparse", "pyg")}}
     rec.update(extra or {})
     return rec
 
