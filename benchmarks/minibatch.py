@@ -493,17 +493,19 @@ def write_report(out_dir, meta, cases):
         json.dump({"meta": meta, "cases": cases}, f)
     lines = [f"# Mini-batch training, gsparse vs PyG ({meta['device']}, {meta['date']})", "",
              "Median step (graph build + forward + loss + backward + Adam), CUDA events; "
-             "see benchmarks/minibatch.py.", "",
-             "| workload | model | graph | fan-outs | gsparse ms | PyG ms | speedup | build ms | first step s (gsparse / PyG) | peak GB (gsparse / PyG) |",
-             "|---|---|---|---|---:|---:|---:|---:|---:|---:|"]
+             "see benchmarks/minibatch.py. Gradients vs PyG: the largest relative difference of a "
+             "parameter's gradient after one step of the untrained twins on the same batch.", "",
+             "| workload | model | graph | fan-outs | gsparse ms | PyG ms | speedup | build ms | first step s (gsparse / PyG) | peak GB (gsparse / PyG) | gradients vs PyG |",
+             "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for c in slim:
         fo = "/".join(str(f) for f in c.get("fanouts", [])) or "-"
         if "error" in c:
-            lines.append(f"| {c['workload']} | {c['model']} | {c['graph']} | {fo} | failed: {c['error'][:80]} | | | | | |")
+            lines.append(f"| {c['workload']} | {c['model']} | {c['graph']} | {fo} | failed: {c['error'][:80]} | | | | | | |")
             continue
         lines.append(f"| {c['workload']} | {c['model']} | {c['graph']} | {fo} | {c['gsparse_ms']:.3f} | {c['pyg_ms']:.3f} | "
                      f"{c['speedup']:.2f}x | {c['build_ms']:.3f} | {c['first_step_s']:.2f} / {c['first_step_s_pyg']:.2f} | "
-                     f"{c['peak_gb_gsparse']:.2f} / {c['peak_gb_pyg']:.2f} |")
+                     f"{c['peak_gb_gsparse']:.2f} / {c['peak_gb_pyg']:.2f} | "
+                     f"{'-' if c.get('parity_rel_err') is None else format(c['parity_rel_err'], '.1e')} |")
     samp = [c for c in slim if "sampler_ms" in c and c["model"] == "sage"]
     if samp:
         lines += ["", "Building each block's graph alone (validated, from its edge_index), ms:", "",
