@@ -31,6 +31,11 @@ def _tolerance(device):
     return {} if device == "cpu" else {"rtol": 2e-4, "atol": 2e-5}
 
 
+def features(rows, seed, device):
+    """Random node features [rows, F_IN] in the device's dtype, the same on every run."""
+    return torch.randn(rows, F_IN, generator=torch.Generator().manual_seed(seed), dtype=_dtype(device)).to(device)
+
+
 def square_graph():
     """[2, E] int64: random edges, some twice, self-loops (one node's several times), and nodes
     5 and 7 without in-edges."""
@@ -124,7 +129,7 @@ SQUARE_LAYERS = {
 @pytest.mark.parametrize("kind", sorted(SQUARE_LAYERS))
 def test_layers_match_pyg_on_a_graph(kind, device):
     ei = square_graph().to(device)
-    x = torch.randn(N, F_IN, generator=torch.Generator().manual_seed(4), dtype=_dtype(device)).to(device)
+    x = features(N, 4, device)
     ours, ref = twin(SQUARE_LAYERS[kind], device)
     check(ours, ref, lambda layer, xx: layer(xx, ei), [x], device)
     # A gsparse.Graph built once gives the same as the edge_index (the layer's own build).
@@ -143,9 +148,8 @@ def test_gcn_with_edge_weights_matches_pyg(improved, device):
     ei = square_graph()
     loop = ei[0] == ei[1]
     ei = torch.cat([ei[:, ~loop], torch.tensor([[3, 9, 11], [3, 9, 11]])], dim=1).to(device)
-    gen = torch.Generator().manual_seed(7)
-    x = torch.randn(N, F_IN, generator=gen, dtype=_dtype(device)).to(device)
-    w = (torch.rand(ei.shape[1], generator=gen, dtype=_dtype(device)) + 0.5).to(device)
+    x = features(N, 7, device)
+    w = (torch.rand(ei.shape[1], generator=torch.Generator().manual_seed(8), dtype=_dtype(device)) + 0.5).to(device)
     ours, ref = twin(lambda L: L.GCNConv(F_IN, F_OUT, improved=improved), device)
     check(ours, ref, lambda layer, xx, ww: layer(xx, ei, ww), [x, w], device)
 
@@ -164,7 +168,7 @@ BLOCK_LAYERS = {
 def test_layers_match_pyg_on_a_sampled_block(kind, device):
     # The drop-in call of the mini-batch benchmarks: conv((x, x[:num_dst]), edge_index, size=...).
     ei = block_graph().to(device)
-    x = torch.randn(NUM_SRC, F_IN, generator=torch.Generator().manual_seed(5), dtype=_dtype(device)).to(device)
+    x = features(NUM_SRC, 5, device)
     ours, ref = twin(BLOCK_LAYERS[kind], device)
     size = (NUM_SRC, NUM_DST)
     check(ours, ref, lambda layer, xx: layer((xx, xx[:NUM_DST]), ei, size=size), [x], device)
@@ -179,7 +183,7 @@ POOLS = ("global_add_pool", "global_mean_pool", "global_max_pool")
 def test_layers_and_readout_match_pyg_on_a_batch_of_small_graphs(kind, pool, device):
     ei, batch, n, graphs = molecule_batch()
     ei, batch = ei.to(device), batch.to(device)
-    x = torch.randn(n, F_IN, generator=torch.Generator().manual_seed(6), dtype=_dtype(device)).to(device)
+    x = features(n, 6, device)
     make = (lambda L: L.GINConv(torch.nn.Linear(F_IN, F_OUT))) if kind == "gin" else \
         (lambda L: L.GCNConv(F_IN, F_OUT))
     ours, ref = twin(make, device)
