@@ -163,6 +163,18 @@ def test_gin_bipartite_and_new_eps(x, edge_index, train_eps):
             torch.testing.assert_close(layer((x, x[:num_dst]), g, size=(N, num_dst)), ref.detach())
 
 
+def test_gin_reads_eps_written_through_data(x, graph, edge_index):
+    # A constant eps written without a version bump (.data, as reset_parameters does) is the one
+    # the next call uses: 1 + eps is read on the device each call.
+    layer = gsparse.nn.GINConv(torch.nn.Identity(), eps=0.0).double()
+    xx = x.clone().requires_grad_()
+    layer(xx, graph)
+    layer.eps.data.fill_(0.75)
+    torch.testing.assert_close(layer(xx, graph), ref_gin(layer, xx, xx, edge_index))
+    layer.reset_parameters()
+    torch.testing.assert_close(layer(xx, graph), ref_gin(layer, xx, xx, edge_index))
+
+
 @pytest.mark.parametrize("concat", [True, False])
 def test_gat(x, edge_index, graph, concat):
     torch.manual_seed(3)
