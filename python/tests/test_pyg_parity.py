@@ -4,8 +4,9 @@ nodes without in-edges, on a bipartite block (x_src, x_dst, size) as the sampler
 and on a batch of small graphs with their readout. The layers are drop-in replacements, so they
 must agree with what a PyG user runs, not only with a reference of our own (test_layers.py).
 
-Skipped where torch_geometric is not installed (CI installs no PyG); runs on the CPU in float64
-and, where CUDA is available, on the GPU in float32 (gsparse's dynamic graphs, built on the device)."""
+Skipped where torch_geometric is not installed (scripts/install-deps.sh puts it into
+build/python-deps, which ctest adds to PYTHONPATH); runs on the CPU in float64 and, where CUDA is
+available, on the GPU in float32 (gsparse's dynamic graphs, built on the device)."""
 
 import pytest
 import torch
