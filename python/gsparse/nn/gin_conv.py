@@ -20,6 +20,11 @@ from .._native import ShapeError
 from .graph_input import GraphInput
 
 
+def _sum_with_root(g, scale, x_src, root):
+    """sum over in-edges of x_src[u] + scale * root: the g-SpMM, then one in-place multiply-add."""
+    return K.spmm(g, "copy_lhs", "sum", x_src, None)[0].addcmul_(root, scale)
+
+
 class _SumWithRoot(torch.autograd.Function):
     """sum over in-edges of x_src[u] + scale * x_dst as one autograd node; scale is 1 + eps, a
     one-element tensor without gradient (read on the device: no synchronisation, and never a value
@@ -29,8 +34,7 @@ class _SumWithRoot(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, g, scale, x_src, x_dst):
-        out = K.spmm(g, "copy_lhs", "sum", x_src, None)[0]
-        out.addcmul_(x_src if x_dst is None else x_dst, scale)
+        out = _sum_with_root(g, scale, x_src, x_src if x_dst is None else x_dst)
         ctx.g, ctx.same = g, x_dst is None
         ctx.save_for_backward(scale)
         return out
@@ -79,7 +83,7 @@ class GINConv(torch.nn.Module):
             if K.needs_grad(x_src, x_dst):
                 out = _SumWithRoot.apply(g, scale, x_src, None if x_dst is x_src else x_dst)
             else:  # nothing to differentiate: the kernel and the add, without an autograd node
-                out = K.spmm(g, "copy_lhs", "sum", x_src, None)[0].addcmul_(x_dst, scale)
+                out = _sum_with_root(g, scale, x_src, x_dst)
             return self.nn(out)
         out = spmm.gspmm(g, "copy_lhs", "sum", x_src)
         if x_dst is not None:
