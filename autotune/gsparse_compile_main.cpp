@@ -106,7 +106,8 @@ int main(int argc, char **argv) {
     bool list = false, gradients = false;
     app.add_option("--plugin", plugin_path, "a shared module of user programs and schedules (dsl/plugin.h, docs/dsl.md)");
     app.add_option("--program", program, "with --plugin: the user program to emit; --schedule then names one of the "
-                                         "plugin's schedules or the default user schedule, e.g. \"my_rows{rows=8}\"");
+                                         "plugin's schedules or the default user schedule, e.g. \"my_rows{rows=8}\" "
+                                         "(for a per-edge program: an edge schedule or edge_default)");
     app.add_flag("--list", list, "with --plugin: print its programs and schedules and exit");
     app.add_flag("--gradients", gradients,
                  "with --program: also emit its backward derived from the message (programs that sum, maximise, "
@@ -128,6 +129,8 @@ int main(int argc, char **argv) {
                 for (const auto &n : plugin.registry.edge_program_names()) std::printf("%s ", n.c_str());
                 std::printf("\nschedules: ");
                 for (const auto &n : plugin.registry.schedule_names()) std::printf("%s ", n.c_str());
+                std::printf("\nper-edge schedules: ");
+                for (const auto &n : plugin.registry.edge_schedule_names()) std::printf("%s ", n.c_str());
                 std::printf("\n");
                 return 0;
             }
@@ -136,16 +139,24 @@ int main(int argc, char **argv) {
             const Device device = target == "cuda" ? Device::CUDA : Device::CPU;
             const std::vector<std::string> edge_programs = plugin.registry.edge_program_names();
             if (std::find(edge_programs.begin(), edge_programs.end(), program) != edge_programs.end()) {
-                // A per-edge program: its default schedule (edges in parallel), no schedule to pick.
-                if (!schedule.empty()) fail<Error>("--schedule applies to g-SpMM-shaped programs, not per-edge ", program);
+                // A per-edge program: --schedule names one of the plugin's edge schedules or the
+                // default one (edge_default).
                 const dsl::SddmmProgram ep = plugin.registry.make_edge_program(program);
+                dsl::EdgeScheduleDef def = dsl::default_edge_schedule();
+                std::map<std::string, int64_t> point;
+                if (!schedule.empty()) {
+                    const ScheduleParams parsed = ScheduleParams::parse(schedule);
+                    def = plugin.registry.make_edge_schedule(parsed.schedule);
+                    point = parsed.values;
+                }
                 // The backward first: a program without one fails before anything is written.
                 const std::optional<dsl::ProgramGradients> grads =
                     gradients ? std::optional<dsl::ProgramGradients>(dsl::derive_gradients(ep)) : std::nullopt;
-                const dsl::SddmmKernel k = ep.compile(static_cast<int>(feat), device);
+                const dsl::SddmmKernel k = ep.compile(static_cast<int>(feat), device, def, point);
                 k.compile_to_static_library(out_dir, name);
-                std::printf("per-edge program %s from %s (%s)\nlibrary  %s/%s.a\nheader   %s/%s.h\narguments",
-                            program.c_str(), plugin_path.c_str(), device_name(device), out_dir.c_str(), name.c_str(),
+                std::printf("per-edge program %s from %s (%s, %s)\nlibrary  %s/%s.a\nheader   %s/%s.h\narguments",
+                            program.c_str(), plugin_path.c_str(), k.schedule().c_str(), device_name(device),
+                            out_dir.c_str(), name.c_str(),
                             out_dir.c_str(), name.c_str());
                 for (const auto &a : k.argument_names()) std::printf(" %s", a.c_str());
                 std::printf("\n");

@@ -174,45 +174,6 @@ void check_against_cpu(const std::string &what, const Tensor &got, const Tensor 
                           tolerance, ")");
 }
 
-/// A plugin's per-edge program has one schedule (edges in parallel): measured on the graph, the
-/// median of --runs after a warm-up, on --target's device, and checked against the CPU.
-int time_plugin_edge_program(const Args &a, const dsl::Plugin &plugin) {
-    if (!a.schedule_def.empty()) fail<Error>("--schedule-def applies to g-SpMM-shaped programs, not per-edge ", a.program);
-    const dsl::SddmmProgram program = plugin.registry.make_edge_program(a.program);
-    if (program.type() != Halide::Float(32) && program.type() != Halide::Float(64))
-        fail<Error>("--plugin timing fills operands with floating-point values; program ", a.program, " is of another type");
-    std::string graph_name;
-    const Graph g = load_problem_graph(a, graph_name);
-    const int F = static_cast<int>(a.op.feat);
-    const DType dtype = program.type() == Halide::Float(64) ? DType::F64 : DType::F32;
-    PluginOperands p(a.target, random_operands(program.operands(), g, F, dtype, a.seed),
-                     Tensor::empty({g.num_edges(), F}, dtype));
-    const dsl::SddmmKernel k = program.compile(F, p.device);
-    const auto sync = p.sync();
-    auto run = [&] {
-        k.run(g, p.operands, p.out, p.launch());
-        if (sync) sync();
-    };
-    run();
-    std::vector<double> ms;
-    for (int r = 0; r < a.runs; ++r) {
-        const auto t0 = std::chrono::steady_clock::now();
-        run();
-        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    }
-    std::sort(ms.begin(), ms.end());
-    std::printf("per-edge program %s from %s, %d features\n", a.program.c_str(), a.plugin.c_str(), F);
-    std::printf("graph         %s: %lld edges\n", graph_name.c_str(), static_cast<long long>(g.num_edges()));
-    std::printf("one schedule  edges in parallel on the %s (nothing to search): %.3f ms (median of %d runs)\n",
-                a.target == "cuda" ? "GPU" : "CPU", ms[ms.size() / 2], a.runs);
-    if (p.device == Device::CUDA) {
-        Tensor want = Tensor::empty({g.num_edges(), F}, dtype);
-        program.compile(F).run(g, p.host, want);
-        check_against_cpu("the GPU result", p.result(), want);
-    }
-    return 0;
-}
-
 /// The points a plugin program's search measures: all of space, or with a budget below its size the
 /// default and budget - 1 others drawn without replacement (seeded), in the space's order.
 std::vector<std::map<std::string, int64_t>> sample_points(const std::vector<std::map<std::string, int64_t>> &space,
@@ -236,45 +197,23 @@ std::vector<std::map<std::string, int64_t>> sample_points(const std::vector<std:
     return points;
 }
 
-/// Tunes a plugin's user program (dsl/plugin.h) on the graph: every valid point of its schedule
-/// (--schedule-def, or the default user schedule) for --target's device, or --budget of them (the
-/// default among them), measured on operands of
-/// fixed pseudo-random values (dsl::search_schedule), fastest first; the fastest point's result is
-/// checked against the program's CPU result; --json writes every point.
-int tune_plugin_program(const Args &a, CLI::App &app) {
-    for (const char *flag : {"--op", "--binary", "--reduce", "--lhs-target", "--rhs-target", "--edge-feat",
-                             "--model", "--records", "--resume", "--replay", "--cache", "--no-cache",
-                             "--emit-lib", "--emit-name", "--cutoff", "--cutoff-slack", "--threads"})
-        if (app.count(flag)) fail<Error>(flag, " applies to built-in operators; a --plugin program's points are measured (all, or --budget of them)");
-    if (a.program.empty()) fail<Error>("--plugin needs --program");
-    // --plugin measures every point (or --budget of them) unless --mode genetic is given.
-    const bool genetic = app.count("--mode") && a.mode == "genetic";
-    if (app.count("--mode") && a.mode == "random")
-        fail<Error>("--mode random applies to built-in operators; with --plugin, --budget measures a random sample");
-    if (genetic && app.count("--budget"))
-        fail<Error>("--budget samples the points of an exhaustive --plugin search; --mode genetic measures what its "
-                    "search visits (--polish sets its final local search)");
-    if (app.count("--polish") && !genetic) fail<Error>("--polish applies to --mode genetic");
-    std::ofstream json_file;
-    if (!a.json_out.empty()) {
-        json_file.open(a.json_out);
-        if (!json_file) fail<Error>("cannot write ", a.json_out);
-    }
-    const dsl::Plugin plugin = dsl::load_plugin(a.plugin);
-    const std::vector<std::string> edge_programs = plugin.registry.edge_program_names();
-    if (std::find(edge_programs.begin(), edge_programs.end(), a.program) != edge_programs.end())
-        return time_plugin_edge_program(a, plugin);
-    const dsl::SpmmProgram program = plugin.registry.make_program(a.program);
-    const dsl::ScheduleDef def =
-        a.schedule_def.empty() ? dsl::default_schedule() : plugin.registry.make_schedule(a.schedule_def);
+/// Searches the schedule def of a plugin's program (g-SpMM-shaped, or per edge: per_edge) on the
+/// graph: every valid point for --target's device, --budget of them (the default among them), or
+/// the genetic search's (genetic), measured on operands of fixed pseudo-random values, fastest
+/// first; the fastest point's result is checked against the program's CPU result; --json writes
+/// every point.
+template <class Program, class Def>
+int search_plugin_program(const Args &a, bool genetic, std::ofstream &json_file, const Program &program,
+                          const Def &def, bool per_edge) {
     std::string graph_name;
     const Graph g = load_problem_graph(a, graph_name);
     const int F = static_cast<int>(a.op.feat);
     const DType dtype = program.type() == Halide::Float(64) ? DType::F64 : DType::F32;
     if (program.type() != Halide::Float(32) && program.type() != Halide::Float(64))
         fail<Error>("--plugin tuning fills operands with floating-point values; program ", a.program, " is of another type");
+    const int64_t out_rows = per_edge ? g.num_edges() : g.num_dst();
     PluginOperands p(a.target, random_operands(program.operands(), g, F, dtype, a.seed),
-                     Tensor::empty({g.num_dst(), F}, dtype));
+                     Tensor::empty({out_rows, F}, dtype));
     const char *where = p.device == Device::CUDA ? "GPU" : "CPU";
     const auto space = def.space(F, p.device);
     if (space.empty()) fail<Error>("schedule ", def.name, " has no valid point for ", F, " features on the ", where);
@@ -292,7 +231,8 @@ int tune_plugin_program(const Args &a, CLI::App &app) {
     const dsl::MeasuredPoint *at_default = nullptr;
     for (const auto &m : ranked)
         if (m.point == dflt) at_default = &m;
-    std::printf("program       %s from %s, %d features\n", a.program.c_str(), a.plugin.c_str(), F);
+    std::printf("%s %s from %s, %d features\n", per_edge ? "per-edge program" : "program      ", a.program.c_str(),
+                a.plugin.c_str(), F);
     std::printf("graph         %s: %lld rows, %lld edges\n", graph_name.c_str(), static_cast<long long>(g.num_dst()),
                 static_cast<long long>(g.num_edges()));
     if (genetic)
@@ -314,24 +254,62 @@ int tune_plugin_program(const Args &a, CLI::App &app) {
     // The fastest point once more, its result against the program's default on the CPU.
     program.compile(F, p.device, def, ranked[0].point).run(g, p.operands, p.out, p.launch());
     if (const auto sync = p.sync()) sync();
-    Tensor want = Tensor::empty({g.num_dst(), F}, dtype);
+    Tensor want = Tensor::empty({out_rows, F}, dtype);
     program.compile(F).run(g, p.host, want);
     check_against_cpu("the best schedule's result", p.result(), want);
     if (json_file) {
         nlohmann::json j;
         j["program"] = a.program;
         j["plugin"] = a.plugin;
+        j["shape"] = per_edge ? "per-edge" : "g-SpMM";
         j["schedule"] = def.name;
         j["graph"] = graph_name;
         j["features"] = F;
         j["device"] = gsparse::device_label(p.device);
         j["best"] = dsl::point_str(def, ranked[0].point);
+        if (at_default) j["default"] = {{"point", dsl::point_str(def, at_default->point)}, {"median_ms", at_default->median_ms}};
         j["search"] = genetic ? "genetic" : points.size() == space.size() ? "exhaustive" : "sample";
         j["points"] = nlohmann::json::array();
         for (const auto &m : ranked) j["points"].push_back({{"point", dsl::point_str(def, m.point)}, {"median_ms", m.median_ms}});
         json_file << j.dump(1) << "\n";
     }
     return 0;
+}
+
+/// Tunes a plugin's user program (dsl/plugin.h) on the graph: the knobs of its schedule
+/// (--schedule-def: one of the plugin's schedules, or edge schedules for a per-edge program; else
+/// the default user schedule or default edge schedule), searched by search_plugin_program.
+int tune_plugin_program(const Args &a, CLI::App &app) {
+    for (const char *flag : {"--op", "--binary", "--reduce", "--lhs-target", "--rhs-target", "--edge-feat",
+                             "--model", "--records", "--resume", "--replay", "--cache", "--no-cache",
+                             "--emit-lib", "--emit-name", "--cutoff", "--cutoff-slack", "--threads"})
+        if (app.count(flag)) fail<Error>(flag, " applies to built-in operators; a --plugin program's points are measured (all, or --budget of them)");
+    if (a.program.empty()) fail<Error>("--plugin needs --program");
+    // --plugin measures every point (or --budget of them) unless --mode genetic is given.
+    const bool genetic = app.count("--mode") && a.mode == "genetic";
+    if (app.count("--mode") && a.mode == "random")
+        fail<Error>("--mode random applies to built-in operators; with --plugin, --budget measures a random sample");
+    if (genetic && app.count("--budget"))
+        fail<Error>("--budget samples the points of an exhaustive --plugin search; --mode genetic measures what its "
+                    "search visits (--polish sets its final local search)");
+    if (app.count("--polish") && !genetic) fail<Error>("--polish applies to --mode genetic");
+    std::ofstream json_file;
+    if (!a.json_out.empty()) {
+        json_file.open(a.json_out);
+        if (!json_file) fail<Error>("cannot write ", a.json_out);
+    }
+    const dsl::Plugin plugin = dsl::load_plugin(a.plugin);
+    const std::vector<std::string> edge_programs = plugin.registry.edge_program_names();
+    if (std::find(edge_programs.begin(), edge_programs.end(), a.program) != edge_programs.end()) {
+        const dsl::SddmmProgram program = plugin.registry.make_edge_program(a.program);
+        const dsl::EdgeScheduleDef def = a.schedule_def.empty() ? dsl::default_edge_schedule()
+                                                                : plugin.registry.make_edge_schedule(a.schedule_def);
+        return search_plugin_program(a, genetic, json_file, program, def, true);
+    }
+    const dsl::SpmmProgram program = plugin.registry.make_program(a.program);
+    const dsl::ScheduleDef def =
+        a.schedule_def.empty() ? dsl::default_schedule() : plugin.registry.make_schedule(a.schedule_def);
+    return search_plugin_program(a, genetic, json_file, program, def, false);
 }
 
 }  // namespace
@@ -392,8 +370,9 @@ int main(int argc, char **argv) {
                  "nothing is compiled or measured, and no GPU is needed");
     app.add_option("--plugin", a.plugin, "a shared module of user programs (dsl/plugin.h): tune one of them, --program");
     app.add_option("--program", a.program, "with --plugin: the user program to tune");
-    app.add_option("--schedule-def", a.schedule_def, "with --plugin: the plugin's schedule whose knobs are searched "
-                                                     "(default: the default user schedule)");
+    app.add_option("--schedule-def", a.schedule_def, "with --plugin: the plugin's schedule whose knobs are searched, an "
+                                                     "edge schedule for a per-edge program (default: the default user "
+                                                     "schedule, edge_default for per-edge programs)");
     CLI11_PARSE(app, argc, argv);
 
     try {

@@ -7,7 +7,7 @@
 
 namespace gsparse::autotune {
 
-ScheduleParams user_point_params(const dsl::ScheduleDef &def, const std::map<std::string, int64_t> &point) {
+ScheduleParams user_point_params(const dsl::KnobSpace &def, const std::map<std::string, int64_t> &point) {
     ScheduleParams p;
     p.schedule = def.name;
     p.values = point;
@@ -16,7 +16,7 @@ ScheduleParams user_point_params(const dsl::ScheduleDef &def, const std::map<std
 
 std::map<std::string, int64_t> user_params_point(const ScheduleParams &params) { return params.values; }
 
-SearchSpace user_search_space(const dsl::ScheduleDef &def, int features, Device device) {
+SearchSpace user_search_space(const dsl::KnobSpace &def, int features, Device device) {
     SearchSpace s;
     s.schedule = def.name;
     s.space.schedule = def.name;
@@ -31,22 +31,23 @@ SearchSpace user_search_space(const dsl::ScheduleDef &def, int features, Device 
     return s;
 }
 
-std::vector<dsl::MeasuredPoint> genetic_user_search(const dsl::SpmmProgram &program, const dsl::ScheduleDef &def,
-                                                    int features, Device device, const Graph &g,
-                                                    const std::map<std::string, Tensor> &operands, Tensor &out,
-                                                    const CudaLaunch &launch, int runs,
-                                                    const std::function<void()> &sync, const GeneticOptions &options) {
+namespace {
+
+/// The genetic search from def's default point; measure(point) gives one point's median time (it
+/// throws for a point that does not compile or run, which counts as unfit and is not listed).
+std::vector<dsl::MeasuredPoint> genetic_points(const dsl::KnobSpace &def, int features, Device device,
+                                               const GeneticOptions &options,
+                                               const std::function<double(const dsl::SchedulePoint &)> &measure) {
     const SearchSpace space = user_search_space(def, features, device);
     GeneticSearch search(space, options);
     std::vector<dsl::MeasuredPoint> measured;
     auto fitness = [&](const ScheduleParams &p) -> double {
         try {
-            const auto m = dsl::measure_points(program, def, {user_params_point(p)}, features, device, g, operands, out,
-                                               launch, runs, sync);
-            measured.push_back(m.front());
-            return m.front().median_ms > 0 ? 1.0 / m.front().median_ms : 0.0;
+            const double ms = measure(user_params_point(p));
+            measured.push_back({user_params_point(p), ms});
+            return ms > 0 ? 1.0 / ms : 0.0;
         } catch (const std::exception &) {
-            return 0.0;  // a point that does not compile or run is unfit, and not listed
+            return 0.0;
         }
     };
     search.run({space.expert_default}, fitness);
@@ -54,6 +55,38 @@ std::vector<dsl::MeasuredPoint> genetic_user_search(const dsl::SpmmProgram &prog
     std::stable_sort(measured.begin(), measured.end(),
                      [](const dsl::MeasuredPoint &a, const dsl::MeasuredPoint &b) { return a.median_ms < b.median_ms; });
     return measured;
+}
+
+/// genetic_points with each point measured by dsl::measure_points (either shape of program).
+template <class Program, class Def>
+std::vector<dsl::MeasuredPoint> genetic_program_search(const Program &program, const Def &def, int features,
+                                                       Device device, const Graph &g,
+                                                       const std::map<std::string, Tensor> &operands, Tensor &out,
+                                                       const CudaLaunch &launch, int runs,
+                                                       const std::function<void()> &sync, const GeneticOptions &options) {
+    return genetic_points(def, features, device, options, [&](const dsl::SchedulePoint &p) {
+        return dsl::measure_points(program, def, {p}, features, device, g, operands, out, launch, runs, sync)
+            .front()
+            .median_ms;
+    });
+}
+
+}  // namespace
+
+std::vector<dsl::MeasuredPoint> genetic_user_search(const dsl::SpmmProgram &program, const dsl::ScheduleDef &def,
+                                                    int features, Device device, const Graph &g,
+                                                    const std::map<std::string, Tensor> &operands, Tensor &out,
+                                                    const CudaLaunch &launch, int runs,
+                                                    const std::function<void()> &sync, const GeneticOptions &options) {
+    return genetic_program_search(program, def, features, device, g, operands, out, launch, runs, sync, options);
+}
+
+std::vector<dsl::MeasuredPoint> genetic_user_search(const dsl::SddmmProgram &program, const dsl::EdgeScheduleDef &def,
+                                                    int features, Device device, const Graph &g,
+                                                    const std::map<std::string, Tensor> &operands, Tensor &out,
+                                                    const CudaLaunch &launch, int runs,
+                                                    const std::function<void()> &sync, const GeneticOptions &options) {
+    return genetic_program_search(program, def, features, device, g, operands, out, launch, runs, sync, options);
 }
 
 }  // namespace gsparse::autotune

@@ -64,9 +64,12 @@ UserKernel compile(const dsl::Plugin &plugin, const std::string &program, int fe
 }
 
 UserEdgeKernel compile_edge(const dsl::Plugin &plugin, const std::string &program, int features,
-                            const std::string &device) {
+                            const std::string &device, const std::optional<std::string> &schedule,
+                            const std::map<std::string, int64_t> &point) {
     dsl::SddmmProgram p = plugin.registry.make_edge_program(program);
-    return describe(plugin.handle, p.compile(features, device_of(device)), p, program, features, device);
+    const dsl::EdgeScheduleDef def =
+        schedule ? plugin.registry.make_edge_schedule(*schedule) : dsl::default_edge_schedule();
+    return describe(plugin.handle, p.compile(features, device_of(device), def, point), p, program, features, device);
 }
 
 /// A program's derived backward (dsl/user_gradients.h), compiled: the name under which its programs
@@ -149,9 +152,23 @@ void bind_plugins(py::module_ &m) {
         .def_property_readonly("programs", [](const dsl::Plugin &p) { return p.registry.program_names(); })
         .def_property_readonly("schedules", [](const dsl::Plugin &p) { return p.registry.schedule_names(); })
         .def_property_readonly("edge_programs", [](const dsl::Plugin &p) { return p.registry.edge_program_names(); })
+        .def_property_readonly("edge_schedules",
+                               [](const dsl::Plugin &p) { return p.registry.edge_schedule_names(); })
+        .def(
+            "edge_schedule_space",
+            [](const dsl::Plugin &p, const std::optional<std::string> &schedule, int features, const std::string &device) {
+                const dsl::EdgeScheduleDef def =
+                    schedule ? p.registry.make_edge_schedule(*schedule) : dsl::default_edge_schedule();
+                return def.space(features, device_of(device));
+            },
+            py::arg("schedule"), py::arg("features"), py::arg("device"),
+            "Every valid point ({knob: value}) of the edge schedule of that name (None: the default edge "
+            "schedule) for `features` features on 'cpu' or 'cuda'.")
         .def("compile_edge", &compile_edge, py::arg("program"), py::arg("features"), py::arg("device"),
+             py::arg("schedule") = std::nullopt, py::arg("point") = std::map<std::string, int64_t>{},
              py::call_guard<py::gil_scoped_release>(),
-             "The per-edge program compiled for `features` output features on 'cpu' or 'cuda'.")
+             "The per-edge program compiled for `features` output features on 'cpu' or 'cuda', under the plugin's "
+             "edge schedule of that name (None: the default edge schedule) at `point`.")
         .def("compile", &compile, py::arg("program"), py::arg("features"), py::arg("device"), py::arg("schedule"),
              py::arg("point"), py::call_guard<py::gil_scoped_release>(),
              "The program compiled for `features` output features on 'cpu' or 'cuda', under the plugin's schedule "
@@ -178,6 +195,7 @@ void bind_plugins(py::module_ &m) {
              py::call_guard<py::gil_scoped_release>(),
              "The same on a graph view (a dynamic graph's index arrays, by address).");
     bind_compiled<dsl::SddmmKernel>(m, "UserEdgeKernel", "A compiled per-edge user program.")
+        .def_property_readonly("schedule", [](const UserEdgeKernel &k) { return k.kernel.schedule(); })
         .def("run", &run_edge<Graph>, py::arg("graph"), py::arg("operands"), py::arg("out"), py::arg("launch"),
              py::call_guard<py::gil_scoped_release>(), "out ([num_edges, features], by edge id) = the program.")
         .def("run", &run_edge<GraphView>, py::arg("graph"), py::arg("operands"), py::arg("out"), py::arg("launch"),

@@ -92,19 +92,31 @@ class Plugin:
             self._compiled[key] = DerivedBackward(*self._native.compile_gradients(name, int(features), device, edges))
         return self._compiled[key]
 
-    def edge_program(self, name, features, device="cpu"):
+    @property
+    def edge_schedules(self):
+        return list(self._native.edge_schedules)
+
+    def edge_schedule_space(self, features, device="cpu", schedule=None):
+        """Every valid point ({knob: value}) of the plugin's edge schedule `schedule` (None: the
+        default edge schedule) for `features` features on `device`: what a search over it measures."""
+        return [dict(p) for p in self._native.edge_schedule_space(schedule, int(features), _device_type(device))]
+
+    def edge_program(self, name, features, device="cpu", schedule=None, point=None):
         """Per-edge (g-SDDMM-shaped) program `name` compiled for `features` output features on
-        `device`; compiled once per argument set."""
+        `device`, under the plugin's edge schedule `schedule` (None: the default edge schedule,
+        edge_default) at `point` ({knob: value}; knobs left out take their defaults). Compiled once
+        per argument set."""
         device = _device_type(device)
-        key = ("edge", name, int(features), device)
+        point = {str(k): int(v) for k, v in (point or {}).items()}
+        key = ("edge", name, int(features), device, schedule, tuple(sorted(point.items())))
         if key not in self._compiled:
-            self._compiled[key] = EdgeProgram(self._native.compile_edge(name, int(features), device), plugin=self,
-                                              name=name)
+            self._compiled[key] = EdgeProgram(self._native.compile_edge(name, int(features), device, schedule, point),
+                                              plugin=self, name=name)
         return self._compiled[key]
 
     def __repr__(self):
         return (f"Plugin({self.path!r}, programs={self.programs}, edge_programs={self.edge_programs}, "
-                f"schedules={self.schedules})")
+                f"schedules={self.schedules}, edge_schedules={self.edge_schedules})")
 
 
 def _device_type(device):
@@ -124,6 +136,11 @@ class _Compiled:
         self.operands = [(n, at, b) for n, at, b in kernel.operands]  # (name, source|destination|edge, broadcast)
         self.dtype = _DTYPES.get(kernel.dtype)
         self.device = kernel.device  # "cpu" or "cuda"
+
+    @property
+    def schedule(self):
+        """The schedule point it was compiled at."""
+        return self._kernel.schedule
 
     @property
     def operand_names(self):
@@ -189,7 +206,7 @@ class EdgeProgram(_Compiled):
         return out
 
     def __repr__(self):
-        return f"EdgeProgram({self.name}, features={self.features})"
+        return f"EdgeProgram({self.name}, features={self.features}, schedule={self.schedule})"
 
 
 class UserProgram(_Compiled):
@@ -198,11 +215,6 @@ class UserProgram(_Compiled):
     def __init__(self, kernel, plugin=None, name=None):
         super().__init__(kernel, plugin, name)
         self.num_outputs = kernel.num_outputs  # several with finalize_outputs: calls return a tuple
-
-    @property
-    def schedule(self):
-        """The schedule point it was compiled at."""
-        return self._kernel.schedule
 
     def _graph_arg(self, g):
         """What the kernel takes for g: a dynamic graph's view (its arrays where they are, with the

@@ -366,6 +366,43 @@ def test_per_edge_programs_match_pytorch(plugin, device, dynamic):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_per_edge_programs_under_schedules(plugin, device, dynamic):
+    # attention_scores (4 heads) under the plugin's edge schedule and points of the default edge
+    # schedule: the same values as PyTorch's gathers whatever the point; an invalid point or an
+    # unknown schedule is an error naming it.
+    _, ei = graph()
+    ei = ei.to(device)
+    n, H = 60, 4
+    g = gsparse.Graph(ei, num_nodes=n, dynamic=dynamic)
+    assert plugin.edge_schedules == ["edge_threads"]
+    gen = torch.Generator().manual_seed(2)
+    a_src, a_dst = (torch.randn(n, H, generator=gen).to(device) for _ in range(2))
+    bias = torch.randn(ei.shape[1], 1, generator=gen).to(device)
+    s = a_src[ei[0]] + a_dst[ei[1]] + bias
+    want = torch.nn.functional.leaky_relu(s, 0.2)
+    if device == "cuda":
+        points = [("edge_default", {"feature_tile": 2, "feature_vector": 2, "edges_per_thread": 4}),
+                  ("edge_default", {"block_threads": 64}), ("edge_threads", {"edges": 64, "unroll": 4})]
+    else:
+        points = [("edge_default", {"edges_per_task": 64, "vector_width": 4}), ("edge_threads", {"unroll": 2})]
+    for schedule, point in points:
+        prog = plugin.edge_program("attention_scores", H, device=device, schedule=schedule, point=point)
+        assert prog.schedule.startswith(schedule + "{") and all(f"{k}={v}" in prog.schedule for k, v in point.items())
+        torch.testing.assert_close(prog(g, a_src=a_src, a_dst=a_dst, bias=bias), want, rtol=1e-6, atol=1e-6)
+    assert plugin.edge_program("attention_scores", H, device=device).schedule.startswith("edge_default{")
+    # 4 task sizes x vector widths 1, 4 on the CPU; on CUDA 7 (feature_tile, feature_vector) pairs x
+    # 4 block sizes x 3 edges a thread.
+    assert len(plugin.edge_schedule_space(H, device)) == (8 if device == "cpu" else 84)
+    assert {"edges": 128, "unroll": 4} in plugin.edge_schedule_space(H, schedule="edge_threads")
+    assert {"edges": 128, "unroll": 4} not in plugin.edge_schedule_space(6, schedule="edge_threads")
+    with pytest.raises(gsparse.ScheduleError, match="feature_vector must divide the feature count"):
+        plugin.edge_program("attention_scores", 6, device="cuda", point={"feature_vector": 4})
+    with pytest.raises(gsparse.Error, match="no plugin edge schedule named 'row_tasks'"):
+        plugin.edge_program("attention_scores", H, schedule="row_tasks")
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_programs_of_several_outputs(plugin, device):
     # weighted_sum_and_mean: two outputs of one pass; a tuple from Python, and gradients from a
     # backward given both outputs' gradients.

@@ -55,6 +55,14 @@ std::vector<std::string> PluginRegistry::edge_program_names() const { return nam
 SddmmProgram PluginRegistry::make_edge_program(const std::string &name) const {
     return make<SddmmProgram>(edge_programs_, "per-edge program", name);
 }
+void PluginRegistry::edge_schedule(const std::string &name, std::function<EdgeScheduleDef()> make) {
+    add(edge_schedules_, "edge schedule", name, std::move(make));
+}
+std::vector<std::string> PluginRegistry::edge_schedule_names() const { return names_of(edge_schedules_); }
+EdgeScheduleDef PluginRegistry::make_edge_schedule(const std::string &name) const {
+    if (name == default_edge_schedule().name && !edge_schedules_.count(name)) return default_edge_schedule();
+    return make<EdgeScheduleDef>(edge_schedules_, "edge schedule", name);
+}
 void PluginRegistry::schedule(const std::string &name, std::function<ScheduleDef()> make) {
     add(schedules_, "schedule", name, std::move(make));
 }

@@ -15,10 +15,12 @@
 //       });
 //       registry.schedule("my_rows", [] { return my_schedule_def(); });
 //       registry.edge_program("gat_weights", [] { ... return gsparse::dsl::SddmmProgram(...); });
+//       registry.edge_schedule("edge_blocks", [] { return my_edge_schedule_def(); });
 //   }
 //
 // load_plugin checks the plugin's ABI version (kPluginAbiVersion, bumped when SpmmProgram,
-// SddmmProgram, Monoid, ScheduleDef, ScheduleContext or this registry change incompatibly) before
+// SddmmProgram, Monoid, ScheduleDef, ScheduleContext, EdgeScheduleDef, EdgeScheduleContext or this
+// registry change incompatibly) before
 // calling its registration function.
 #pragma once
 
@@ -33,7 +35,7 @@
 
 namespace gsparse::dsl {
 
-inline constexpr int kPluginAbiVersion = 5;
+inline constexpr int kPluginAbiVersion = 6;
 
 /// The programs and schedules a plugin registers, by name.
 class PluginRegistry {
@@ -45,10 +47,14 @@ public:
     /// Registers a per-edge (g-SDDMM-shaped) program factory; Error when the name is empty or taken
     /// by a program of either kind.
     void edge_program(const std::string &name, std::function<SddmmProgram()> make);
+    /// Registers a schedule factory for per-edge programs; Error when the name is empty or taken
+    /// by an edge schedule.
+    void edge_schedule(const std::string &name, std::function<EdgeScheduleDef()> make);
 
     std::vector<std::string> program_names() const;
     std::vector<std::string> schedule_names() const;
     std::vector<std::string> edge_program_names() const;
+    std::vector<std::string> edge_schedule_names() const;
     /// A new program from the factory `name`; Error naming the registered programs when there is
     /// none of that name, or carrying the factory's error when it throws.
     SpmmProgram make_program(const std::string &name) const;
@@ -56,11 +62,14 @@ public:
     ScheduleDef make_schedule(const std::string &name) const;
     /// The same for per-edge programs.
     SddmmProgram make_edge_program(const std::string &name) const;
+    /// The same for per-edge schedules; the default's name (default_edge_schedule()) gives it.
+    EdgeScheduleDef make_edge_schedule(const std::string &name) const;
 
 private:
     std::map<std::string, std::function<SpmmProgram()>> programs_;
     std::map<std::string, std::function<ScheduleDef()>> schedules_;
     std::map<std::string, std::function<SddmmProgram()>> edge_programs_;
+    std::map<std::string, std::function<EdgeScheduleDef()>> edge_schedules_;
 };
 
 /// A loaded plugin; the shared library stays loaded while any copy lives. Kernels compiled from its

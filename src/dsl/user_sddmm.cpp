@@ -1,5 +1,6 @@
 #include "dsl/user_sddmm.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <functional>
@@ -48,8 +49,76 @@ void SddmmProgram::edge_value(Expr value, const char *file, int line) {
     value_site_ = site;
 }
 
+namespace {
+
+/// CUDA threads over features: feature_tile, or 0 for the feature count (at most 32).
+int64_t edge_feature_tile(int64_t knob, int features) { return knob > 0 ? knob : std::min(features, 32); }
+
+}  // namespace
+
+const EdgeScheduleDef &default_edge_schedule() {
+    static const EdgeScheduleDef def = [] {
+        EdgeScheduleDef d;
+        d.name = "edge_default";
+        d.knobs = {{"edges_per_task", {64, 256, 1024, 4096}, 256},
+                   {"vector_width", {1, 4, 8, 16}, 1},
+                   {"feature_tile", {0, 1, 2, 4, 8, 16, 32, 64}, 0},
+                   {"block_threads", {64, 128, 256, 512}, 256},
+                   {"edges_per_thread", {1, 2, 4}, 1},
+                   {"feature_vector", {1, 2, 4}, 1}};
+        d.why_invalid = [](const SchedulePoint &p, int features, Device device) -> std::string {
+            if (device == Device::CUDA) {
+                if (p.at("edges_per_task") != 256 || p.at("vector_width") != 1)
+                    return "edges_per_task and vector_width are CPU knobs";
+                const int64_t ft = edge_feature_tile(p.at("feature_tile"), features);
+                const int64_t V = p.at("feature_vector");
+                if (ft > 1 && ft / 2 >= features) return "feature_tile is at least twice the feature count";
+                if (p.at("block_threads") < ft) return "block_threads is below feature_tile (one edge a block either way)";
+                if (V > 1 && features % V != 0) return "feature_vector must divide the feature count";
+                if (V > 1 && ft * V > features) return "feature_tile x feature_vector exceeds the feature count";
+                return "";
+            }
+            if (p.at("feature_tile") != 0 || p.at("block_threads") != 256 || p.at("edges_per_thread") != 1 ||
+                p.at("feature_vector") != 1)
+                return "feature_tile, block_threads, edges_per_thread and feature_vector are CUDA knobs";
+            if (p.at("vector_width") > 1 && p.at("vector_width") / 2 >= features)
+                return "vector_width is at least twice the feature count";
+            return "";
+        };
+        d.apply = [](EdgeScheduleContext &c) {
+            if (c.device == Device::CUDA) {
+                // Blocks of feature_tile x edges threads over (features, edges); each thread computes
+                // edges_per_thread edges that lie a block's edge threads apart (so that, for each
+                // of them, consecutive threads store consecutive edges) and feature_vector features.
+                const int ft = static_cast<int>(edge_feature_tile(c.knob("feature_tile"), c.features));
+                const int V = static_cast<int>(c.knob("feature_vector"));
+                const int te = std::max(1, static_cast<int>(c.knob("block_threads")) / ft);
+                const int ept = static_cast<int>(c.knob("edges_per_thread"));
+                Var fo("fo"), fi("fi"), fv("fv"), eo("eo"), ei("ei"), ej("ej"), et("et");
+                if (V > 1)  // (features >= ft x V and a multiple of V: the shifted last tile stays aligned)
+                    c.out.split(c.f, fo, fi, ft * V, TailStrategy::ShiftInwards).split(fi, fi, fv, V);
+                else
+                    c.out.split(c.f, fo, fi, ft, TailStrategy::GuardWithIf);
+                c.out.split(c.e, eo, ei, te * ept, TailStrategy::GuardWithIf).split(ei, ej, et, te);
+                if (V > 1) c.out.reorder(fv, ej, fi, et, eo, fo).vectorize(fv);
+                else c.out.reorder(ej, fi, et, eo, fo);
+                c.out.gpu_blocks(eo, fo).gpu_threads(fi, et);
+                if (ept > 1) c.out.unroll(ej);
+                return;
+            }
+            Var eo("eo"), ei("ei");
+            c.out.split(c.e, eo, ei, static_cast<int>(c.knob("edges_per_task")), TailStrategy::GuardWithIf).parallel(eo);
+            if (const int vw = static_cast<int>(c.knob("vector_width")); vw > 1)
+                c.out.vectorize(c.f, vw, TailStrategy::GuardWithIf);
+        };
+        return d;
+    }();
+    return def;
+}
+
 struct SddmmKernel::State {
     std::string name;
+    std::string schedule;
     Type type;
     int features = 0;
     Device device = Device::CPU;
@@ -63,9 +132,12 @@ struct SddmmKernel::State {
     std::once_flag compiled;  // CUDA pipelines are JIT-compiled on their first run
 };
 
-SddmmKernel SddmmProgram::compile(int features, Device device) const {
+SddmmKernel SddmmProgram::compile(int features, Device device, const EdgeScheduleDef &schedule,
+                                  const SchedulePoint &point) const {
     if (!value_.defined()) fail<ShapeError>("program ", name_, " has no edge value (call edge_value())");
     if (features < 1) fail<ShapeError>("program ", name_, ": features must be at least 1, got ", features);
+    if (!schedule.apply) fail<ScheduleError>("schedule ", schedule.name, " has no directives (apply)");
+    const SchedulePoint knobs = schedule.complete(point, features, device);
     auto s = std::make_shared<SddmmKernel::State>();
     s->name = name_;
     s->type = type_;
@@ -82,13 +154,27 @@ SddmmKernel SddmmProgram::compile(int features, Device device) const {
     ext::SparseLayout sparse;
     sparse.coo_index_array(src_idx_, num_edges_, num_src_).coo_index_array(dst_idx_, num_edges_, num_dst_);
     ext::infer_ragged_bounds({out}, sparse);
+    EdgeScheduleContext ctx;
+    ctx.out = out;
+    ctx.f = f_;
+    ctx.e = e_;
+    ctx.device = device;
+    ctx.features = features;
+    ctx.type = type_;
+    ctx.knobs = knobs;
+    try {
+        schedule.apply(ctx);
+    } catch (const Halide::Error &e) {
+        fail<ScheduleError>("schedule ", point_str(schedule, knobs), " failed on program ", name_, ": ", e.what());
+    }
+    s->schedule = point_str(schedule, knobs);
     if (device == Device::CUDA) {
-        Var fo("fo"), fi("fi"), eo("eo"), ei("ei");
-        const int ftile = features >= 32 ? 32 : features;
-        out.gpu_tile(f_, e_, fo, eo, fi, ei, ftile, std::max(1, 256 / ftile), TailStrategy::GuardWithIf);
-    } else {
-        Var eo("eo"), ei("ei");
-        out.split(e_, eo, ei, 256, TailStrategy::GuardWithIf).parallel(eo);
+        bool on_blocks = false;
+        for (const auto &d : out.function().definition().schedule().dims())
+            on_blocks = on_blocks || d.for_type == Internal::ForType::GPUBlock;
+        if (!on_blocks)
+            fail<ScheduleError>("schedule ", s->schedule, " on CUDA binds no loop of program ", name_,
+                                "'s output to GPU blocks (gpu_blocks or gpu_tile)");
     }
     out.bound(f_, 0, features);
     s->out = out;
@@ -225,6 +311,33 @@ std::vector<std::string> SddmmKernel::argument_names() const {
     for (const Argument &a : state_->arguments) names.push_back(a.name);
     names.push_back(state_->out.name());
     return names;
+}
+
+const std::string &SddmmKernel::schedule() const { return state_->schedule; }
+
+std::vector<MeasuredPoint> search_schedule(const SddmmProgram &program, const EdgeScheduleDef &schedule, int features,
+                                           Device device, const Graph &g,
+                                           const std::map<std::string, Tensor> &operands, Tensor &out,
+                                           const CudaLaunch &launch, int runs, const std::function<void()> &sync) {
+    return measure_points(program, schedule, schedule.space(features, device), features, device, g, operands, out,
+                          launch, runs, sync);
+}
+
+std::vector<MeasuredPoint> measure_points(const SddmmProgram &program, const EdgeScheduleDef &schedule,
+                                          const std::vector<SchedulePoint> &points, int features, Device device,
+                                          const Graph &g, const std::map<std::string, Tensor> &operands, Tensor &out,
+                                          const CudaLaunch &launch, int runs, const std::function<void()> &sync) {
+    if (runs < 1) fail<ShapeError>("search_schedule: runs must be at least 1, got ", runs);
+    if (device == Device::CUDA && !sync)
+        fail<ShapeError>("search_schedule on CUDA needs sync (a function that waits for the launch's stream)");
+    std::vector<MeasuredPoint> measured;
+    for (const auto &point : points) {
+        const SddmmKernel k = program.compile(features, device, schedule, point);
+        measured.push_back({point, median_run_ms([&] { k.run(g, operands, out, launch); }, runs, sync)});
+    }
+    std::sort(measured.begin(), measured.end(),
+              [](const MeasuredPoint &a, const MeasuredPoint &b) { return a.median_ms < b.median_ms; });
+    return measured;
 }
 
 std::string SddmmKernel::lowered_stmt() const {

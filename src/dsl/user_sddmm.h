@@ -12,13 +12,16 @@
 // The program is a Halide pipeline over the graph's COO in edge-id order (src_idx(e), dst_idx(e));
 // the extension's ragged bound inference bounds the gathers through them (no hand-written
 // promises). Operands are [rows, features] tensors of the program's type, or [rows, 1] when
-// broadcast (rows: num_src, num_dst or num_edges). Default schedule: edges in parallel (CPU: tasks
-// of 256 edges; CUDA: blocks of 256 edges x the features' threads, JIT-compiled on the first run;
-// the graph's COO is copied to the device once per graph and context).
+// broadcast (rows: num_src, num_dst or num_edges). Schedules are EdgeScheduleDefs: knobs with
+// choices, defaults and a validity rule, and directives over out(f, e); default_edge_schedule()
+// runs edges in parallel (CPU: tasks of 256 edges; CUDA: blocks of 256 threads over features and
+// edges, JIT-compiled on the first run; the graph's COO is copied to the device once per graph and
+// context), and search_schedule measures every valid point of a schedule on a graph.
 #pragma once
 
 #include <Halide.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -26,6 +29,7 @@
 
 #include "core/tensor.h"
 #include "dsl/operands.h"
+#include "dsl/schedule_knobs.h"
 #include "graph/graph.h"
 #include "graph/graph_view.h"
 #include "runtime/cuda_launch.h"
@@ -34,6 +38,33 @@ namespace gsparse::dsl {
 
 class SddmmKernel;
 struct ProgramGradients;
+
+/// What a schedule of a per-edge program works on: the output Func out(f, e) (one value per edge e
+/// and feature f, a pure definition: nothing to reduce), the device, the feature count, the
+/// program's element type and the chosen knob values.
+struct EdgeScheduleContext : KnobValues {
+    Halide::Func out;  ///< out(f, e)
+    Halide::Var f, e;  ///< feature and edge (by edge id)
+    Device device = Device::CPU;
+    int features = 0;
+    Halide::Type type;
+};
+
+/// A schedule for per-edge programs: knobs (KnobSpace: choices, defaults, validity rule) and the
+/// directives. Points are checked before apply runs. A schedule changes how the edges are
+/// computed, never what: every point gives the program's values.
+struct EdgeScheduleDef : KnobSpace {
+    std::function<void(EdgeScheduleContext &)> apply;
+};
+
+/// The default schedule of per-edge programs (edge_default). CPU: edges_per_task (edges of one
+/// parallel task) and vector_width (features computed together). CUDA: feature_tile (threads over
+/// features; 0: the feature count, at most 32), block_threads (threads of a block: block_threads /
+/// feature_tile edges at once), edges_per_thread (edges a thread computes, block_threads /
+/// feature_tile apart so that a warp's stores stay together; unrolled) and feature_vector (features
+/// a thread computes, vectorized; a divisor of the feature count, at most feature_tile x
+/// feature_vector features a block's row).
+const EdgeScheduleDef &default_edge_schedule();
 
 class SddmmProgram {
 public:
@@ -58,9 +89,11 @@ public:
     /// The declared operands, in declaration order.
     std::vector<OperandInfo> operands() const;
 
-    /// Compiled for `features` output features; ShapeError for an incomplete program, KernelError
-    /// when Halide rejects it.
-    SddmmKernel compile(int features, Device device = Device::CPU) const;
+    /// Compiled for `features` output features under `schedule` at `point` (knobs left out take
+    /// their defaults); ShapeError for an incomplete program, ScheduleError for a point the schedule
+    /// does not take or directives Halide rejects, KernelError when compilation fails.
+    SddmmKernel compile(int features, Device device = Device::CPU,
+                        const EdgeScheduleDef &schedule = default_edge_schedule(), const SchedulePoint &point = {}) const;
 
 private:
     friend ProgramGradients derive_gradients(const SddmmProgram &program);  // dsl/user_gradients.h
@@ -88,6 +121,8 @@ public:
              const CudaLaunch &launch = {}) const;
     std::string lowered_stmt() const;
     std::string assembly() const;
+    /// The schedule point the kernel was compiled at, as text (point_str).
+    const std::string &schedule() const;
 
     /// The program as a static library for applications that link it without gsparse or a JIT:
     /// <dir>/<name>.a and <dir>/<name>.h, declaring
@@ -108,5 +143,22 @@ private:
                 const CudaLaunch &launch) const;
     std::shared_ptr<State> state_;
 };
+
+/// Measures every valid point of `schedule` for the program on g with these operands (runs timed
+/// runs after one warm-up each, median), fastest first. `sync` waits for the device (required for
+/// CUDA: it must wait for the launch's stream; unused on the CPU). out receives the last result.
+std::vector<MeasuredPoint> search_schedule(const SddmmProgram &program, const EdgeScheduleDef &schedule, int features,
+                                           Device device, const Graph &g,
+                                           const std::map<std::string, Tensor> &operands, Tensor &out,
+                                           const CudaLaunch &launch = {}, int runs = 10,
+                                           const std::function<void()> &sync = nullptr);
+
+/// The same over the given points of `schedule` only, fastest first; ScheduleError for a point the
+/// schedule does not take.
+std::vector<MeasuredPoint> measure_points(const SddmmProgram &program, const EdgeScheduleDef &schedule,
+                                          const std::vector<SchedulePoint> &points, int features, Device device,
+                                          const Graph &g, const std::map<std::string, Tensor> &operands, Tensor &out,
+                                          const CudaLaunch &launch = {}, int runs = 10,
+                                          const std::function<void()> &sync = nullptr);
 
 }  // namespace gsparse::dsl

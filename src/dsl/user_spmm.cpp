@@ -6,7 +6,6 @@
 #include <array>
 #include <atomic>
 #include <cctype>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -59,12 +58,6 @@ Monoid Monoid::min() {
     return merging_by_combine("min", [](Type t) { return t.max(); }, [](Expr a, Expr x) { return Halide::min(a, x); });
 }
 
-int64_t ScheduleContext::knob(const std::string &name) const {
-    auto it = knobs.find(name);
-    if (it == knobs.end()) fail<ScheduleError>("schedule has no knob '", name, "'");
-    return it->second;
-}
-
 NnzLanes ScheduleContext::split_nnz_lanes(int lanes, int steps) {
     if (!split_lanes_impl) fail<ScheduleError>("split_nnz_lanes: this context has no program to split");
     if (lanes < 2 || lanes > 32) fail<ScheduleError>("split_nnz_lanes: ", lanes, " lanes is not in 2..32");
@@ -77,56 +70,6 @@ RowSegmentSplit ScheduleContext::split_rows(int length) {
     if (length < 1 || length > (1 << 20))
         fail<ScheduleError>("split_rows: a segment of ", length, " positions is not in 1..", 1 << 20);
     return split_rows_impl(*this, length);
-}
-
-std::map<std::string, int64_t> ScheduleDef::complete(const std::map<std::string, int64_t> &point, int features,
-                                                     Device device) const {
-    std::map<std::string, int64_t> full;
-    for (const Knob &k : knobs) full[k.name] = k.default_value;
-    for (const auto &[name, value] : point) {
-        const Knob *knob = nullptr;
-        for (const Knob &k : knobs) knob = k.name == name ? &k : knob;
-        if (!knob) fail<ScheduleError>("schedule ", this->name, " has no knob '", name, "'");
-        if (std::find(knob->choices.begin(), knob->choices.end(), value) == knob->choices.end())
-            fail<ScheduleError>("schedule ", this->name, ": ", name, " = ", value, " is not one of its choices");
-        full[name] = value;
-    }
-    if (why_invalid) {
-        const std::string why = why_invalid(full, features, device);
-        if (!why.empty())
-            fail<ScheduleError>("schedule point ", point_str(*this, full), " is invalid for ", features,
-                                " features on ", device_name(device), ": ", why);
-    }
-    return full;
-}
-
-std::vector<std::map<std::string, int64_t>> ScheduleDef::space(int features, Device device) const {
-    std::vector<std::map<std::string, int64_t>> points = {{}};
-    for (const Knob &k : knobs) {
-        std::vector<std::map<std::string, int64_t>> next;
-        for (const auto &p : points)
-            for (int64_t c : k.choices) {
-                auto q = p;
-                q[k.name] = c;
-                next.push_back(std::move(q));
-            }
-        points = std::move(next);
-    }
-    std::vector<std::map<std::string, int64_t>> valid;
-    for (auto &p : points)
-        if (!why_invalid || why_invalid(p, features, device).empty()) valid.push_back(std::move(p));
-    return valid;
-}
-
-std::string point_str(const ScheduleDef &def, const std::map<std::string, int64_t> &point) {
-    std::string s = def.name + "{";
-    bool first = true;
-    for (const auto &[k, v] : point) {
-        if (!first) s += ", ";
-        s += k + "=" + std::to_string(v);
-        first = false;
-    }
-    return s + "}";
 }
 
 namespace {
@@ -1051,26 +994,13 @@ std::vector<MeasuredPoint> measure_points(const SpmmProgram &program, const Sche
     if (runs < 1) fail<ShapeError>("search_schedule: runs must be at least 1, got ", runs);
     if (device == Device::CUDA && !sync)
         fail<ShapeError>("search_schedule on CUDA needs sync (a function that waits for the launch's stream)");
-    auto wait = [&] {
-        if (sync) sync();
-    };
     std::vector<MeasuredPoint> measured;
     for (const auto &point : points) {
         SpmmKernel k = program.compile(features, device, schedule, point);
         if (k.num_outputs() != 1)
             fail<ShapeError>("user program ", program.name(), " has ", k.num_outputs(),
                              " outputs: schedules are searched for programs of one output for now");
-        k.run(g, operands, out, launch);  // warm-up (compiles CUDA kernels)
-        wait();
-        std::vector<double> ms;
-        for (int i = 0; i < runs; ++i) {
-            const auto t0 = std::chrono::steady_clock::now();
-            k.run(g, operands, out, launch);
-            wait();
-            ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-        }
-        std::nth_element(ms.begin(), ms.begin() + static_cast<long>(ms.size() / 2), ms.end());
-        measured.push_back({point, ms[ms.size() / 2]});
+        measured.push_back({point, median_run_ms([&] { k.run(g, operands, out, launch); }, runs, sync)});
     }
     std::sort(measured.begin(), measured.end(),
               [](const MeasuredPoint &a, const MeasuredPoint &b) { return a.median_ms < b.median_ms; });

@@ -46,6 +46,7 @@
 #include "core/dtype.h"
 #include "core/tensor.h"
 #include "dsl/operands.h"
+#include "dsl/schedule_knobs.h"
 #include "graph/graph.h"
 #include "graph/graph_view.h"
 #include "runtime/cuda_launch.h"
@@ -120,17 +121,14 @@ struct RowSegmentSplit {
 
 /// What a schedule of a user program works on: the program's Funcs and loop variables after the
 /// algorithm is defined, the device, the feature count and the chosen knob values.
-struct ScheduleContext {
+struct ScheduleContext : KnobValues {
     Halide::Func out;          ///< out(f, v): the output, computed per row v
     Halide::Func acc;          ///< acc(f, v): the reduction (pure: identity; update over k)
     Halide::Var f, v;          ///< feature and row
     Halide::RVar k;            ///< the row's neighbour position (the update's reduction variable)
     Device device = Device::CPU;
     int features = 0;
-    std::map<std::string, int64_t> knobs;  ///< every knob of the schedule, chosen or default
-    bool monoid_merges = false;            ///< whether the program's monoid declares a merge
-
-    int64_t knob(const std::string &name) const;
+    bool monoid_merges = false;  ///< whether the program's monoid declares a merge
 
     /// Splits each row's neighbours over `lanes` (2..32) partial reductions (NnzLanes) for rows of
     /// many neighbours, each lane taking `steps` (1..8) positions an iteration: acc becomes the
@@ -192,16 +190,7 @@ struct RunShape {
 /// rule over a point, and the directives. Points are checked before apply runs; the search
 /// (search_schedule) measures every valid point. default_schedule() is the one compile() uses
 /// without a schedule; it is written with this same API.
-struct ScheduleDef {
-    struct Knob {
-        std::string name;
-        std::vector<int64_t> choices;
-        int64_t default_value = 0;
-    };
-    std::string name;
-    std::vector<Knob> knobs;
-    /// Why the point (every knob set) is invalid for these features on this device, or "" if valid.
-    std::function<std::string(const std::map<std::string, int64_t> &point, int features, Device device)> why_invalid;
+struct ScheduleDef : KnobSpace {
     std::function<void(ScheduleContext &)> apply;
     /// Optional: the point to run on a graph, given the point the kernel was compiled at. A schedule
     /// whose best form depends on the graph (short rows: a thread per row; long ones: lanes of
@@ -212,13 +201,6 @@ struct ScheduleDef {
     /// keeps its choice for the last graph shape it ran on.
     std::function<std::map<std::string, int64_t>(const std::map<std::string, int64_t> &point, const RunShape &run)>
         for_graph;
-
-    /// point completed with the defaults of the knobs it leaves out; ScheduleError for an unknown
-    /// knob, a value outside a knob's choices, or a point the validity rule rejects.
-    std::map<std::string, int64_t> complete(const std::map<std::string, int64_t> &point, int features,
-                                            Device device) const;
-    /// Every valid point (the product of the knobs' choices, filtered by the validity rule).
-    std::vector<std::map<std::string, int64_t>> space(int features, Device device) const;
 };
 
 /// The default schedule of user programs: CPU rows_per_task (rows of one parallel task) and
@@ -255,8 +237,6 @@ bool split_rows_by_default(const RunShape &r);
 /// The longest row up to which the default schedule's nnz_lanes = 0 runs a thread per row on CUDA.
 inline constexpr int64_t kRowsFormMaxDegree = 64;
 
-/// A point as text: name{knob=value, ...}.
-std::string point_str(const ScheduleDef &def, const std::map<std::string, int64_t> &point);
 
 struct ProgramGradients;
 
@@ -410,11 +390,6 @@ private:
     std::shared_ptr<State> state_;
 };
 
-/// One measured point of search_schedule.
-struct MeasuredPoint {
-    std::map<std::string, int64_t> point;
-    double median_ms = 0;
-};
 
 /// Measures every valid point of `schedule` for the program on g with these operands (runs timed
 /// runs after one warm-up each, median), fastest first. `sync` waits for the device (required for

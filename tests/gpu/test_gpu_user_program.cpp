@@ -365,6 +365,40 @@ TEST_F(GpuUserProgram, PerEdgeProgramsMatchTheCpu) {
              none, launch_);
 }
 
+TEST_F(GpuUserProgram, EdgeSchedulePointsMatchTheCpu) {
+    // Points of the default edge schedule (threads over features and edges, edges a thread, features
+    // a thread) across its CUDA space at F = 1, 5 and 64, every seventh point (the first and the
+    // last among them), against the CPU default on a graph with a long row and shuffled edge ids.
+    dsl::SddmmProgram p("edge_points_gpu");
+    Halide::Expr x = p.operand("x", At::Src);
+    Halide::Expr w = p.operand("w", At::Edge);
+    p.edge_value(x * w + p.operand("d", At::Dst, true));
+    test::RandomGraphOptions opt;
+    opt.long_row = 3000;
+    const dsl::EdgeScheduleDef &d = dsl::default_edge_schedule();
+    for (int F : {1, 5, 64}) {
+        Graph g = test::random_graph(900 + F, opt);
+        const std::map<std::string, Tensor> host = {{"x", test::random_tensor({g.num_src(), F}, 1)},
+                                                    {"w", test::random_tensor({g.num_edges(), F}, 2)},
+                                                    {"d", test::random_tensor({g.num_dst(), 1}, 3)}};
+        Tensor want = Tensor::empty({g.num_edges(), F}, DType::F32);
+        p.compile(F).run(g, host, want);
+        std::map<std::string, Tensor> dev;
+        for (const auto &[name, t] : host) dev.emplace(name, to_device(t));
+        const auto space = d.space(F, Device::CUDA);
+        ASSERT_FALSE(space.empty());
+        std::vector<size_t> picked;
+        for (size_t i = 0; i < space.size(); i += 7) picked.push_back(i);
+        if (picked.back() != space.size() - 1) picked.push_back(space.size() - 1);
+        for (size_t i : picked) {
+            dsl::SddmmKernel k = p.compile(F, Device::CUDA, d, space[i]);
+            Tensor out = device_empty({g.num_edges(), F}, DType::F32);
+            k.run(g, dev, out, launch_);
+            EXPECT_TRUE(close_values(to_host(out), want, 1e-5)) << k.schedule() << " F=" << F;
+        }
+    }
+}
+
 TEST_F(GpuUserProgram, RowSegmentsMatchTheCpu) {
     // Rows split into segments across the graph (the default schedule's row_segments: a kernel over
     // segments, then one over rows): a message of source, edge and destination operands and the

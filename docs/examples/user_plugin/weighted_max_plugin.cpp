@@ -2,8 +2,8 @@
 // docs/examples/user_program_aot, a weighted sum and product, GAT's attention aggregation in one pass
 // (gat_attention.h; the fused layer of docs/examples/fused_gat.py, with its backward's transposed
 // aggregation and per-edge score gradient), a gated mean and per-edge attention scores (backwards
-// derived from the message), a weighted sum and mean as two outputs of one pass, and a user schedule,
-// loaded by
+// derived from the message), a weighted sum and mean as two outputs of one pass, a user schedule
+// and a per-edge user schedule, loaded by
 //   gsparse-compile --plugin libgsparse_example_plugin.so --program weighted_max --feat 8 --out DIR --name weighted_max
 // Built as a shared module (CMake: add_library(NAME MODULE ...)); it does not link gsparse.
 #include "dsl/plugin.h"
@@ -72,6 +72,16 @@ gsparse::dsl::SddmmProgram attention_scores() {
     return p;
 }
 
+/// The elementwise product of the source's and the destination's features on every edge (DGL's
+/// u_mul_v): a per-edge program whose operands are all as wide as its output.
+gsparse::dsl::SddmmProgram u_mul_v() {
+    gsparse::dsl::SddmmProgram p("u_mul_v");
+    Halide::Expr x = p.operand("x", At::Src);
+    Halide::Expr y = p.operand("y", At::Dst);
+    p.edge_value(x * y);
+    return p;
+}
+
 /// Two outputs from one pass over each row: the weighted sum and the weighted mean of the in-edges.
 gsparse::dsl::SpmmProgram weighted_sum_and_mean() {
     gsparse::dsl::SpmmProgram p("weighted_sum_and_mean");
@@ -106,6 +116,27 @@ gsparse::dsl::ScheduleDef row_tasks() {
     return d;
 }
 
+/// A per-edge schedule: every thread (CUDA) or task (CPU) takes whole edges, all their features in
+/// one loop of `unroll` features a step; `edges` edges a block (CUDA) or a task (CPU).
+gsparse::dsl::EdgeScheduleDef edge_threads() {
+    gsparse::dsl::EdgeScheduleDef d;
+    d.name = "edge_threads";
+    d.knobs = {{"edges", {64, 128, 256, 1024}, 128}, {"unroll", {1, 2, 4}, 1}};
+    d.why_invalid = [](const std::map<std::string, int64_t> &point, int features, gsparse::Device) -> std::string {
+        if (features % point.at("unroll") != 0) return "unroll must divide the feature count";
+        return "";
+    };
+    d.apply = [](gsparse::dsl::EdgeScheduleContext &c) {
+        Halide::Var eo("eo"), ei("ei");
+        const int edges = static_cast<int>(c.knob("edges"));
+        c.out.split(c.e, eo, ei, edges, Halide::TailStrategy::GuardWithIf).reorder(c.f, ei, eo);
+        if (c.device == gsparse::Device::CUDA) c.out.gpu_blocks(eo).gpu_threads(ei);
+        else c.out.parallel(eo);
+        if (c.knob("unroll") > 1) c.out.unroll(c.f, static_cast<int>(c.knob("unroll")));
+    };
+    return d;
+}
+
 }  // namespace
 
 GSPARSE_PLUGIN(registry) {
@@ -120,6 +151,8 @@ GSPARSE_PLUGIN(registry) {
     registry.program("gat_attention_transpose", [] { return gsparse_examples::gat_attention_transpose(); });
     registry.edge_program("gat_score_grad", [] { return gsparse_examples::gat_score_grad(); });
     registry.edge_program("attention_scores", attention_scores);
+    registry.edge_program("u_mul_v", u_mul_v);
     registry.program("weighted_sum_and_mean", weighted_sum_and_mean);
     registry.schedule("row_tasks", row_tasks);
+    registry.edge_schedule("edge_threads", edge_threads);
 }
