@@ -62,6 +62,12 @@ int64_t KnobValues::knob(const std::string &name) const {
     return it->second;
 }
 
+void check_search(int runs, Device device, const std::function<void()> &sync) {
+    if (runs < 1) fail<ShapeError>("search_schedule: runs must be at least 1, got ", runs);
+    if (device == Device::CUDA && !sync)
+        fail<ShapeError>("search_schedule on CUDA needs sync (a function that waits for the launch's stream)");
+}
+
 double median_run_ms(const std::function<void()> &run, int runs, const std::function<void()> &sync) {
     if (runs < 1) fail<ShapeError>("search_schedule: runs must be at least 1, got ", runs);
     auto once = [&] {

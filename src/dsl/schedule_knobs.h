@@ -53,6 +53,10 @@ struct MeasuredPoint {
     double median_ms = 0;
 };
 
+/// ShapeError unless a search's arguments can time anything: runs >= 1, and on CUDA a sync (a
+/// function that waits for the launch's stream).
+void check_search(int runs, Device device, const std::function<void()> &sync);
+
 /// The median time of `runs` (>= 1) timed calls of run after one warm-up call; `sync` (if given)
 /// waits for the device after each call and is part of its time. ShapeError for runs < 1.
 double median_run_ms(const std::function<void()> &run, int runs, const std::function<void()> &sync);

@@ -991,9 +991,7 @@ std::vector<MeasuredPoint> measure_points(const SpmmProgram &program, const Sche
                                           Device device, const Graph &g,
                                           const std::map<std::string, Tensor> &operands, Tensor &out,
                                           const CudaLaunch &launch, int runs, const std::function<void()> &sync) {
-    if (runs < 1) fail<ShapeError>("search_schedule: runs must be at least 1, got ", runs);
-    if (device == Device::CUDA && !sync)
-        fail<ShapeError>("search_schedule on CUDA needs sync (a function that waits for the launch's stream)");
+    check_search(runs, device, sync);
     std::vector<MeasuredPoint> measured;
     for (const auto &point : points) {
         SpmmKernel k = program.compile(features, device, schedule, point);
