@@ -99,9 +99,9 @@ def main():
         print(f"{name} ({split}): {g.num_dst} rows, {g.num_src} sources, {g.num_edges} edges", flush=True)
 
     # times[(prog, F, graph)] = [ms of each point, in points' order]
-    times, torch_ms, schedules = {}, {}, {}
-    for prog_name in programs:
-        for F in feats:
+    times, torch_ms, schedules, done = {}, {}, {}, []
+    for F in feats:
+        for prog_name in programs:
             kernels = [plugin.edge_program(prog_name, F, "cuda", point=p) for p in points[(prog_name, F)]]
             schedules[(prog_name, F)] = [k.schedule for k in kernels]
             for gname, split, g in graphs:
@@ -131,25 +131,29 @@ def main():
                       f"({schedules[(prog_name, F)][best]}), PyTorch {torch_ms[(prog_name, F, gname)]:.3f} ms",
                       flush=True)
                 del ops, want, src, dst
+            done.append((prog_name, F))
+            summarize(args, device, graphs, done, points, times, torch_ms, schedules, compile_s)
 
-    cases, trained = [], {}
+
+def summarize(args, device, graphs, done, points, times, torch_ms, schedules, compile_s):
+    """The cases of every (program, F) timed so far, written to --out (summary.json, report.md,
+    report.png): called after each, so that a run cut short still reports what it timed."""
+    cases = []
     train_graphs = [n for n, s, _ in graphs if s == "train"]
-    for prog_name in programs:
-        for F in feats:
-            n = len(points[(prog_name, F)])
-            # The point of the best geometric-mean speed-up over the default on the training graphs.
-            score = [geomean(times[(prog_name, F, gname)][0] / times[(prog_name, F, gname)][i]
-                             for gname in train_graphs) for i in range(n)]
-            t = max(range(n), key=lambda i: score[i]) if train_graphs else 0
-            trained[(prog_name, F)] = t
-            for gname, split, g in graphs:
-                row = times[(prog_name, F, gname)]
-                best = min(range(n), key=row.__getitem__)
-                cases.append({"graph": gname, "split": split, "program": prog_name, "F": F, "edges": g.num_edges,
-                              "default": schedules[(prog_name, F)][0], "default_ms": row[0],
-                              "trained": schedules[(prog_name, F)][t], "trained_ms": row[t],
-                              "oracle": schedules[(prog_name, F)][best], "oracle_ms": row[best],
-                              "torch_ms": torch_ms[(prog_name, F, gname)], "points_timed": n})
+    for prog_name, F in done:
+        n = len(points[(prog_name, F)])
+        # The point of the best geometric-mean speed-up over the default on the training graphs.
+        score = [geomean(times[(prog_name, F, gname)][0] / times[(prog_name, F, gname)][i]
+                         for gname in train_graphs) for i in range(n)]
+        t = max(range(n), key=lambda i: score[i]) if train_graphs else 0
+        for gname, split, g in graphs:
+            row = times[(prog_name, F, gname)]
+            best = min(range(n), key=row.__getitem__)
+            cases.append({"graph": gname, "split": split, "program": prog_name, "F": F, "edges": g.num_edges,
+                          "default": schedules[(prog_name, F)][0], "default_ms": row[0],
+                          "trained": schedules[(prog_name, F)][t], "trained_ms": row[t],
+                          "oracle": schedules[(prog_name, F)][best], "oracle_ms": row[best],
+                          "torch_ms": torch_ms[(prog_name, F, gname)], "points_timed": n})
     meta = {"device": device, "date": datetime.date.today().isoformat(), "torch": torch.__version__,
             "runs": args.runs, "warmup": args.warmup, "sample": args.sample, "seed": args.seed,
             "compile_s_median": sorted(compile_s.values())[len(compile_s) // 2] if compile_s else None}
