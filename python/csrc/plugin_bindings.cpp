@@ -63,12 +63,16 @@ UserKernel compile(const dsl::Plugin &plugin, const std::string &program, int fe
     return describe(plugin.handle, p.compile(features, device_of(device), def, point), p, program, features, device);
 }
 
+/// The plugin's edge schedule of that name, or the default edge schedule for none.
+dsl::EdgeScheduleDef edge_schedule_of(const dsl::Plugin &plugin, const std::optional<std::string> &schedule) {
+    return schedule ? plugin.registry.make_edge_schedule(*schedule) : dsl::default_edge_schedule();
+}
+
 UserEdgeKernel compile_edge(const dsl::Plugin &plugin, const std::string &program, int features,
                             const std::string &device, const std::optional<std::string> &schedule,
                             const std::map<std::string, int64_t> &point) {
     dsl::SddmmProgram p = plugin.registry.make_edge_program(program);
-    const dsl::EdgeScheduleDef def =
-        schedule ? plugin.registry.make_edge_schedule(*schedule) : dsl::default_edge_schedule();
+    const dsl::EdgeScheduleDef def = edge_schedule_of(plugin, schedule);
     return describe(plugin.handle, p.compile(features, device_of(device), def, point), p, program, features, device);
 }
 
@@ -157,9 +161,7 @@ void bind_plugins(py::module_ &m) {
         .def(
             "edge_schedule_space",
             [](const dsl::Plugin &p, const std::optional<std::string> &schedule, int features, const std::string &device) {
-                const dsl::EdgeScheduleDef def =
-                    schedule ? p.registry.make_edge_schedule(*schedule) : dsl::default_edge_schedule();
-                return def.space(features, device_of(device));
+                return edge_schedule_of(p, schedule).space(features, device_of(device));
             },
             py::arg("schedule"), py::arg("features"), py::arg("device"),
             "Every valid point ({knob: value}) of the edge schedule of that name (None: the default edge "

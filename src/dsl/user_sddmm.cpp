@@ -162,12 +162,12 @@ SddmmKernel SddmmProgram::compile(int features, Device device, const EdgeSchedul
     ctx.features = features;
     ctx.type = type_;
     ctx.knobs = knobs;
+    s->schedule = point_str(schedule, knobs);
     try {
         schedule.apply(ctx);
     } catch (const Halide::Error &e) {
-        fail<ScheduleError>("schedule ", point_str(schedule, knobs), " failed on program ", name_, ": ", e.what());
+        fail<ScheduleError>("schedule ", s->schedule, " failed on program ", name_, ": ", e.what());
     }
-    s->schedule = point_str(schedule, knobs);
     if (device == Device::CUDA) {
         bool on_blocks = false;
         for (const auto &d : out.function().definition().schedule().dims())
