@@ -15,6 +15,8 @@
 #include "dsl/pipeline_text.h"
 #include "dsl/static_library.h"
 #include "halide_ext/bind_buffer.h"
+#include "halide_ext/block_uniform_loop.h"
+#include "halide_ext/compact_thread_allocations.h"
 #include "halide_ext/ragged_bounds.h"
 #include "halide_ext/store_index_lets.h"
 #include "ops/halide_types.h"
@@ -70,6 +72,14 @@ RowSegmentSplit ScheduleContext::split_rows(int length) {
     if (length < 1 || length > (1 << 20))
         fail<ScheduleError>("split_rows: a segment of ", length, " positions is not in 1..", 1 << 20);
     return split_rows_impl(*this, length);
+}
+
+NeighbourTiles ScheduleContext::stage_neighbours(int tile, const Var &row_block, int rows_per_block) {
+    if (!stage_impl) fail<ScheduleError>("stage_neighbours: this context has no program to stage");
+    if (tile < 1 || tile > 1024) fail<ScheduleError>("stage_neighbours: a tile of ", tile, " positions is not in 1..1024");
+    if (rows_per_block < 1 || rows_per_block > 1024)
+        fail<ScheduleError>("stage_neighbours: ", rows_per_block, " rows a block is not in 1..1024");
+    return stage_impl(*this, tile, row_block, rows_per_block);
 }
 
 namespace {
@@ -401,6 +411,23 @@ struct SpmmKernel::State {
     const SpmmKernel *last_variant = nullptr;
 };
 
+namespace {
+
+/// A staged program whose tiles' loop the block-uniform bound did not find would run every block to
+/// the graph's longest row (its barriers too): a compiler error, not a slow kernel.
+template <typename KernelState>
+void check_passes(const KernelState &s) {
+    for (const auto &pass : s.lowering_passes)
+        if (auto *uniform = dynamic_cast<const ext::BlockUniformLoop *>(pass.get()); uniform && uniform->rewritten() == 0)
+            fail<KernelError>("user program ", s.name, " under ", s.schedule, ": stage_neighbours found no loop ",
+                              uniform->loop_name(), " (acc's tiles) inside out's row block loop ",
+                              uniform->block_loop(),
+                              " (row_block must be the Var of out's loop over blocks of rows_per_block rows, and acc "
+                              "computed at or inside it)");
+}
+
+}  // namespace
+
 SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &schedule,
                                 const std::map<std::string, int64_t> &point) const {
     if (message_.empty()) fail<ShapeError>("program ", name_, " has no message (call message())");
@@ -509,6 +536,9 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         if (split)
             fail<ScheduleError>(directive, ": program ", name_, " is already split (split_rows and split_nnz_lanes: "
                                 "one of them, once)");
+        if (ctx.staged_tile)
+            fail<ScheduleError>(directive, ": program ", name_, " stages its neighbour ids (stage_neighbours), which "
+                                "the split forms do not read");
         split = true;
     };
     Func lanes;  // the lane form's partial results, once split
@@ -614,6 +644,79 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         c.out = segment_out;
         return r;
     };
+    // The staged form (ScheduleContext::stage_neighbours): the message reads the source and edge
+    // ids through ids(k, v) and edges(k, v), computed a tile at a time at acc's ko.
+    struct Staging {
+        std::string ko_loop, block_loop;
+        int rows = 0, tile = 0;
+    } staging;
+    Func staged_ids, staged_edges;
+    ctx.stage_impl = [&](ScheduleContext &c, int tile, const Var &row_block, int rows_per_block) {
+        if (c.staged_tile) fail<ScheduleError>("stage_neighbours: program ", name_, " is already staged (call it once)");
+        if (split)
+            fail<ScheduleError>("stage_neighbours: program ", name_, " is split (split_rows or split_nnz_lanes), whose "
+                                "forms read neighbour ids where they use them");
+        c.staged_tile = tile;
+        NeighbourTiles t;
+        t.tile = tile;
+        t.kv = Var(name_ + "_kv");
+        const Expr at = row_ptr_(v_) + t.kv;
+        t.ids = Func(name_ + "_ids");
+        t.ids(t.kv, v_) = col_idx_(at);
+        std::vector<Expr> staged;
+        for (Expr m : msg) {
+            m = Internal::substitute(u_, t.ids(k_.x, v_), m);
+            staged.push_back(m);
+        }
+        // The edge id, where the message reads one (edges stays undefined otherwise).
+        Expr e_in;
+        for (const Expr &m : staged) {
+            class FindsEdge : public Internal::IRVisitor {
+            public:
+                explicit FindsEdge(const Expr &e) : e_(e) {}
+                bool found = false;
+            private:
+                using Internal::IRVisitor::visit;
+                void visit(const Internal::Call *op) override {
+                    if (Internal::graph_equal(Expr(op), e_)) found = true;
+                    else Internal::IRVisitor::visit(op);
+                }
+                Expr e_;
+            } finds(e_);
+            m.accept(&finds);
+            if (finds.found) e_in = e_;
+        }
+        if (e_in.defined()) {
+            t.edges = Func(name_ + "_edges");
+            t.edges(t.kv, v_) = edge_ids_(at);
+            for (Expr &m : staged) m = Internal::substitute(e_, t.edges(k_.x, v_), m);
+        }
+        Func staged_acc(name_ + "_acc"), staged_out = output_func();
+        reduce_into(staged_acc, {f_, v_}, staged, Expr());
+        define_out(staged_out, staged_acc);
+        std::vector<Func> funcs = {staged_out, staged_acc, t.ids};
+        if (t.edges.defined()) funcs.push_back(t.edges);
+        ext::infer_ragged_bounds(funcs, sparse);
+        t.ko = RVar(name_ + "_ko");
+        t.ki = RVar(name_ + "_ki");
+        staged_acc.update().split(k_.x, t.ko, t.ki, tile, TailStrategy::GuardWithIf);
+        auto stage = [&](Func &fn) {
+            fn.compute_at(staged_acc, t.ko).bound_extent(t.kv, tile);
+            if (device == Device::CUDA) fn.store_in(MemoryType::GPUShared);
+            else fn.store_in(MemoryType::Stack);
+        };
+        stage(t.ids);
+        if (t.edges.defined()) stage(t.edges);
+        staging.ko_loop = staged_acc.name() + ".s1." + k_.x.name() + "." + t.ko.name();
+        staging.block_loop = staged_out.name() + ".s0." + v_.name() + "." + row_block.name();
+        staging.rows = rows_per_block;
+        staging.tile = tile;
+        staged_ids = t.ids;
+        staged_edges = t.edges;
+        c.acc = staged_acc;
+        c.out = staged_out;
+        return t;
+    };
     try {
         schedule.apply(ctx);
     } catch (const Halide::Error &e) {
@@ -642,9 +745,10 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         const Expr row = clamp(row_order_(v_), 0, rows - 1);
         std::vector<Func> stages = {out, ctx.acc};
         std::vector<std::string> own = {out.name(), ctx.acc.name(), acc.name()};
-        if (lanes.defined()) {
-            stages.push_back(lanes);
-            own.push_back(lanes.name());
+        for (const Func &fn : {lanes, staged_ids, staged_edges}) {
+            if (!fn.defined()) continue;
+            stages.push_back(fn);
+            own.push_back(fn.name());
         }
         ext::bind_rows_except(stages, v_, row, own);
         std::vector<std::string> names;
@@ -654,6 +758,18 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         s->row_order = row_order_;
         s->orders_rows = true;
     }
+    if (ctx.staged_tile) {
+        // The tiles' loop runs as far as the longest row of the row block (rows past the graph's
+        // last read the last: the row pointer array is not padded to whole blocks).
+        const Expr block_row0 = Internal::Variable::make(Int(32), staging.block_loop) * staging.rows;
+        const Expr last_row = row_ptr_.dim(0).extent() - 2;
+        s->lowering_passes.push_back(std::make_shared<ext::BlockUniformLoop>(
+            staging.ko_loop,
+            ext::block_max_chunks(row_ptr_.parameter(), block_row0, staging.rows, staging.tile,
+                                  ctx.rows_balanced ? row_order_.parameter() : Internal::Parameter(), last_row),
+            staging.block_loop));
+    }
+    if (ctx.tiles_in_registers) s->lowering_passes.push_back(std::make_shared<ext::CompactThreadAllocations>());
     out.bound(f_, 0, features);
 
     s->out = out;
@@ -684,7 +800,10 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         s->arguments.push_back(max_segments);
         s->arguments.push_back(max_segment_len);
     }
-    if (device == Device::CPU) jit_compile(s->pipeline, s->target, device, "user program " + name_);
+    if (device == Device::CPU) {
+        jit_compile(s->pipeline, s->target, device, "user program " + name_);
+        check_passes(*s);
+    }
     SpmmKernel k;
     k.state_ = std::move(s);
     return k;
@@ -914,7 +1033,10 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
     if (cuda) {
         // A graph without edges runs too: its row_ptr is all 0 and its arrays hold one (unread)
         // entry, so every row writes 0.
-        std::call_once(s.compiled, [&] { jit_compile(s.pipeline, s.target, Device::CUDA, "user program " + s.name); });
+        std::call_once(s.compiled, [&] {
+            jit_compile(s.pipeline, s.target, Device::CUDA, "user program " + s.name);
+            check_passes(s);
+        });
         CudaJITContext ctx(launch);
         try {
             bind_indices();

@@ -31,8 +31,10 @@
 // ScheduleContext::split_nnz_lanes). Beside Halide's own directives, a schedule may split rows over
 // lanes of nonzeros (ScheduleContext::split_nnz_lanes), split them into segments across the graph
 // (ScheduleContext::split_rows) and run rows in order of their length
-// (ScheduleContext::balanced_rows); the other directives of the built-in operators (schedules/:
-// staged neighbour tiles, register tiles, source tiles) are not yet open to user programs.
+// (ScheduleContext::balanced_rows), stage a block's neighbour ids in shared memory
+// (ScheduleContext::stage_neighbours) and keep each thread's part of a block-wide accumulator tile in
+// registers (ScheduleContext::register_tiles); source tiles, the one directive of the built-in
+// operators (schedules/) not yet open to user programs, need a graph regrouped per tile.
 #pragma once
 
 #include <Halide.h>
@@ -119,6 +121,23 @@ struct RowSegmentSplit {
     int length = 0;            ///< the most positions a segment holds
 };
 
+/// A row reduction over neighbour ids staged a tile at a time (ScheduleContext::stage_neighbours):
+///   ids(kv, v)   = col_idx(row_ptr(v) + kv)      the source id at position kv of row v
+///   edges(kv, v) = edge_ids(row_ptr(v) + kv)     its edge id (defined when the message reads one)
+///   acc(f, v)    = reduce in order over k = ko * tile + ki < degree(v) of message(ids(k, v), edges(k, v))
+/// ids and edges are computed at acc's ko (tile positions of each of the rows acc is computed for;
+/// CUDA: in shared memory, filled by the block's threads as the schedule maps them), and the ko loop
+/// runs as many times as the longest row of the row block needs, not the graph's longest row (the
+/// extension's BlockUniformLoop pass: every thread of a GPU block then meets the same barriers).
+struct NeighbourTiles {
+    Halide::Func ids;    ///< the staged source ids (pure; schedule how its tile is filled)
+    Halide::Func edges;  ///< the staged edge ids; undefined when the message reads no edge id
+    Halide::Var kv;      ///< ids' and edges' first variable: the position in the row
+    Halide::RVar ko;     ///< acc's update: the tile (outer split of k)
+    Halide::RVar ki;     ///< acc's update: the position in the tile
+    int tile = 0;
+};
+
 /// What a schedule of a user program works on: the program's Funcs and loop variables after the
 /// algorithm is defined, the device, the feature count and the chosen knob values.
 struct ScheduleContext : KnobValues {
@@ -168,9 +187,36 @@ struct ScheduleContext : KnobValues {
     RowSegmentSplit split_rows(int length);
     int rows_split = 0;  ///< the segment length of split_rows (0: rows whole)
 
+    /// Stages the neighbour ids (and edge ids) of a block of rows in memory close to the threads,
+    /// `tile` (1..1024) positions of each row at a time (NeighbourTiles), as the built-in g-SpMM's
+    /// smemColIdx does: acc's update is split k -> (ko, ki) (keep ko outside the loops over the
+    /// block's rows and features, ki inside them) and the tiles are computed at ko, stored in GPU
+    /// shared memory on CUDA (on the stack on the CPU) with kv bounded to the tile; schedule how
+    /// the tile is filled (ids.gpu_threads(...), edges likewise). `row_block` is the Var of out's
+    /// loop over blocks of `rows_per_block` (1..1024) rows, the outer Var of out's split of v by
+    /// rows_per_block (out.split(v, row_block, vi, rows_per_block) starting at row 0): the ko loop
+    /// then runs as many tiles as the block's longest row fills (a lowering pass reads the block's
+    /// row lengths), so that every thread of a GPU block reaches the tile's barriers the same
+    /// number of times; compute acc at that loop or inside it. acc and out are redefined (same
+    /// names and outputs). Call it before scheduling acc. ScheduleError with split_nnz_lanes or
+    /// split_rows, or on a second call; KernelError when compiled if out has no loop of that name.
+    NeighbourTiles stage_neighbours(int tile, const Halide::Var &row_block, int rows_per_block);
+    int staged_tile = 0;  ///< the tile of stage_neighbours (0: neighbour ids read where used)
+
+    /// Gives every GPU thread only its own part of a Func computed at a GPU block loop and stored
+    /// in registers (a block-wide accumulator tile: acc.compute_at(out, row_block)
+    /// .store_in(MemoryType::Register), threads over its rows and features, each thread R outputs
+    /// at stride of the feature threads, unrolled): Halide gives each thread a private copy of the
+    /// whole tile, which the back end keeps in local memory; the extension's
+    /// CompactThreadAllocations pass cuts it to the thread's own outputs at constant indices,
+    /// which live in registers. Allocations that do not fit that form are left as they are.
+    void register_tiles() { tiles_in_registers = true; }
+    bool tiles_in_registers = false;  ///< whether register_tiles() was called
+
     /// Set by SpmmProgram::compile: builds the lane form and the segment form.
     std::function<NnzLanes(ScheduleContext &, int, int)> split_lanes_impl;
     std::function<RowSegmentSplit(ScheduleContext &, int)> split_rows_impl;
+    std::function<NeighbourTiles(ScheduleContext &, int, const Halide::Var &, int)> stage_impl;
 };
 
 /// What a schedule's run-time choice (ScheduleDef::for_graph) knows: the kernel's device, feature

@@ -2,12 +2,13 @@
 // docs/examples/user_program_aot, a weighted sum and product, GAT's attention aggregation in one pass
 // (gat_attention.h; the fused layer of docs/examples/fused_gat.py, with its backward's transposed
 // aggregation and per-edge score gradient), a gated mean and per-edge attention scores (backwards
-// derived from the message), a weighted sum and mean as two outputs of one pass, a user schedule
-// and a per-edge user schedule, loaded by
+// derived from the message), a weighted sum and mean as two outputs of one pass, two user schedules
+// (one staging neighbour ids a tile at a time) and a per-edge user schedule, loaded by
 //   gsparse-compile --plugin libgsparse_example_plugin.so --program weighted_max --feat 8 --out DIR --name weighted_max
 // Built as a shared module (CMake: add_library(NAME MODULE ...)); it does not link gsparse.
 #include "dsl/plugin.h"
 #include "gat_attention.h"
+#include "staged_tiles.h"
 
 namespace {
 
@@ -154,5 +155,6 @@ GSPARSE_PLUGIN(registry) {
     registry.edge_program("u_mul_v", u_mul_v);
     registry.program("weighted_sum_and_mean", weighted_sum_and_mean);
     registry.schedule("row_tasks", row_tasks);
+    registry.schedule("staged_tiles", [] { return gsparse_examples::staged_tiles(); });
     registry.edge_schedule("edge_threads", edge_threads);
 }
