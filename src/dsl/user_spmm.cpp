@@ -1086,6 +1086,7 @@ std::string SpmmKernel::schedule(const GraphView &g) const {
 
 void SpmmKernel::compile_to_static_library(const std::string &dir, const std::string &name) const {
     write_static_library(state_->pipeline, state_->arguments, state_->target, dir, name, state_->name);
+    check_passes(*state_);
 }
 
 std::vector<SpmmProgram::OperandInfo> SpmmProgram::operands() const { return operand_infos(operands_); }
