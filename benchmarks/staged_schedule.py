@@ -67,13 +67,10 @@ def main():
 
     results, compile_s, done = {}, [], []
     for F in feats:
-        # The grid's valid points (the schedule's rule refuses the others when they are compiled).
-        kernels = []
-        for point in grid_points():
-            try:
-                kernels.append(plugin.program(PROGRAM, F, "cuda", schedule="staged_tiles", point=point))
-            except gsparse.ScheduleError:
-                continue
+        # The grid's points that the schedule's rule takes.
+        valid = plugin.schedule_space(F, "cuda", schedule="staged_tiles")
+        kernels = [plugin.program(PROGRAM, F, "cuda", schedule="staged_tiles", point=p) for p in grid_points()
+                   if p in valid]
         default = plugin.program(PROGRAM, F, "cuda")
         print(f"F={F}: {len(kernels)} valid staged_tiles points of {len(grid_points())}", flush=True)
         for gname, split, g in graphs:

@@ -56,10 +56,15 @@ Compiled<Kernel> describe(std::shared_ptr<void> library, Kernel kernel, const Pr
     return k;
 }
 
+/// The plugin's schedule of that name, or the default user schedule for none.
+dsl::ScheduleDef schedule_of(const dsl::Plugin &plugin, const std::optional<std::string> &schedule) {
+    return schedule ? plugin.registry.make_schedule(*schedule) : dsl::default_schedule();
+}
+
 UserKernel compile(const dsl::Plugin &plugin, const std::string &program, int features, const std::string &device,
                    const std::optional<std::string> &schedule, const std::map<std::string, int64_t> &point) {
     dsl::SpmmProgram p = plugin.registry.make_program(program);
-    const dsl::ScheduleDef def = schedule ? plugin.registry.make_schedule(*schedule) : dsl::default_schedule();
+    const dsl::ScheduleDef def = schedule_of(plugin, schedule);
     return describe(plugin.handle, p.compile(features, device_of(device), def, point), p, program, features, device);
 }
 
@@ -158,6 +163,14 @@ void bind_plugins(py::module_ &m) {
         .def_property_readonly("edge_programs", [](const dsl::Plugin &p) { return p.registry.edge_program_names(); })
         .def_property_readonly("edge_schedules",
                                [](const dsl::Plugin &p) { return p.registry.edge_schedule_names(); })
+        .def(
+            "schedule_space",
+            [](const dsl::Plugin &p, const std::optional<std::string> &schedule, int features, const std::string &device) {
+                return schedule_of(p, schedule).space(features, device_of(device));
+            },
+            py::arg("schedule"), py::arg("features"), py::arg("device"),
+            "Every valid point ({knob: value}) of the schedule of that name (None: the default user schedule) for "
+            "`features` features on 'cpu' or 'cuda'.")
         .def(
             "edge_schedule_space",
             [](const dsl::Plugin &p, const std::optional<std::string> &schedule, int features, const std::string &device) {

@@ -96,6 +96,12 @@ class Plugin:
     def edge_schedules(self):
         return list(self._native.edge_schedules)
 
+    def schedule_space(self, features, device="cpu", schedule=None):
+        """Every valid point ({knob: value}) of the plugin's schedule `schedule` (None: the default
+        user schedule) for g-SpMM-shaped programs of `features` features on `device`: what a search
+        over it measures."""
+        return [dict(p) for p in self._native.schedule_space(schedule, int(features), _device_type(device))]
+
     def edge_schedule_space(self, features, device="cpu", schedule=None):
         """Every valid point ({knob: value}) of the plugin's edge schedule `schedule` (None: the
         default edge schedule) for `features` features on `device`: what a search over it measures."""

@@ -403,6 +403,35 @@ def test_per_edge_programs_under_schedules(plugin, device, dynamic):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_staged_neighbour_tiles(plugin, device, dynamic):
+    # weighted_sum under the plugin's staged_tiles schedule (neighbour ids staged a tile at a time,
+    # register tiles on CUDA) at points of its space: PyTorch's values, on static and dynamic graphs.
+    _, ei = graph()
+    ei = ei.to(device)
+    g = gsparse.Graph(ei, num_nodes=60, dynamic=dynamic)
+    assert "staged_tiles" in plugin.schedules
+    space = plugin.schedule_space(16, device, schedule="staged_tiles")
+    # CPU: 8 row blocks x 4 tiles; CUDA: also feature threads and register tiles within the rule.
+    assert len(space) == 32 if device == "cpu" else len(space) > 32
+    assert all(p["feature_threads"] * p["register_tile"] <= 16 for p in space)
+    assert len(plugin.schedule_space(16, device)) == len(plugin.schedule_space(16, device, schedule=None))
+    gen = torch.Generator().manual_seed(5)
+    x = torch.randn(60, 16, generator=gen).to(device)
+    w = torch.randn(ei.shape[1], 1, generator=gen).to(device)
+    want = weighted(ei, x, w, "sum")
+    points = [{"rows": 1, "nnz_tile": 8}, {"rows": 32, "nnz_tile": 64}]
+    if device == "cuda":
+        points += [{"rows": 4, "nnz_tile": 16, "feature_threads": 4, "register_tile": 4},
+                   {"rows": 16, "nnz_tile": 32, "feature_threads": 8, "register_tile": 2}]
+    for point in points:
+        prog = plugin.program("weighted_sum", 16, device=device, schedule="staged_tiles", point=point)
+        torch.testing.assert_close(prog(g, x=x, w=w), want, rtol=1e-5, atol=1e-5)
+    with pytest.raises(gsparse.ScheduleError, match="feature_threads and register_tile are CUDA knobs"):
+        plugin.program("weighted_sum", 16, schedule="staged_tiles", point={"register_tile": 2})
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_programs_of_several_outputs(plugin, device):
     # weighted_sum_and_mean: two outputs of one pass; a tuple from Python, and gradients from a
     # backward given both outputs' gradients.
