@@ -57,6 +57,28 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
+def load_graphs(specs):
+    """[(name, "train" | "heldout", Graph)] of --graph NAME=FILE[:heldout] arguments."""
+    graphs = []
+    for spec in specs:
+        name, path = spec.split("=", 1)
+        split = "train"
+        if path.endswith(":heldout"):
+            path, split = path[: -len(":heldout")], "heldout"
+        g = gsparse.Graph.load(path)
+        graphs.append((name, split, g))
+        print(f"{name} ({split}): {g.num_dst} rows, {g.num_src} sources, {g.num_edges} edges", flush=True)
+    return graphs
+
+
+def write_summary(out, meta, cases):
+    """out/summary.json: {"meta": ..., "cases": [...]}, a case a line."""
+    with open(os.path.join(out, "summary.json"), "w") as f:
+        f.write('{"meta": ' + json.dumps(meta) + ',\n "cases": [\n')
+        f.write(",\n".join("  " + json.dumps(c) for c in cases))
+        f.write("\n]}\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--plugin", required=True)
@@ -88,15 +110,7 @@ def main():
             points[(prog, F)] = [{}] + chosen
         print(f"F={F}: {len(space)} valid CUDA points, {len(chosen)} sampled", flush=True)
 
-    graphs = []
-    for spec in args.graph:
-        name, path = spec.split("=", 1)
-        split = "train"
-        if path.endswith(":heldout"):
-            path, split = path[: -len(":heldout")], "heldout"
-        g = gsparse.Graph.load(path)
-        graphs.append((name, split, g))
-        print(f"{name} ({split}): {g.num_dst} rows, {g.num_src} sources, {g.num_edges} edges", flush=True)
+    graphs = load_graphs(args.graph)
 
     # times[(prog, F, graph)] = [ms of each point, in points' order]
     times, torch_ms, schedules, done = {}, {}, {}, []
@@ -157,10 +171,7 @@ def summarize(args, device, graphs, done, points, times, torch_ms, schedules, co
     meta = {"device": device, "date": datetime.date.today().isoformat(), "torch": torch.__version__,
             "runs": args.runs, "warmup": args.warmup, "sample": args.sample, "seed": args.seed,
             "compile_s_median": sorted(compile_s.values())[len(compile_s) // 2] if compile_s else None}
-    with open(os.path.join(args.out, "summary.json"), "w") as f:
-        f.write('{"meta": ' + json.dumps(meta) + ',\n "cases": [\n')
-        f.write(",\n".join("  " + json.dumps(c) for c in cases))
-        f.write("\n]}\n")
+    write_summary(args.out, meta, cases)
     write_report(cases, meta, os.path.join(args.out, "report.md"))
     plot(cases, os.path.join(args.out, "report.png"), device, meta["date"])
 

@@ -20,7 +20,6 @@ PyTorch's first. Writes summary.json, report.md and report.png to --out after ea
 import argparse
 import datetime
 import itertools
-import json
 import os
 import time
 
@@ -28,7 +27,7 @@ import torch
 
 import gsparse
 from cuda_timing import time_cuda
-from edge_schedules import geomean, point_key
+from edge_schedules import geomean, load_graphs, write_summary
 
 PROGRAM = "weighted_sum"
 GRID = {"rows": (1, 2, 4, 8, 16, 32), "nnz_tile": (16, 32), "feature_threads": (0,), "register_tile": (1, 2, 4)}
@@ -55,15 +54,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     device = torch.cuda.get_device_name()
 
-    graphs = []
-    for spec in args.graph:
-        name, path = spec.split("=", 1)
-        split = "train"
-        if path.endswith(":heldout"):
-            path, split = path[: -len(":heldout")], "heldout"
-        g = gsparse.Graph.load(path)
-        graphs.append((name, split, g))
-        print(f"{name} ({split}): {g.num_dst} rows, {g.num_src} sources, {g.num_edges} edges", flush=True)
+    graphs = load_graphs(args.graph)
 
     results, compile_s, done = {}, [], []
     for F in feats:
@@ -132,10 +123,7 @@ def summarize(args, device, graphs, done, results, compile_s):
     meta = {"device": device, "date": datetime.date.today().isoformat(), "torch": torch.__version__,
             "runs": args.runs, "warmup": args.warmup, "grid": {k: list(v) for k, v in GRID.items()},
             "first_call_s_median": sorted(compile_s)[len(compile_s) // 2] if compile_s else None}
-    with open(os.path.join(args.out, "summary.json"), "w") as f:
-        f.write('{"meta": ' + json.dumps(meta) + ',\n "cases": [\n')
-        f.write(",\n".join("  " + json.dumps(c) for c in cases))
-        f.write("\n]}\n")
+    write_summary(args.out, meta, cases)
     write_report(cases, meta, os.path.join(args.out, "report.md"))
     plot(cases, os.path.join(args.out, "report.png"), device, meta["date"])
 
@@ -154,7 +142,7 @@ def write_report(cases, meta, path):
                      f"{geomean(c['builtin_ms'] / c['trained_ms'] for c in cs):.2f}x | "
                      f"{geomean(c['builtin_ms'] / c['default_ms'] for c in cs):.2f}x | "
                      f"{geomean(c['torch_ms'] / c['trained_ms'] for c in cs):.2f}x |")
-    lines += ["", "(speed-ups: the second column's time over the first's; above 1 the staged point is faster.)", "",
+    lines += ["", "(Each column "A / B" is a speed-up of A over B: B's time over A's; above 1, A is faster.)", "",
               "| graph | split | F | PyTorch ms | built-in ms | default ms | trained ms | oracle ms | trained point |",
               "|---|---|---:|---:|---:|---:|---:|---:|---|"]
     for c in cases:
