@@ -663,33 +663,20 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         const Expr at = row_ptr_(v_) + t.kv;
         t.ids = Func(name_ + "_ids");
         t.ids(t.kv, v_) = col_idx_(at);
-        std::vector<Expr> staged;
-        for (Expr m : msg) {
-            m = Internal::substitute(u_, t.ids(k_.x, v_), m);
-            staged.push_back(m);
+        std::vector<Expr> staged = msg;
+        for (Expr &m : staged) m = Internal::substitute(u_, t.ids(k_.x, v_), m);
+        // The edge id, where the message reads one (edges stays undefined otherwise): through a
+        // placeholder, as the segment form does.
+        const Var edge_at(name_ + "_edge_at");
+        bool reads_edge_ids = false;
+        for (Expr &m : staged) {
+            m = Internal::substitute(e_, edge_at, m);
+            reads_edge_ids |= Internal::expr_uses_var(m, edge_at.name());
         }
-        // The edge id, where the message reads one (edges stays undefined otherwise).
-        Expr e_in;
-        for (const Expr &m : staged) {
-            class FindsEdge : public Internal::IRVisitor {
-            public:
-                explicit FindsEdge(const Expr &e) : e_(e) {}
-                bool found = false;
-            private:
-                using Internal::IRVisitor::visit;
-                void visit(const Internal::Call *op) override {
-                    if (Internal::graph_equal(Expr(op), e_)) found = true;
-                    else Internal::IRVisitor::visit(op);
-                }
-                Expr e_;
-            } finds(e_);
-            m.accept(&finds);
-            if (finds.found) e_in = e_;
-        }
-        if (e_in.defined()) {
+        if (reads_edge_ids) {
             t.edges = Func(name_ + "_edges");
             t.edges(t.kv, v_) = edge_ids_(at);
-            for (Expr &m : staged) m = Internal::substitute(e_, t.edges(k_.x, v_), m);
+            for (Expr &m : staged) m = Internal::substitute(edge_at.name(), t.edges(k_.x, v_), m);
         }
         Func staged_acc(name_ + "_acc"), staged_out = output_func();
         reduce_into(staged_acc, {f_, v_}, staged, Expr());
