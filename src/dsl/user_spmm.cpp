@@ -14,6 +14,8 @@
 #include "core/error.h"
 #include "dsl/pipeline_text.h"
 #include "dsl/static_library.h"
+#include "halide_ext/accumulate_atomic_runs.h"
+#include "halide_ext/atomic_add_stores.h"
 #include "halide_ext/bind_buffer.h"
 #include "halide_ext/block_uniform_loop.h"
 #include "halide_ext/compact_thread_allocations.h"
@@ -82,7 +84,35 @@ NeighbourTiles ScheduleContext::stage_neighbours(int tile, const Var &row_block,
     return stage_impl(*this, tile, row_block, rows_per_block);
 }
 
+NonzeroScatter ScheduleContext::scatter_nonzeros() {
+    if (!scatter_impl) fail<ScheduleError>("scatter_nonzeros: this context has no program to scatter");
+    return scatter_impl(*this);
+}
+
+void ScheduleContext::accumulate_runs(const RVar &run) {
+    if (!nonzeros_scattered)
+        fail<ScheduleError>("accumulate_runs: call scatter_nonzeros first (runs are of its positions)");
+    if (run.name().empty()) fail<ScheduleError>("accumulate_runs: the run's RVar has no name");
+    run_loops.push_back(run.name());
+}
+
 namespace {
+
+/// The calls of `func` in e.
+int count_calls(const Expr &e, const std::string &func) {
+    struct Count : Internal::IRVisitor {
+        const std::string &name;
+        int n = 0;
+        explicit Count(const std::string &name) : name(name) {}
+        using Internal::IRVisitor::visit;
+        void visit(const Internal::Call *op) override {
+            n += op->name == name;
+            Internal::IRVisitor::visit(op);
+        }
+    } count(func);
+    e.accept(&count);
+    return count.n;
+}
 
 int64_t cuda_feature_tile(int64_t knob, int features) { return knob > 0 ? knob : std::min(features, 32); }
 int64_t cuda_rows_per_block(int64_t knob, int64_t feature_tile) {
@@ -389,6 +419,8 @@ struct SpmmKernel::State {
     bool orders_rows = false;
     int segment_len = 0;  ///< rows split into segments of this many positions (ScheduleContext::split_rows)
     ImageParam seg_ptr, seg_row, row_segs;  ///< bound when segment_len > 0
+    bool scatters = false;  ///< reduces by nonzeros (ScheduleContext::scatter_nonzeros)
+    ImageParam pos_row;     ///< bound when scatters: the row of every CSR position
     Param<int32_t> num_segs, max_segments, max_segment_len;
     bool indexing_32bit = false;  ///< compiled without large_buffers (ScheduleContext::int32_indexing)
     Param<int32_t> max_degree, num_edges, num_src;
@@ -534,8 +566,8 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
             fail<ScheduleError>(directive, ": monoid '", monoid_->name, "' of program ", name_,
                                 " declares no merge (Monoid::merge or merge_values)");
         if (split)
-            fail<ScheduleError>(directive, ": program ", name_, " is already split (split_rows and split_nnz_lanes: "
-                                "one of them, once)");
+            fail<ScheduleError>(directive, ": program ", name_, " is already split (split_rows, split_nnz_lanes and "
+                                "scatter_nonzeros: one of them, once)");
         if (ctx.staged_tile)
             fail<ScheduleError>(directive, ": program ", name_, " stages its neighbour ids (stage_neighbours), which "
                                 "the split forms do not read");
@@ -654,7 +686,8 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     ctx.stage_impl = [&](ScheduleContext &c, int tile, const Var &row_block, int rows_per_block) {
         if (c.staged_tile) fail<ScheduleError>("stage_neighbours: program ", name_, " is already staged (call it once)");
         if (split)
-            fail<ScheduleError>("stage_neighbours: program ", name_, " is split (split_rows or split_nnz_lanes), whose "
+            fail<ScheduleError>("stage_neighbours: program ", name_, " is split (split_rows, split_nnz_lanes or "
+                                "scatter_nonzeros), whose "
                                 "forms read neighbour ids where they use them");
         c.staged_tile = tile;
         NeighbourTiles t;
@@ -704,6 +737,66 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         c.out = staged_out;
         return t;
     };
+    // The form by nonzeros (ScheduleContext::scatter_nonzeros): position p of the CSR lies in row
+    // pos_row(p); its message scatters into that row's accumulator.
+    ImageParam pos_row(Int(32), 1, "pos_row");
+    ctx.scatter_impl = [&](ScheduleContext &c) {
+        if (tuples)
+            fail<ScheduleError>("scatter_nonzeros: monoid '", monoid_->name, "' of program ", name_,
+                                " accumulates a tuple; atomic updates combine one value");
+        begin_split("scatter_nonzeros");
+        c.nonzeros_scattered = true;
+        NonzeroScatter r;
+        // At least one iteration (a GPU launch needs a block: num_edges is bound to at least 1), none
+        // past the graph's last position (row_ptr's last entry: a padded device copy's empty rows
+        // repeat it).
+        RDom p(0, num_edges_, name_ + "_p");
+        p.where(p.x < row_ptr_(row_ptr_.dim(0).extent() - 1));
+        r.p = p.x;
+        const Expr rows = out.output_buffers()[0].dim(1).extent();
+        const Expr row = unsafe_promise_clamped(pos_row(p.x), 0, rows - 1);
+        const Var src_at(name_ + "_src_at"), edge_at(name_ + "_edge_at"), degree_at(name_ + "_degree_at");
+        std::vector<Expr> at_position;
+        for (Expr m : msg) {
+            // As in the segment form: the position's own terms through placeholders, then the row's.
+            m = Internal::substitute(u_, src_at, m);
+            m = Internal::substitute(e_, edge_at, m);
+            m = Internal::substitute(degree_, degree_at, m);
+            m = Internal::substitute(v_.name(), row, m);
+            m = Internal::substitute(k_.x.name(), p.x - row_ptr_(row), m);
+            m = Internal::substitute(src_at.name(), col_idx_(p.x), m);
+            m = Internal::substitute(edge_at.name(), edge_ids_(p.x), m);
+            m = Internal::substitute(degree_at.name(), row_ptr_(row + 1) - row_ptr_(row), m);
+            at_position.push_back(m);
+        }
+        // out is the accumulator itself where finalizing changes nothing: one output, no finalize,
+        // and an identity of 0 (rows without in-edges must read 0).
+        const Expr identity = Internal::simplify(monoid_->identity(type_));
+        r.out_is_acc = !finalize_ && !finalize_outputs_ && Internal::is_const_zero(identity);
+        Func scattered = r.out_is_acc ? output_func() : Func(name_ + "_acc");
+        scattered(f_, v_) = monoid_->identity(type_);
+        const Expr next = monoid_->combine(scattered(f_, row), at_position[0]);
+        // Halide's atomic update is one instruction or a compare-and-swap of the value it read; a
+        // combine that reads the accumulator twice needs a lock around it (not on the GPU).
+        if (const int reads = count_calls(next, scattered.name()); reads > 1)
+            fail<ScheduleError>("scatter_nonzeros: monoid '", monoid_->name, "' of program ", name_,
+                                " reads the accumulator ", reads, " times in its combine; atomic updates take a "
+                                "combine that reads it once (as sum, product, max and min do)");
+        scattered(f_, row) = next;
+        Func scatter_out = scattered;
+        if (!r.out_is_acc) {
+            scatter_out = output_func();
+            define_out(scatter_out, scattered);
+        }
+        ext::infer_ragged_bounds(r.out_is_acc ? std::vector<Func>{scattered} : std::vector<Func>{scatter_out, scattered},
+                                 sparse);
+        scattered.compute_root();
+        // The monoid declares itself commutative (it merges): any order of the updates is its result.
+        scattered.update().atomic(/*override_associativity_test=*/true);
+        c.acc = scattered;
+        c.out = scatter_out;
+        return r;
+    };
     try {
         schedule.apply(ctx);
     } catch (const Halide::Error &e) {
@@ -713,6 +806,19 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     if (ctx.rows_balanced && ctx.rows_split)
         fail<ScheduleError>("schedule ", point_str(schedule, knobs), " on program ", name_,
                             ": balanced_rows and split_rows do not go together (segments run in row order)");
+    if (ctx.rows_balanced && ctx.nonzeros_scattered)
+        fail<ScheduleError>("schedule ", point_str(schedule, knobs), " on program ", name_,
+                            ": balanced_rows and scatter_nonzeros do not go together (the scatter visits positions, "
+                            "not rows)");
+    if (ctx.nonzeros_scattered) {
+        s->scatters = true;
+        s->pos_row = pos_row;
+        // The scatter's atomic updates in the single-index form that lowers to one atomic add (sums),
+        // then the runs the schedule asked to accumulate in registers.
+        s->lowering_passes.push_back(std::make_shared<ext::AtomicAddStores>());
+        for (const std::string &run : ctx.run_loops)
+            s->lowering_passes.push_back(std::make_shared<ext::AccumulateAtomicRuns>(run));
+    }
     if (ctx.rows_split) {
         s->segment_len = ctx.rows_split;
         s->seg_ptr = seg_ptr;
@@ -778,6 +884,7 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         s->arguments.push_back(seg_row);
         s->arguments.push_back(row_segs);
     }
+    if (s->scatters) s->arguments.push_back(pos_row);
     for (const Operand &o : operands_) s->arguments.push_back(o.param);
     s->arguments.push_back(max_degree_);
     s->arguments.push_back(num_edges_);
@@ -805,6 +912,9 @@ struct SpmmKernel::Indices {
     std::function<std::array<Buffer<>, 4>(State &, std::vector<Buffer<>> &borrowed)> buffers;
     /// The segment table of a kernel that splits rows (State::segment_len > 0), on its device.
     std::function<std::shared_ptr<RowSplitTable>(State &)> segments;
+    /// The row of every CSR position, for a kernel that scatters nonzeros (State::scatters), on its
+    /// device.
+    std::function<Buffer<>(State &)> position_rows;
 };
 
 namespace {
@@ -889,6 +999,12 @@ void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operan
         return s.device == Device::CUDA ? RowSplitTable::device(g, s.segment_len, launch, s.target)
                                         : RowSplitTable::host(g, s.segment_len);
     };
+    ix.position_rows = [&g, &launch](State &s) -> Buffer<> {
+        // The destination-ordered COO's rows (made once per graph; on CUDA its device copy, which
+        // the built-in g-SpMM by nonzeros shares).
+        if (s.device == Device::CUDA) return DeviceCoo::get(g, true, 0, launch, s.target)->dst;
+        return index_buffer(g.coo_by_dst().row, "pos_row");
+    };
     run_on(ix, operands, outs, launch);
 }
 
@@ -902,6 +1018,10 @@ void SpmmKernel::run(const GraphView &g, const std::map<std::string, Tensor> &op
         fail<GraphError>("user program ", st.name, " splits rows into segments (schedule ", st.schedule,
                          " calls split_rows), which needs a Graph's segment table; a graph view runs a point with "
                          "whole rows (the default schedule's for_graph picks whole rows on views)");
+    if (st.scatters)
+        fail<GraphError>("user program ", st.name, " reduces by nonzeros (schedule ", st.schedule,
+                         " calls scatter_nonzeros), which needs a Graph's row of every position; a graph view runs "
+                         "a point that reduces by rows (a schedule's for_graph can pick one where RunShape::graph_view)");
     if (g.device != st.device)
         fail<GraphError>("user program ", st.name, " runs on ", device_name(st.device), " but the graph view's arrays are on ",
                          device_name(g.device));
@@ -1013,6 +1133,10 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
             params.set(s.max_segments, std::max<int32_t>(segments->max_segments, 1));
             params.set(s.max_segment_len, std::max<int32_t>(segments->max_segment_len, 1));
         }
+        if (s.scatters) {
+            keep.push_back(g.position_rows(s));
+            params.set(s.pos_row, keep.back());
+        }
     };
     params.set(s.max_degree, static_cast<int32_t>(g.max_degree));
     params.set(s.num_edges, static_cast<int32_t>(std::max<int64_t>(g.num_edges, 1)));
@@ -1060,6 +1184,8 @@ std::string SpmmKernel::schedule() const { return state_->schedule; }
 bool SpmmKernel::orders_rows() const { return state_->orders_rows; }
 
 int SpmmKernel::segment_length() const { return state_->segment_len; }
+
+bool SpmmKernel::scatters_nonzeros() const { return state_->scatters; }
 
 std::string SpmmKernel::schedule(const Graph &g) const {
     if (!state_->def) return schedule();

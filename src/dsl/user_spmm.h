@@ -138,6 +138,22 @@ struct NeighbourTiles {
     int tile = 0;
 };
 
+/// A reduction by nonzeros (ScheduleContext::scatter_nonzeros): every position of the graph's CSR is
+/// one iteration p of a single reduction over all the graph's edges, whatever row it lies in; its
+/// message is combined into its row's accumulator by an atomic update:
+///   acc(f, v)        = identity
+///   acc(f, row(p))   = combine(acc(f, row(p)), message at position p)      p < num_edges, atomic
+///   out(f, v)        = finalize(acc(f, v), degree(v)), 0 for rows without in-edges
+/// (out is acc itself when the program has no finalize and its identity is 0: sum). Threads (and
+/// blocks) then take equal numbers of nonzeros, several short rows or part of a long one each, as
+/// merge-path and GeoT SpMM divide the work. row(p) comes with the graph at run time (its
+/// destination-ordered COO, made once per Graph: a kernel that scatters runs on Graphs, not on
+/// GraphViews).
+struct NonzeroScatter {
+    Halide::RVar p;           ///< acc's update: the position in the CSR (0 .. num_edges - 1)
+    bool out_is_acc = false;  ///< whether out and acc are one Func (then schedule out's pure definition only once)
+};
+
 /// What a schedule of a user program works on: the program's Funcs and loop variables after the
 /// algorithm is defined, the device, the feature count and the chosen knob values.
 struct ScheduleContext : KnobValues {
@@ -213,10 +229,30 @@ struct ScheduleContext : KnobValues {
     void register_tiles() { tiles_in_registers = true; }
     bool tiles_in_registers = false;  ///< whether register_tiles() was called
 
+    /// Reduces by nonzeros (NonzeroScatter): acc's update becomes one reduction over every position
+    /// of the graph, scattering each message into its row atomically (Halide's atomic(), which
+    /// this directive calls, with compute_root() of acc); out is redefined over acc (same name
+    /// and outputs). Schedule acc's pure definition (the identity fill), its update over
+    /// NonzeroScatter::p (split p into runs and map them to threads and blocks, or parallel CPU
+    /// tasks) and out where it is a Func of its own. Atomic updates combine in any order:
+    /// ScheduleError when the monoid declares no merge or accumulates a tuple (atomics move one
+    /// value), with split_rows, split_nnz_lanes, stage_neighbours or balanced_rows, or on a second call.
+    NonzeroScatter scatter_nonzeros();
+    bool nonzeros_scattered = false;  ///< whether scatter_nonzeros() was called
+
+    /// Keeps a thread's combination of consecutive positions of one row in registers across the
+    /// serial loop over `run` (an RVar split off NonzeroScatter::p, innermost, serial), with one
+    /// atomic update of memory per row the run touches instead of one per position: the segment
+    /// reduction of merge-path SpMM (the extension's AccumulateAtomicRuns pass). It applies to
+    /// sums (updates acc + message); other monoids keep an atomic update per position.
+    void accumulate_runs(const Halide::RVar &run);
+    std::vector<std::string> run_loops;  ///< the loops of accumulate_runs
+
     /// Set by SpmmProgram::compile: builds the lane form and the segment form.
     std::function<NnzLanes(ScheduleContext &, int, int)> split_lanes_impl;
     std::function<RowSegmentSplit(ScheduleContext &, int)> split_rows_impl;
     std::function<NeighbourTiles(ScheduleContext &, int, const Halide::Var &, int)> stage_impl;
+    std::function<NonzeroScatter(ScheduleContext &)> scatter_impl;
 };
 
 /// What a schedule's run-time choice (ScheduleDef::for_graph) knows: the kernel's device, feature
@@ -388,6 +424,9 @@ public:
     /// The segment length of its schedule's split_rows (ScheduleContext::split_rows), 0 when its
     /// rows are whole: a run then reads the graph's segment table (made once per Graph).
     int segment_length() const;
+    /// Whether its schedule reduces by nonzeros (ScheduleContext::scatter_nonzeros): a run then reads
+    /// the row of every CSR position (the graph's destination-ordered COO, made once per Graph).
+    bool scatters_nonzeros() const;
 
     /// The lowered Halide statement (for tests and for users reading what was generated).
     std::string lowered_stmt() const;
@@ -404,12 +443,13 @@ public:
     /// (as Halide's generators produce): <dir>/<name>.a and <dir>/<name>.h, declaring
     ///   int name(halide_buffer_t *row_ptr, halide_buffer_t *col_idx, halide_buffer_t *edge_ids,
     ///            [halide_buffer_t *row_order,] [halide_buffer_t *seg_ptr, halide_buffer_t *seg_row,
-    ///            halide_buffer_t *row_segs,] halide_buffer_t *<operand>..., int32_t max_degree,
-    ///            int32_t num_edges, int32_t num_src, [int32_t num_segs, int32_t max_segments,
-    ///            int32_t max_segment_len,] halide_buffer_t *out);
+    ///            halide_buffer_t *row_segs,] [halide_buffer_t *pos_row,] halide_buffer_t *<operand>...,
+    ///            int32_t max_degree, int32_t num_edges, int32_t num_src, [int32_t num_segs,
+    ///            int32_t max_segments, int32_t max_segment_len,] halide_buffer_t *out);
     /// row_order (num_dst rows by in-degree, longest first: a permutation) only when orders_rows();
     /// the segment table (graph/segments.h: split_row_segments and segment_rows, at least one
     /// segment: pad an edgeless graph with one empty segment) only when segment_length() > 0;
+    /// pos_row (the row of every CSR position, num_edges entries) only when scatters_nonzeros();
     /// operands in the order of their operand() calls (declare them in statements of their own: the
     /// order in which C++ evaluates the sides of `a * b` is unspecified); the CSR arrays of
     /// graph/formats.h with edge_ids holding the edge id of every position; feature buffers

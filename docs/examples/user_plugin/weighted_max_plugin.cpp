@@ -8,6 +8,7 @@
 // Built as a shared module (CMake: add_library(NAME MODULE ...)); it does not link gsparse.
 #include "dsl/plugin.h"
 #include "gat_attention.h"
+#include "nonzero_scatter.h"
 #include "staged_tiles.h"
 
 namespace {
@@ -156,5 +157,6 @@ GSPARSE_PLUGIN(registry) {
     registry.program("weighted_sum_and_mean", weighted_sum_and_mean);
     registry.schedule("row_tasks", row_tasks);
     registry.schedule("staged_tiles", [] { return gsparse_examples::staged_tiles(); });
+    registry.schedule("nonzero_scatter", [] { return gsparse_examples::nonzero_scatter(); });
     registry.edge_schedule("edge_threads", edge_threads);
 }
