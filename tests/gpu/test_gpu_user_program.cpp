@@ -12,6 +12,7 @@
 #include "gpu/gpu_fixture.h"
 #include "support/compare.h"
 #include "user_plugin/gat_attention.h"
+#include "user_plugin/nonzero_scatter.h"
 #include "user_plugin/staged_tiles.h"
 #include "support/random_graph.h"
 
@@ -520,6 +521,63 @@ TEST_F(GpuUserProgram, StagedTilesMatchTheCpu) {
             kernels.front().second.run(d.view, dev, out, launch_);
             EXPECT_TRUE(close_values(to_host(out), want, 1e-5)) << "view F=" << F << " shape " << i;
         }
+    }
+}
+
+TEST_F(GpuUserProgram, NonzeroScatterMatchesTheCpu) {
+    // The example schedule nonzero_scatter (scatter_nonzeros: runs of consecutive positions, atomic
+    // updates of their rows, sums accumulated in registers) at points of every knob, for sum (out
+    // is the accumulator) and max (an output stage of its own, compare-and-swap updates), against
+    // the CPU's default schedule; sums agree to the rounding of another order. A graph without
+    // edges gives zeros.
+    auto build = [](dsl::SpmmProgram &p, bool max) {
+        Halide::Expr x = p.operand("x", At::Src);
+        Halide::Expr w = p.operand("w", At::Edge, true);
+        Halide::Expr y = p.operand("y", At::Dst);
+        p.message(x * w + y);
+        p.reduce(max ? dsl::Monoid::max() : dsl::Monoid::sum());
+    };
+    using Point = std::map<std::string, int64_t>;
+    const std::vector<std::pair<int, std::vector<Point>>> cases = {
+        {1, {{{"run", 1}}, {{"run", 8}}, {{"run", 64}, {"block", 512}}}},
+        {5, {{{"run", 4}, {"feature_threads", 1}}, {{"run", 16}, {"feature_threads", 4}, {"block", 128}}}},
+        {64, {{{"run", 8}}, {{"run", 32}, {"feature_threads", 16}}}}};
+    for (const bool max : {false, true}) {
+        dsl::SpmmProgram cpu_p(max ? "scatter_max_ref" : "scatter_sum_ref"), gpu_p(max ? "scatter_max_gpu" : "scatter_sum_gpu");
+        build(cpu_p, max);
+        build(gpu_p, max);
+        for (const auto &[F, points] : cases) {
+            dsl::SpmmKernel kc = cpu_p.compile(F);
+            std::vector<std::pair<std::string, dsl::SpmmKernel>> kernels;
+            for (const Point &pt : points)
+                kernels.emplace_back(dsl::point_str(gsparse_examples::nonzero_scatter(), pt),
+                                     gpu_p.compile(F, Device::CUDA, gsparse_examples::nonzero_scatter(), pt));
+            auto shapes = three_shapes(3000);
+            for (size_t i = 0; i < shapes.size(); ++i) {
+                Graph g = test::random_graph(500 + i + F, shapes[i]);
+                Tensor x = test::random_tensor({g.num_src(), F}, 1), w = test::random_tensor({g.num_edges(), 1}, 2),
+                       y = test::random_tensor({g.num_dst(), F}, 3);
+                Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
+                kc.run(g, {{"x", x}, {"w", w}, {"y", y}}, want);
+                const std::map<std::string, Tensor> dev = {{"x", to_device(x)}, {"w", to_device(w)}, {"y", to_device(y)}};
+                for (const auto &[what, k] : kernels) {
+                    Tensor out = to_device(test::random_tensor({g.num_dst(), F}, 9));  // every element written
+                    k.run(g, dev, out, launch_);
+                    EXPECT_TRUE(close_values(to_host(out), want, max ? 1e-6 : 1e-4))
+                        << (max ? "max " : "sum ") << what << " F=" << F << " shape " << i;
+                }
+            }
+        }
+        dsl::SpmmKernel k = gpu_p.compile(5, Device::CUDA, gsparse_examples::nonzero_scatter());
+        const std::vector<index_t> row_ptr(10, 0);
+        Graph g = Graph::from_csr_arrays(9, 4, row_ptr.data(), nullptr, nullptr, 0);
+        Tensor out = to_device(test::random_tensor({9, 5}, 7));
+        k.run(g,
+              {{"x", to_device(test::random_tensor({4, 5}, 8))}, {"w", Tensor::wrap(nullptr, {0, 1}, DType::F32, Device::CUDA)},
+               {"y", to_device(test::random_tensor({9, 5}, 9))}},
+              out, launch_);
+        Tensor h = to_host(out);
+        for (int64_t i = 0; i < h.numel(); ++i) EXPECT_EQ(h.data_as<float>()[i], 0.f) << (max ? "max " : "sum ") << i;
     }
 }
 
