@@ -35,7 +35,7 @@
 
 namespace gsparse::dsl {
 
-inline constexpr int kPluginAbiVersion = 7;
+inline constexpr int kPluginAbiVersion = 8;
 
 /// The programs and schedules a plugin registers, by name.
 class PluginRegistry {
