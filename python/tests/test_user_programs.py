@@ -432,6 +432,31 @@ def test_staged_neighbour_tiles(plugin, device, dynamic):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_nonzero_scatter(plugin, device):
+    # weighted_sum under the plugin's nonzero_scatter schedule (runs of consecutive nonzeros a thread,
+    # added to their rows atomically) at points of its space: PyTorch's values on a static graph;
+    # a dynamic graph (a view of the caller's arrays, no row of every position) is refused by name.
+    _, ei = graph()
+    ei = ei.to(device)
+    assert "nonzero_scatter" in plugin.schedules
+    space = plugin.schedule_space(16, device, schedule="nonzero_scatter")
+    # CPU: 7 runs x 3 task sizes; CUDA: 7 runs x 6 feature threads (up to 16) x 3 blocks.
+    assert len(space) == (21 if device == "cpu" else 7 * 6 * 3)
+    gen = torch.Generator().manual_seed(6)
+    x = torch.randn(60, 16, generator=gen).to(device)
+    w = torch.randn(ei.shape[1], 1, generator=gen).to(device)
+    want = weighted(ei, x, w, "sum")
+    g = gsparse.Graph(ei, num_nodes=60)
+    points = [{"run": 1}, {"run": 64, "task_runs": 64} if device == "cpu" else {"run": 64, "feature_threads": 16}]
+    for point in points:
+        prog = plugin.program("weighted_sum", 16, device=device, schedule="nonzero_scatter", point=point)
+        torch.testing.assert_close(prog(g, x=x, w=w), want, rtol=1e-4, atol=1e-4)
+    dynamic = gsparse.Graph(ei, num_nodes=60, dynamic=True)
+    with pytest.raises(gsparse.GraphError, match="reduces by nonzeros"):
+        prog(dynamic, x=x, w=w)
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_programs_of_several_outputs(plugin, device):
     # weighted_sum_and_mean: two outputs of one pass; a tuple from Python, and gradients from a
     # backward given both outputs' gradients.
