@@ -20,6 +20,7 @@
 #include "halide_ext/block_uniform_loop.h"
 #include "halide_ext/compact_thread_allocations.h"
 #include "halide_ext/ragged_bounds.h"
+#include "halide_ext/segmented_lane_atomics.h"
 #include "halide_ext/store_index_lets.h"
 #include "ops/halide_types.h"
 #include "runtime/device_graph.h"
@@ -84,9 +85,18 @@ NeighbourTiles ScheduleContext::stage_neighbours(int tile, const Var &row_block,
     return stage_impl(*this, tile, row_block, rows_per_block);
 }
 
-NonzeroScatter ScheduleContext::scatter_nonzeros() {
+NonzeroScatter ScheduleContext::scatter_nonzeros(int warp_steps) {
     if (!scatter_impl) fail<ScheduleError>("scatter_nonzeros: this context has no program to scatter");
-    return scatter_impl(*this);
+    if (warp_steps < 0 || warp_steps > 64)
+        fail<ScheduleError>("scatter_nonzeros: ", warp_steps, " warp steps is not in 0..64");
+    return scatter_impl(*this, warp_steps);
+}
+
+void ScheduleContext::accumulate_lanes(const RVar &step) {
+    if (!nonzeros_scattered || scatter_warp_steps == 0)
+        fail<ScheduleError>("accumulate_lanes: call scatter_nonzeros(warp_steps) first (lanes are of its warp form)");
+    if (step.name().empty()) fail<ScheduleError>("accumulate_lanes: the step's RVar has no name");
+    lane_loops.push_back(step.name());
 }
 
 void ScheduleContext::accumulate_runs(const RVar &run) {
@@ -740,21 +750,39 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     // The form by nonzeros (ScheduleContext::scatter_nonzeros): position p of the CSR lies in row
     // pos_row(p); its message scatters into that row's accumulator.
     ImageParam pos_row(Int(32), 1, "pos_row");
-    ctx.scatter_impl = [&](ScheduleContext &c) {
+    ctx.scatter_impl = [&](ScheduleContext &c, int warp_steps) {
         if (tuples)
             fail<ScheduleError>("scatter_nonzeros: monoid '", monoid_->name, "' of program ", name_,
                                 " accumulates a tuple; atomic updates combine one value");
         begin_split("scatter_nonzeros");
         c.nonzeros_scattered = true;
+        c.scatter_warp_steps = warp_steps;
         NonzeroScatter r;
-        // At least one iteration (a GPU launch needs a block: num_edges is bound to at least 1), none
-        // past the graph's last position (row_ptr's last entry: a padded device copy's empty rows
-        // repeat it).
-        RDom p(0, num_edges_, name_ + "_p");
-        p.where(p.x < row_ptr_(row_ptr_.dim(0).extent() - 1));
-        r.p = p.x;
+        r.steps = warp_steps;
+        // The graph's positions: row_ptr's last entry (a padded device copy's empty rows repeat it).
+        const Expr nnz = row_ptr_(row_ptr_.dim(0).extent() - 1);
+        Expr position, valid;
+        if (warp_steps == 0) {
+            // At least one iteration (a GPU launch needs a block: num_edges is bound to at least 1),
+            // none past the last position.
+            RDom p(0, num_edges_, name_ + "_p");
+            p.where(p.x < nnz);
+            r.p = p.x;
+            position = p.x;
+        } else {
+            // Whole chunks of 32 x steps positions; lanes past the last position read it (an edgeless
+            // graph's arrays hold one unread entry) and combine the identity.
+            const int chunk = 32 * warp_steps;
+            RDom p(0, 32, 0, warp_steps, 0, (num_edges_ + (chunk - 1)) / chunk, name_ + "_p");
+            r.lane = p.x;
+            r.step = p.y;
+            r.chunk = p.z;
+            const Expr at = p.x + 32 * (p.y + warp_steps * p.z);
+            valid = at < nnz;
+            position = Halide::max(Halide::min(at, nnz - 1), 0);
+        }
         const Expr rows = out.output_buffers()[0].dim(1).extent();
-        const Expr row = unsafe_promise_clamped(pos_row(p.x), 0, rows - 1);
+        const Expr row = unsafe_promise_clamped(pos_row(position), 0, rows - 1);
         const Var src_at(name_ + "_src_at"), edge_at(name_ + "_edge_at"), degree_at(name_ + "_degree_at");
         std::vector<Expr> at_position;
         for (Expr m : msg) {
@@ -763,10 +791,11 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
             m = Internal::substitute(e_, edge_at, m);
             m = Internal::substitute(degree_, degree_at, m);
             m = Internal::substitute(v_.name(), row, m);
-            m = Internal::substitute(k_.x.name(), p.x - row_ptr_(row), m);
-            m = Internal::substitute(src_at.name(), col_idx_(p.x), m);
-            m = Internal::substitute(edge_at.name(), edge_ids_(p.x), m);
+            m = Internal::substitute(k_.x.name(), position - row_ptr_(row), m);
+            m = Internal::substitute(src_at.name(), col_idx_(position), m);
+            m = Internal::substitute(edge_at.name(), edge_ids_(position), m);
             m = Internal::substitute(degree_at.name(), row_ptr_(row + 1) - row_ptr_(row), m);
+            if (valid.defined()) m = select(valid, m, monoid_->identity(type_));
             at_position.push_back(m);
         }
         // out is the accumulator itself where finalizing changes nothing: one output, no finalize,
@@ -818,6 +847,8 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         s->lowering_passes.push_back(std::make_shared<ext::AtomicAddStores>());
         for (const std::string &run : ctx.run_loops)
             s->lowering_passes.push_back(std::make_shared<ext::AccumulateAtomicRuns>(run));
+        for (const std::string &step : ctx.lane_loops)
+            s->lowering_passes.push_back(std::make_shared<ext::SegmentedLaneAtomics>(step));
     }
     if (ctx.rows_split) {
         s->segment_len = ctx.rows_split;

@@ -149,8 +149,16 @@ struct NeighbourTiles {
 /// merge-path and GeoT SpMM divide the work. row(p) comes with the graph at run time (its
 /// destination-ordered COO, made once per Graph: a kernel that scatters runs on Graphs, not on
 /// GraphViews).
+///
+/// The warp form (scatter_nonzeros(steps) with steps > 0) takes the positions as 32 lanes x `steps`
+/// steps x chunks instead: position chunk * 32 * steps + step * 32 + lane, so that lane l of a warp
+/// reads the l-th of 32 consecutive positions each step (coalesced); lanes past the last position
+/// read it again and combine the identity. ScheduleContext::accumulate_lanes then combines a
+/// step's lanes of one row through warp shuffles before their atomic update.
 struct NonzeroScatter {
-    Halide::RVar p;           ///< acc's update: the position in the CSR (0 .. num_edges - 1)
+    Halide::RVar p;           ///< acc's update: the position in the CSR (0 .. num_edges - 1); the warp form: undefined
+    Halide::RVar lane, step, chunk;  ///< the warp form's reduction variables (32, steps, chunks)
+    int steps = 0;            ///< the warp form's steps (0: the form over p)
     bool out_is_acc = false;  ///< whether out and acc are one Func (then schedule out's pure definition only once)
 };
 
@@ -237,8 +245,19 @@ struct ScheduleContext : KnobValues {
     /// tasks) and out where it is a Func of its own. Atomic updates combine in any order:
     /// ScheduleError when the monoid declares no merge or accumulates a tuple (atomics move one
     /// value), with split_rows, split_nnz_lanes, stage_neighbours or balanced_rows, or on a second call.
-    NonzeroScatter scatter_nonzeros();
+    /// With warp_steps (1..64) > 0, the warp form (NonzeroScatter::lane, step, chunk).
+    NonzeroScatter scatter_nonzeros(int warp_steps = 0);
     bool nonzeros_scattered = false;  ///< whether scatter_nonzeros() was called
+    int scatter_warp_steps = 0;       ///< its warp form's steps (0: the form over p)
+
+    /// Combines, in the warp form of scatter_nonzeros, the updates of each step's 32 lanes that hit
+    /// one row by a segmented reduction through warp shuffles (the extension's SegmentedLaneAtomics
+    /// pass), carrying a row that continues into the next step: a row then costs about one atomic
+    /// add per step it starts in (a long row: one per warp). For sums of 32-bit values on CUDA,
+    /// with the lanes on the block's innermost thread dimension (gpu_threads(lane, ...)) and the
+    /// step loop serial inside it; other kernels keep their atomic updates as they are.
+    void accumulate_lanes(const Halide::RVar &step);
+    std::vector<std::string> lane_loops;  ///< the step loops of accumulate_lanes
 
     /// Keeps a thread's combination of consecutive positions of one row in registers across the
     /// serial loop over `run` (an RVar split off NonzeroScatter::p, innermost, serial), with one
@@ -252,7 +271,7 @@ struct ScheduleContext : KnobValues {
     std::function<NnzLanes(ScheduleContext &, int, int)> split_lanes_impl;
     std::function<RowSegmentSplit(ScheduleContext &, int)> split_rows_impl;
     std::function<NeighbourTiles(ScheduleContext &, int, const Halide::Var &, int)> stage_impl;
-    std::function<NonzeroScatter(ScheduleContext &)> scatter_impl;
+    std::function<NonzeroScatter(ScheduleContext &, int)> scatter_impl;
 };
 
 /// What a schedule's run-time choice (ScheduleDef::for_graph) knows: the kernel's device, feature

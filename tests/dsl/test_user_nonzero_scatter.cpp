@@ -102,6 +102,34 @@ TEST(UserNonzeroScatter, ScatteredNonzerosMatchPlainLoops) {
     }
 }
 
+TEST(UserNonzeroScatter, TheWarpFormVisitsEveryPositionOnce) {
+    // scatter_nonzeros(S): positions as 32 lanes x S steps x chunks, lanes past the last position
+    // combining the identity; on the CPU under a schedule of its own (chunks in parallel, the lanes
+    // and steps serial) against plain loops, sum and max, S = 1, 3 and 8, F = 1 and 5.
+    for (const Reduce r : {Reduce::Sum, Reduce::Max})
+        for (const int S : {1, 3, 8})
+            for (const int F : {1, 5}) {
+                dsl::ScheduleDef warps;
+                warps.name = "warps";
+                int steps_seen = 0;
+                warps.apply = [S, &steps_seen](dsl::ScheduleContext &c) {
+                    const dsl::NonzeroScatter s = c.scatter_nonzeros(S);
+                    steps_seen = s.steps;
+                    c.acc.update().reorder(c.f, s.lane, s.step, s.chunk).parallel(s.chunk);
+                };
+                dsl::SpmmKernel k = weighted("warp_form", r).compile(F, Device::CPU, warps);
+                EXPECT_EQ(steps_seen, S);
+                for (const Case &c : graphs()) {
+                    Graph g = test::random_graph(60 + S + F, c.opt);
+                    Tensor x = test::random_tensor({g.num_src(), F}, 1), w = test::random_tensor({g.num_edges(), 1}, 2),
+                           y = test::random_tensor({g.num_dst(), F}, 3), got = filled({g.num_dst(), F}, 7.0f);
+                    k.run(g, {{"x", x}, {"w", w}, {"y", y}}, got);
+                    expect_close(got, weighted_reference(g, F, x, w, y, r), 1e-4,
+                                 std::string(c.name) + " " + name_of(r) + " S=" + std::to_string(S) + " F=" + std::to_string(F));
+                }
+            }
+}
+
 TEST(UserNonzeroScatter, GraphsWithoutEdgesAndOneEdge) {
     SpmmProgram p = weighted("scatter_small", Reduce::Max);
     dsl::SpmmKernel k = p.compile(3, Device::CPU, gsparse_examples::nonzero_scatter());
@@ -220,6 +248,18 @@ TEST(UserNonzeroScatter, ScatterErrorsNameTheReason) {
     EXPECT_TRUE(test::throws_with<ScheduleError>(
         [&] { p.compile(4, Device::CPU, with([](dsl::ScheduleContext &c) { c.accumulate_runs(c.k); })); },
         {"accumulate_runs: call scatter_nonzeros first"}));
+    EXPECT_TRUE(test::throws_with<ScheduleError>(
+        [&] { p.compile(4, Device::CPU, with([](dsl::ScheduleContext &c) {
+                  c.scatter_nonzeros();
+                  c.accumulate_lanes(c.k);
+              })); },
+        {"accumulate_lanes: call scatter_nonzeros(warp_steps) first"}));
+    EXPECT_TRUE(test::throws_with<ScheduleError>(
+        [&] { p.compile(4, Device::CPU, with([](dsl::ScheduleContext &c) { c.scatter_nonzeros(65); })); },
+        {"65 warp steps is not in 0..64"}));
+    EXPECT_TRUE(test::throws_with<ScheduleError>(
+        [&] { p.compile(16, Device::CUDA, gsparse_examples::nonzero_scatter(), {{"warp_steps", 4}}); },
+        {"warp_steps takes up to 8 features"}));
     // A monoid without a merge (its order matters) and one over tuples (atomics move one value).
     SpmmProgram ordered("ordered");
     ordered.message(ordered.operand("x", At::Src));
@@ -237,7 +277,7 @@ TEST(UserNonzeroScatter, ScatterErrorsNameTheReason) {
     // Points outside the example's rule.
     EXPECT_TRUE(test::throws_with<ScheduleError>(
         [&] { p.compile(4, Device::CPU, gsparse_examples::nonzero_scatter(), {{"feature_threads", 4}}); },
-        {"CUDA knobs"}));
+        {"feature_threads, block and warp_steps are CUDA knobs"}));
     EXPECT_TRUE(test::throws_with<ScheduleError>(
         [&] { p.compile(4, Device::CUDA, gsparse_examples::nonzero_scatter(), {{"feature_threads", 8}}); },
         {"exceeds the feature count"}));
@@ -265,6 +305,17 @@ TEST(UserNonzeroScatter, CudaKernelAddsAtomicallyAndTakesTheRowOfEveryPosition) 
                                 .compile(16, Device::CUDA, gsparse_examples::nonzero_scatter(), point)
                                 .assembly();
     EXPECT_NE(max.find("atom.global.cas"), std::string::npos) << max;
+    // The warp form at F = 1 and 4: the lanes of a step combine through shuffles before an add.
+    for (const int F : {1, 4}) {
+        const std::string warp = weighted("scatter_cuda_warp", Reduce::Sum)
+                                     .compile(F, Device::CUDA, gsparse_examples::nonzero_scatter(), {{"warp_steps", 8}})
+                                     .assembly();
+        EXPECT_NE(warp.find("shfl.sync"), std::string::npos) << "F=" << F << "\n" << warp;
+        EXPECT_TRUE(warp.find("red.global.add.f32") != std::string::npos ||
+                    warp.find("atom.global.add.f32") != std::string::npos)
+            << warp;
+        EXPECT_EQ(warp.find("atom.global.cas"), std::string::npos) << warp;
+    }
     const std::vector<std::string> args =
         weighted("scatter_args", Reduce::Sum).compile(16, Device::CUDA, gsparse_examples::nonzero_scatter()).argument_names();
     const std::vector<std::string> want = {"row_ptr", "col_idx", "edge_ids", "pos_row", "scatter_args_x", "scatter_args_w", "scatter_args_y",

@@ -539,8 +539,9 @@ TEST_F(GpuUserProgram, NonzeroScatterMatchesTheCpu) {
     };
     using Point = std::map<std::string, int64_t>;
     const std::vector<std::pair<int, std::vector<Point>>> cases = {
-        {1, {{{"run", 1}}, {{"run", 8}}, {{"run", 64}, {"block", 512}}}},
-        {5, {{{"run", 4}, {"feature_threads", 1}}, {{"run", 16}, {"feature_threads", 4}, {"block", 128}}}},
+        {1, {{{"run", 1}}, {{"run", 8}}, {{"run", 64}, {"block", 512}}, {{"warp_steps", 1}}, {{"warp_steps", 16}}}},
+        {5, {{{"run", 4}, {"feature_threads", 1}}, {{"run", 16}, {"feature_threads", 4}, {"block", 128}},
+             {{"warp_steps", 4}, {"block", 128}}}},
         {64, {{{"run", 8}}, {{"run", 32}, {"feature_threads", 16}}}}};
     for (const bool max : {false, true}) {
         dsl::SpmmProgram cpu_p(max ? "scatter_max_ref" : "scatter_sum_ref"), gpu_p(max ? "scatter_max_gpu" : "scatter_sum_gpu");
