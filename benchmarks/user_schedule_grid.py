@@ -36,7 +36,7 @@ GRIDS = {
     "staged_tiles": {"rows": (1, 2, 4, 8, 16, 32), "nnz_tile": (16, 32), "feature_threads": (0,),
                      "register_tile": (1, 2, 4)},
     "nonzero_scatter": {"run": (1, 4, 8, 16, 32, 64), "feature_threads": (0,), "block": (128, 256, 512),
-                        "task_runs": (512,)},
+                        "task_runs": (512,), "warp_steps": (0, 1, 4, 16)},
 }
 
 
