@@ -70,11 +70,13 @@ NnzLanes ScheduleContext::split_nnz_lanes(int lanes, int steps) {
     return split_lanes_impl(*this, lanes, steps);
 }
 
-RowSegmentSplit ScheduleContext::split_rows(int length) {
+RowSegmentSplit ScheduleContext::split_rows(int length, int64_t src_tile) {
     if (!split_rows_impl) fail<ScheduleError>("split_rows: this context has no program to split");
     if (length < 1 || length > (1 << 20))
         fail<ScheduleError>("split_rows: a segment of ", length, " positions is not in 1..", 1 << 20);
-    return split_rows_impl(*this, length);
+    if (src_tile < 0 || src_tile > (int64_t(1) << 30) || (src_tile & (src_tile - 1)))
+        fail<ScheduleError>("split_rows: a source tile of ", src_tile, " ids is not 0 or a power of two up to 2^30");
+    return split_rows_impl(*this, length, src_tile);
 }
 
 NeighbourTiles ScheduleContext::stage_neighbours(int tile, const Var &row_block, int rows_per_block) {
@@ -429,6 +431,8 @@ struct SpmmKernel::State {
     bool orders_rows = false;
     int segment_len = 0;  ///< rows split into segments of this many positions (ScheduleContext::split_rows)
     ImageParam seg_ptr, seg_row, row_segs;  ///< bound when segment_len > 0
+    int64_t segment_src_tile = 0;           ///< the segments' source tile (0: none)
+    ImageParam seg_ids;                     ///< bound when segment_src_tile > 0
     bool scatters = false;  ///< reduces by nonzeros (ScheduleContext::scatter_nonzeros)
     ImageParam pos_row;     ///< bound when scatters: the row of every CSR position
     Param<int32_t> num_segs, max_segments, max_segment_len;
@@ -636,12 +640,15 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     // seg_ptr(s + 1)) of row seg_row(s), and row v's segments are row_segs(v) .. row_segs(v + 1) - 1
     // (RowSplitTable).
     ImageParam seg_ptr(Int(32), 1, "seg_ptr"), seg_row(Int(32), 1, "seg_row"), row_segs(Int(32), 1, "row_segs");
+    ImageParam seg_ids(Int(32), 1, "seg_ids");  // with source tiles: row v's segments, in tile order
     Param<int32_t> num_segs("num_segs"), max_segments("max_segments"), max_segment_len("max_segment_len");
-    ctx.split_rows_impl = [&](ScheduleContext &c, int length) {
+    ctx.split_rows_impl = [&](ScheduleContext &c, int length, int64_t src_tile) {
         begin_split("split_rows");
         c.rows_split = length;
+        c.rows_split_tile = src_tile;
         RowSegmentSplit r;
         r.length = length;
+        r.src_tile = src_tile;
         r.s = v_;
         RDom ks(0, max_segment_len, name_ + "_ks");
         const Expr start = seg_ptr(v_);
@@ -669,13 +676,16 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         reduce_into(r.segment_acc, {f_, v_}, at_segment, Expr());
         r.segments = Func(name_ + "_segments");
         r.segments(f_, v_) = tuples ? Tuple(r.segment_acc(f_, v_)) : Tuple(Expr(r.segment_acc(f_, v_)));
-        // The row's segments merged in order (segment ids lie in [0, num_segs) by construction).
+        // The row's segments merged in order (segment ids lie in [0, num_segs) by construction):
+        // consecutive ones, or with source tiles those seg_ids lists for the row (each segment once).
         RDom j(0, max_segments, name_ + "_seg");
         const Expr first = row_segs(v_);
         j.where(j < row_segs(v_ + 1) - first);
         r.merge = j.x;
         Func merged(name_ + "_merged");
-        merge_into(merged, r.segments, {f_, unsafe_promise_clamped(first + j.x, 0, num_segs - 1)});
+        Expr segment = unsafe_promise_clamped(first + j.x, 0, num_segs - 1);
+        if (src_tile > 0) segment = unsafe_promise_clamped(seg_ids(segment), 0, num_segs - 1);
+        merge_into(merged, r.segments, {f_, segment});
         Func segment_out = output_func();
         define_out(segment_out, merged);
         ext::SparseLayout by_segment;
@@ -852,6 +862,8 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     }
     if (ctx.rows_split) {
         s->segment_len = ctx.rows_split;
+        s->segment_src_tile = ctx.rows_split_tile;
+        s->seg_ids = seg_ids;
         s->seg_ptr = seg_ptr;
         s->seg_row = seg_row;
         s->row_segs = row_segs;
@@ -914,6 +926,7 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         s->arguments.push_back(seg_ptr);
         s->arguments.push_back(seg_row);
         s->arguments.push_back(row_segs);
+        if (s->segment_src_tile) s->arguments.push_back(seg_ids);
     }
     if (s->scatters) s->arguments.push_back(pos_row);
     for (const Operand &o : operands_) s->arguments.push_back(o.param);
@@ -1027,8 +1040,9 @@ void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operan
                 s.orders_rows ? index_buffer(g.balanced_idx(), "row_order") : Buffer<>()};
     };
     ix.segments = [&g, &launch](State &s) {
-        return s.device == Device::CUDA ? RowSplitTable::device(g, s.segment_len, launch, s.target)
-                                        : RowSplitTable::host(g, s.segment_len);
+        return s.device == Device::CUDA
+                   ? RowSplitTable::device(g, s.segment_len, launch, s.target, s.segment_src_tile)
+                   : RowSplitTable::host(g, s.segment_len, s.segment_src_tile);
     };
     ix.position_rows = [&g, &launch](State &s) -> Buffer<> {
         // The destination-ordered COO's rows (made once per graph; on CUDA its device copy, which
@@ -1151,12 +1165,15 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
     auto bind_indices = [&] {
         std::array<Buffer<>, 4> ix = g.buffers(s, borrowed);
         keep.insert(keep.end(), ix.begin(), ix.end());
+        if (s.segment_len > 0) segments = g.segments(s);
+        const bool tiles = segments && s.segment_src_tile > 0;
         params.set(s.row_ptr, ix[0]);
-        params.set(s.col_idx, ix[1]);
-        params.set(s.edge_ids, ix[2]);
+        // With source tiles the segments read the edges in tile order, kept with the table.
+        params.set(s.col_idx, tiles ? segments->col_idx : ix[1]);
+        params.set(s.edge_ids, tiles ? segments->edge_ids : ix[2]);
         if (s.orders_rows) params.set(s.row_order, ix[3]);
+        if (tiles) params.set(s.seg_ids, segments->seg_ids);
         if (s.segment_len > 0) {
-            segments = g.segments(s);
             params.set(s.seg_ptr, segments->seg_ptr);
             params.set(s.seg_row, segments->seg_row);
             params.set(s.row_segs, segments->row_segs);
@@ -1215,6 +1232,8 @@ std::string SpmmKernel::schedule() const { return state_->schedule; }
 bool SpmmKernel::orders_rows() const { return state_->orders_rows; }
 
 int SpmmKernel::segment_length() const { return state_->segment_len; }
+
+int64_t SpmmKernel::source_tile() const { return state_->segment_src_tile; }
 
 bool SpmmKernel::scatters_nonzeros() const { return state_->scatters; }
 

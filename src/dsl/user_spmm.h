@@ -30,11 +30,12 @@
 // each row's reduction in order unless its monoid allows otherwise (Monoid::merge,
 // ScheduleContext::split_nnz_lanes). Beside Halide's own directives, a schedule may split rows over
 // lanes of nonzeros (ScheduleContext::split_nnz_lanes), split them into segments across the graph
-// (ScheduleContext::split_rows) and run rows in order of their length
+// (ScheduleContext::split_rows, also by tiles of source ids) and run rows in order of their length
 // (ScheduleContext::balanced_rows), stage a block's neighbour ids in shared memory
-// (ScheduleContext::stage_neighbours) and keep each thread's part of a block-wide accumulator tile in
-// registers (ScheduleContext::register_tiles); source tiles, the one directive of the built-in
-// operators (schedules/) not yet open to user programs, need a graph regrouped per tile.
+// (ScheduleContext::stage_neighbours), keep each thread's part of a block-wide accumulator tile in
+// registers (ScheduleContext::register_tiles) and divide the work by nonzeros instead of rows
+// (ScheduleContext::scatter_nonzeros, accumulate_runs, accumulate_lanes): the directives of the
+// built-in operators' schedules (schedules/).
 #pragma once
 
 #include <Halide.h>
@@ -112,6 +113,13 @@ struct NnzLanes {
 /// 100,000 neighbours no longer runs on one thread or one warp. Rows of at most `length` neighbours
 /// are one segment. The segment table comes with the graph, made once per Graph and length (a
 /// kernel that splits rows runs on Graphs, not on GraphViews).
+///
+/// Source tiles (split_rows(length, src_tile) with src_tile > 0): the graph's edges regrouped by
+/// tiles of src_tile consecutive source ids (then by row), and the segments are the runs of one
+/// row within one tile (cut after `length` positions), numbered tile by tile, so that segments
+/// computed together gather the features of one tile of sources, which stay in cache. A row's
+/// segments are then merged in tile order, not position order (a monoid that merges is
+/// commutative). The regrouped edges come with the graph too (made once per Graph and tile).
 struct RowSegmentSplit {
     Halide::Func segments;     ///< the segments' results (pure): a stage of its own, schedule it like out
     Halide::Func segment_acc;  ///< the reduction over a segment (pure: identity; update over k)
@@ -119,6 +127,7 @@ struct RowSegmentSplit {
     Halide::RVar k;            ///< segment_acc's reduction variable: the position within the segment
     Halide::RVar merge;        ///< acc's reduction variable over the row's segments
     int length = 0;            ///< the most positions a segment holds
+    int64_t src_tile = 0;      ///< the source tile (0: segments of rows in position order)
 };
 
 /// A row reduction over neighbour ids staged a tile at a time (ScheduleContext::stage_neighbours):
@@ -207,9 +216,11 @@ struct ScheduleContext : KnobValues {
     /// name and outputs); schedule the returned segments and segment_acc Funcs as well (segments
     /// compute_root: on CUDA a kernel of its own before the rows'). Call it before scheduling acc or
     /// out. ScheduleError when the program's monoid declares no merge, with split_nnz_lanes or
-    /// balanced_rows, or on a second call.
-    RowSegmentSplit split_rows(int length);
+    /// balanced_rows, or on a second call. With src_tile (a power of two, 1 .. 2^30) > 0: source
+    /// tiles (RowSegmentSplit::src_tile).
+    RowSegmentSplit split_rows(int length, int64_t src_tile = 0);
     int rows_split = 0;  ///< the segment length of split_rows (0: rows whole)
+    int64_t rows_split_tile = 0;  ///< its source tile (0: none)
 
     /// Stages the neighbour ids (and edge ids) of a block of rows in memory close to the threads,
     /// `tile` (1..1024) positions of each row at a time (NeighbourTiles), as the built-in g-SpMM's
@@ -269,7 +280,7 @@ struct ScheduleContext : KnobValues {
 
     /// Set by SpmmProgram::compile: builds the lane form and the segment form.
     std::function<NnzLanes(ScheduleContext &, int, int)> split_lanes_impl;
-    std::function<RowSegmentSplit(ScheduleContext &, int)> split_rows_impl;
+    std::function<RowSegmentSplit(ScheduleContext &, int, int64_t)> split_rows_impl;
     std::function<NeighbourTiles(ScheduleContext &, int, const Halide::Var &, int)> stage_impl;
     std::function<NonzeroScatter(ScheduleContext &, int)> scatter_impl;
 };
@@ -443,6 +454,9 @@ public:
     /// The segment length of its schedule's split_rows (ScheduleContext::split_rows), 0 when its
     /// rows are whole: a run then reads the graph's segment table (made once per Graph).
     int segment_length() const;
+    /// The source tile of its split_rows (0: segments in position order): a run then reads the
+    /// graph's edges regrouped by source tiles (made once per Graph and tile).
+    int64_t source_tile() const;
     /// Whether its schedule reduces by nonzeros (ScheduleContext::scatter_nonzeros): a run then reads
     /// the row of every CSR position (the graph's destination-ordered COO, made once per Graph).
     bool scatters_nonzeros() const;
@@ -462,12 +476,16 @@ public:
     /// (as Halide's generators produce): <dir>/<name>.a and <dir>/<name>.h, declaring
     ///   int name(halide_buffer_t *row_ptr, halide_buffer_t *col_idx, halide_buffer_t *edge_ids,
     ///            [halide_buffer_t *row_order,] [halide_buffer_t *seg_ptr, halide_buffer_t *seg_row,
-    ///            halide_buffer_t *row_segs,] [halide_buffer_t *pos_row,] halide_buffer_t *<operand>...,
+    ///            halide_buffer_t *row_segs, [halide_buffer_t *seg_ids,]] [halide_buffer_t *pos_row,]
+    ///            halide_buffer_t *<operand>...,
     ///            int32_t max_degree, int32_t num_edges, int32_t num_src, [int32_t num_segs,
     ///            int32_t max_segments, int32_t max_segment_len,] halide_buffer_t *out);
     /// row_order (num_dst rows by in-degree, longest first: a permutation) only when orders_rows();
     /// the segment table (graph/segments.h: split_row_segments and segment_rows, at least one
-    /// segment: pad an edgeless graph with one empty segment) only when segment_length() > 0;
+    /// segment: pad an edgeless graph with one empty segment) only when segment_length() > 0, with
+    /// source tiles (source_tile() > 0) the segments of graph/segments.h's source_tile_segments,
+    /// their rows, row_segs and seg_ids, and col_idx and edge_ids the edges in that order
+    /// (Graph::coo_by_dst(source_tile()));
     /// pos_row (the row of every CSR position, num_edges entries) only when scatters_nonzeros();
     /// operands in the order of their operand() calls (declare them in statements of their own: the
     /// order in which C++ evaluates the sides of `a * b` is unspecified); the CSR arrays of

@@ -140,26 +140,52 @@ std::shared_ptr<DeviceSegments> DeviceSegments::get(const Graph &g, int segment_
     }));
 }
 
-RowSplitTable::RowSplitTable(const Graph &g, int segment_len, const CudaLaunch *launch, const Halide::Target &target) {
+RowSplitTable::RowSplitTable(const Graph &g, int segment_len, int64_t src_tile, const CudaLaunch *launch,
+                             const Halide::Target &target) {
     const CSR &csr = g.csr();
-    RowSegments segs = split_row_segments(csr, segment_len);
-    seg_row_host_ = segment_rows(segs);
-    max_segments = segs.max_segments;
-    max_segment_len = segs.max_segment_len;
-    seg_ptr_host_ = std::move(segs.seg_ptr);
-    row_segs_host_ = std::move(segs.row_segs);
+    if (src_tile > 0) {
+        // Runs of one row within one source tile, in tile order; a segment's row is its first edge's.
+        const RowSegments &segs = g.source_tile_segments(src_tile, segment_len);
+        const COO &tiled = g.coo_by_dst(src_tile);
+        seg_ptr_host_ = segs.seg_ptr;
+        row_segs_host_ = segs.row_segs;
+        seg_ids_host_ = segs.seg_ids;
+        for (int64_t t = 0; t < segs.num_segs(); ++t)
+            seg_row_host_.push_back(tiled.row[static_cast<size_t>(segs.seg_ptr[static_cast<size_t>(t)])]);
+        col_host_ = tiled.col;
+        eid_host_ = tiled.edge_ids;
+        max_segments = segs.max_segments;
+        max_segment_len = segs.max_segment_len;
+        // Index arrays are never empty: a graph without edges binds one unread entry.
+        for (std::vector<index_t> *v : {&seg_ids_host_, &col_host_, &eid_host_})
+            if (v->empty()) v->push_back(0);
+    } else {
+        RowSegments segs = split_row_segments(csr, segment_len);
+        seg_row_host_ = segment_rows(segs);
+        max_segments = segs.max_segments;
+        max_segment_len = segs.max_segment_len;
+        seg_ptr_host_ = std::move(segs.seg_ptr);
+        row_segs_host_ = std::move(segs.row_segs);
+    }
     if (seg_row_host_.empty()) {
         // One empty segment (no row lists it): a grid over the segments always has a block.
         seg_ptr_host_ = {0, 0};
         seg_row_host_ = {0};
     }
     num_segs = static_cast<int32_t>(seg_row_host_.size());
+    const bool tiles = src_tile > 0;
     if (launch) {
         release_ = std::make_unique<DeviceBufferRelease>(*launch, std::initializer_list<Halide::Buffer<> *>{
-                                                                      &seg_ptr, &seg_row, &row_segs});
+                                                                      &seg_ptr, &seg_row, &row_segs, &seg_ids,
+                                                                      &col_idx, &edge_ids});
         seg_ptr = upload(seg_ptr_host_, *launch, target, "seg_ptr");
         seg_row = upload(seg_row_host_, *launch, target, "seg_row");
         row_segs = upload(row_segs_host_, *launch, target, "row_segs");
+        if (tiles) {
+            seg_ids = upload(seg_ids_host_, *launch, target, "seg_ids");
+            col_idx = upload(col_host_, *launch, target, "col_idx");
+            edge_ids = upload(eid_host_, *launch, target, "edge_ids");
+        }
         return;
     }
     auto wrap = [](std::vector<index_t> &host, const char *name) {
@@ -168,20 +194,26 @@ RowSplitTable::RowSplitTable(const Graph &g, int segment_len, const CudaLaunch *
     seg_ptr = wrap(seg_ptr_host_, "seg_ptr");
     seg_row = wrap(seg_row_host_, "seg_row");
     row_segs = wrap(row_segs_host_, "row_segs");
+    if (tiles) {
+        seg_ids = wrap(seg_ids_host_, "seg_ids");
+        col_idx = wrap(col_host_, "col_idx");
+        edge_ids = wrap(eid_host_, "edge_ids");
+    }
 }
 
-std::shared_ptr<RowSplitTable> RowSplitTable::host(const Graph &g, int segment_len) {
-    const std::string key = "host_row_split/" + std::to_string(segment_len);
+std::shared_ptr<RowSplitTable> RowSplitTable::host(const Graph &g, int segment_len, int64_t src_tile) {
+    const std::string key = "host_row_split/" + std::to_string(segment_len) + "/" + std::to_string(src_tile);
     return std::static_pointer_cast<RowSplitTable>(g.attachment(key, [&] {
-        return std::static_pointer_cast<void>(std::make_shared<RowSplitTable>(g, segment_len, nullptr, Halide::Target()));
+        return std::static_pointer_cast<void>(
+            std::make_shared<RowSplitTable>(g, segment_len, src_tile, nullptr, Halide::Target()));
     }));
 }
 
 std::shared_ptr<RowSplitTable> RowSplitTable::device(const Graph &g, int segment_len, const CudaLaunch &launch,
-                                                     const Halide::Target &target) {
-    const std::string key = "cuda_row_split/" + std::to_string(segment_len);
+                                                     const Halide::Target &target, int64_t src_tile) {
+    const std::string key = "cuda_row_split/" + std::to_string(segment_len) + "/" + std::to_string(src_tile);
     return std::static_pointer_cast<RowSplitTable>(g.attachment(key_of(key.c_str(), launch.context, 1), [&] {
-        return std::static_pointer_cast<void>(std::make_shared<RowSplitTable>(g, segment_len, &launch, target));
+        return std::static_pointer_cast<void>(std::make_shared<RowSplitTable>(g, segment_len, src_tile, &launch, target));
     }));
 }
 

@@ -102,26 +102,32 @@ private:
 
 /// The segment table of user programs that split rows (dsl::ScheduleContext::split_rows): every row
 /// cut into segments of at most segment_len nonzeros (split_row_segments), with the row of every
-/// segment (segment_rows). A graph without edges gets one empty segment, so every array holds an
-/// entry and a kernel's grid is never empty. On the host (made once per graph and length) or, with
-/// a launch, uploaded to the device once per graph, length and CUDA context.
+/// segment (segment_rows). With src_tile > 0 the segments are the runs of one row within one tile
+/// of src_tile source ids, tile by tile, cut after segment_len nonzeros (Graph::source_tile_segments):
+/// seg_ptr then holds offsets into the edges in source-tile order (col_idx and edge_ids, the
+/// graph's coo_by_dst(src_tile)), and row v's segments are seg_ids[row_segs[v] .. row_segs[v + 1]).
+/// A graph without edges gets one empty segment, so every array holds an entry and a kernel's grid
+/// is never empty. On the host (made once per graph, length and tile) or, with a launch, uploaded
+/// to the device once per graph, length, tile and CUDA context.
 class RowSplitTable {
 public:
-    RowSplitTable(const Graph &g, int segment_len, const CudaLaunch *launch, const Halide::Target &target);
+    RowSplitTable(const Graph &g, int segment_len, int64_t src_tile, const CudaLaunch *launch,
+                  const Halide::Target &target);
     RowSplitTable(const RowSplitTable &) = delete;
     RowSplitTable &operator=(const RowSplitTable &) = delete;
 
     Halide::Buffer<> seg_ptr, seg_row, row_segs;  ///< host buffers, or device buffers with a launch
+    Halide::Buffer<> seg_ids, col_idx, edge_ids;  ///< defined with source tiles
     int32_t num_segs = 0, max_segments = 0, max_segment_len = 0;
 
-    /// The host table of (g, segment_len).
-    static std::shared_ptr<RowSplitTable> host(const Graph &g, int segment_len);
-    /// The device table of (g, segment_len, launch.context).
+    /// The host table of (g, segment_len, src_tile).
+    static std::shared_ptr<RowSplitTable> host(const Graph &g, int segment_len, int64_t src_tile = 0);
+    /// The device table of (g, segment_len, src_tile, launch.context).
     static std::shared_ptr<RowSplitTable> device(const Graph &g, int segment_len, const CudaLaunch &launch,
-                                                 const Halide::Target &target);
+                                                 const Halide::Target &target, int64_t src_tile = 0);
 
 private:
-    std::vector<index_t> seg_ptr_host_, seg_row_host_, row_segs_host_;
+    std::vector<index_t> seg_ptr_host_, seg_row_host_, row_segs_host_, seg_ids_host_, col_host_, eid_host_;
     std::unique_ptr<DeviceBufferRelease> release_;
 };
 

@@ -33,10 +33,11 @@ using test::graphs;
 dsl::ScheduleDef segments_schedule() {
     dsl::ScheduleDef d;
     d.name = "cpu_segments";
-    d.knobs = {{"length", {1, 3, 64}, 3}};
+    d.knobs = {{"length", {1, 3, 64, 1 << 20}, 3}, {"tile", {0, 1, 4, 64}, 0}};
     d.apply = [](dsl::ScheduleContext &c) {
-        dsl::RowSegmentSplit r = c.split_rows(static_cast<int>(c.knob("length")));
+        dsl::RowSegmentSplit r = c.split_rows(static_cast<int>(c.knob("length")), c.knob("tile"));
         EXPECT_EQ(r.length, c.knob("length"));
+        EXPECT_EQ(r.src_tile, c.knob("tile"));
         EXPECT_EQ(c.rows_split, c.knob("length"));
         Halide::Var so("so"), si("si");
         r.segments.compute_root().split(r.s, so, si, 8, Halide::TailStrategy::GuardWithIf).parallel(so);
@@ -120,6 +121,57 @@ TEST(UserRowSegments, SegmentsMatchPlainLoopsAndTheInOrderReduction) {
             }
         }
     }
+}
+
+TEST(UserRowSegments, SourceTilesMatchPlainLoops) {
+    // Source tiles of 1, 4 and 64 ids (a tile per source, a few sources, most of the graph), runs
+    // cut after 3 positions or uncut: a row's segments come from several tiles and merge in tile
+    // order. Sum and max of the message of every operand kind and the degree, F = 1, 5, against
+    // plain loops on the random graphs (shuffled and identity edge ids: the regrouped edges keep
+    // their ids); and a graph without edges.
+    for (const bool max : {false, true}) {
+        SpmmProgram p = weighted(max ? "tile_max" : "tile_sum", max ? Monoid::max() : Monoid::sum());
+        for (int F : {1, 5}) {
+            std::vector<std::pair<std::string, dsl::SpmmKernel>> kernels;
+            for (int64_t tile : {1, 4, 64})
+                for (int64_t length : {3, 1 << 20}) {
+                    dsl::SpmmKernel k = p.compile(F, Device::CPU, segments_schedule(), {{"length", length}, {"tile", tile}});
+                    EXPECT_EQ(k.source_tile(), tile);
+                    kernels.emplace_back(k.schedule(), k);
+                }
+            for (const Case &c : graphs()) {
+                Graph g = test::random_graph(70 + F, c.opt);
+                Tensor x = test::random_tensor({g.num_src(), F}, 1), w = test::random_tensor({g.num_edges(), 1}, 2),
+                       y = test::random_tensor({g.num_dst(), F}, 3);
+                const Tensor want = weighted_reference(g, F, x, w, y, max);
+                for (const auto &[point, k] : kernels) {
+                    Tensor got = test::random_tensor({g.num_dst(), F}, 4);
+                    k.run(g, {{"x", x}, {"w", w}, {"y", y}}, got);
+                    expect_close(got, want, 1e-5, std::string(max ? "max " : "sum ") + c.name + " F=" + std::to_string(F) +
+                                                      " " + point);
+                }
+            }
+        }
+    }
+    test::RandomGraphOptions none;
+    none.avg_degree = 0, none.long_row = 0, none.duplicate_share = 0, none.self_loop_share = 0;
+    Graph g = test::random_graph(3, none);
+    ASSERT_EQ(g.num_edges(), 0);
+    Tensor out = test::random_tensor({g.num_dst(), 4}, 9);
+    weighted("edgeless_tiles", Monoid::sum())
+        .compile(4, Device::CPU, segments_schedule(), {{"length", 3}, {"tile", 4}})
+        .run(g, {{"x", test::random_tensor({g.num_src(), 4}, 1)}, {"w", Tensor::empty({0, 1}, DType::F32)},
+                 {"y", test::random_tensor({g.num_dst(), 4}, 3)}},
+             out);
+    for (int64_t i = 0; i < out.numel(); ++i) ASSERT_EQ(out.data_as<float>()[i], 0.f) << i;
+    // The static library takes the row's segment list after the segment table.
+    const std::vector<std::string> args = weighted("tile_args", Monoid::sum())
+                                              .compile(4, Device::CPU, segments_schedule(), {{"tile", 64}})
+                                              .argument_names();
+    const std::vector<std::string> want = {"row_ptr", "col_idx", "edge_ids", "seg_ptr", "seg_row", "row_segs", "seg_ids",
+                                           "tile_args_x", "tile_args_w", "tile_args_y", "max_degree", "num_edges",
+                                           "num_src", "num_segs", "max_segments", "max_segment_len", "tile_args_out"};
+    EXPECT_EQ(args, want);
 }
 
 TEST(UserRowSegments, TuplesSeveralOutputsAndEdgelessMessagesMergeInOrder) {
@@ -285,6 +337,9 @@ TEST(UserRowSegments, ErrorsNameTheProblem) {
     EXPECT_TRUE(test::throws_with<ScheduleError>(
         [&] { summed.compile(4, Device::CPU, schedule([](dsl::ScheduleContext &c) { c.split_rows(0); })); },
         {"0 positions is not in 1.."}));
+    EXPECT_TRUE(test::throws_with<ScheduleError>(
+        [&] { summed.compile(4, Device::CPU, schedule([](dsl::ScheduleContext &c) { c.split_rows(8, 3); })); },
+        {"a source tile of 3 ids is not 0 or a power of two"}));
     EXPECT_TRUE(test::throws_with<ScheduleError>(
         [&] {
             summed.compile(4, Device::CPU, schedule([](dsl::ScheduleContext &c) {

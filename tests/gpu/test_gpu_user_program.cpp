@@ -582,6 +582,63 @@ TEST_F(GpuUserProgram, NonzeroScatterMatchesTheCpu) {
     }
 }
 
+TEST_F(GpuUserProgram, SourceTilesMatchTheCpu) {
+    // split_rows(length, src_tile): segments that are runs of one row within one tile of source ids,
+    // computed a thread a feature and segment, then each row merging its segments (in tile order):
+    // the edges regrouped by tile and the segment table come with the graph to the device. Tiles of
+    // 4 and 64 ids, runs cut after 32 positions, F = 1, 5, 64, against the CPU's default schedule.
+    dsl::ScheduleDef tiled;
+    tiled.name = "gpu_source_tiles";
+    tiled.knobs = {{"tile", {4, 64}, 4}};
+    tiled.apply = [](dsl::ScheduleContext &c) {
+        using Halide::TailStrategy;
+        const dsl::RowSegmentSplit r = c.split_rows(32, c.knob("tile"));
+        const int ft = std::min(c.features, 32), rows = std::max(1, 128 / ft);
+        Halide::Var fo("fo"), fi("fi"), so("so"), si("si"), vo("vo"), vi("vi");
+        Halide::Func segments = r.segments, segment_acc = r.segment_acc;
+        segments.compute_root()
+            .split(c.f, fo, fi, ft, TailStrategy::GuardWithIf)
+            .split(r.s, so, si, rows, TailStrategy::GuardWithIf)
+            .reorder(fi, si, so, fo)
+            .gpu_blocks(so, fo)
+            .gpu_threads(fi, si);
+        segment_acc.compute_at(segments, fi);
+        c.out.split(c.f, fo, fi, ft, TailStrategy::GuardWithIf)
+            .split(c.v, vo, vi, rows, TailStrategy::GuardWithIf)
+            .reorder(fi, vi, vo, fo)
+            .gpu_blocks(vo, fo)
+            .gpu_threads(fi, vi);
+        c.acc.compute_at(c.out, fi);
+    };
+    auto build = [](dsl::SpmmProgram &p) {
+        Halide::Expr x = p.operand("x", At::Src);
+        Halide::Expr w = p.operand("w", At::Edge, true);
+        Halide::Expr y = p.operand("y", At::Dst);
+        p.message(x * w + y);
+        p.reduce(dsl::Monoid::sum());
+    };
+    dsl::SpmmProgram cpu_p("tiles_ref"), gpu_p("tiles_gpu");
+    build(cpu_p);
+    build(gpu_p);
+    for (const int F : {1, 5, 64}) {
+        dsl::SpmmKernel kc = cpu_p.compile(F);
+        for (const int64_t tile : {4, 64}) {
+            dsl::SpmmKernel kg = gpu_p.compile(F, Device::CUDA, tiled, {{"tile", tile}});
+            auto shapes = three_shapes(2000);
+            for (size_t i = 0; i < shapes.size(); ++i) {
+                Graph g = test::random_graph(700 + i + F, shapes[i]);
+                Tensor x = test::random_tensor({g.num_src(), F}, 1), w = test::random_tensor({g.num_edges(), 1}, 2),
+                       y = test::random_tensor({g.num_dst(), F}, 3);
+                Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
+                kc.run(g, {{"x", x}, {"w", w}, {"y", y}}, want);
+                Tensor out = to_device(test::random_tensor({g.num_dst(), F}, 9));
+                kg.run(g, {{"x", to_device(x)}, {"w", to_device(w)}, {"y", to_device(y)}}, out, launch_);
+                EXPECT_TRUE(close_values(to_host(out), want, 1e-4)) << "tile " << tile << " F=" << F << " shape " << i;
+            }
+        }
+    }
+}
+
 TEST_F(GpuUserProgram, GraphWithoutEdgesGivesZeros) {
     dsl::SpmmProgram p("gpu_empty");
     p.message(p.operand("x", At::Src) * p.operand("w", At::Edge, true));
