@@ -636,6 +636,26 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         lanes = r.lanes;
         return r;
     };
+    // The message at edge-list position `position` (its source and edge: col_idx and edge_ids
+    // there), the `k`-th of row `row` (its destination operands, dst() and degree() are the row's).
+    // The position's own terms go through placeholders first: they read row_ptr at v, which the
+    // row's substitution would change.
+    auto message_at = [&](const Expr &position, const Expr &k, const Expr &row) {
+        const Var src_at(name_ + "_src_at"), edge_at(name_ + "_edge_at"), degree_at(name_ + "_degree_at");
+        std::vector<Expr> at;
+        for (Expr m : msg) {
+            m = Internal::substitute(u_, src_at, m);
+            m = Internal::substitute(e_, edge_at, m);
+            m = Internal::substitute(degree_, degree_at, m);
+            m = Internal::substitute(v_.name(), row, m);
+            m = Internal::substitute(k_.x.name(), k, m);
+            m = Internal::substitute(src_at.name(), col_idx_(position), m);
+            m = Internal::substitute(edge_at.name(), edge_ids_(position), m);
+            m = Internal::substitute(degree_at.name(), row_ptr_(row + 1) - row_ptr_(row), m);
+            at.push_back(m);
+        }
+        return at;
+    };
     // The segment form (ScheduleContext::split_rows): segment s covers positions [seg_ptr(s),
     // seg_ptr(s + 1)) of row seg_row(s), and row v's segments are row_segs(v) .. row_segs(v + 1) - 1
     // (RowSplitTable).
@@ -658,20 +678,7 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         // and the destination (operands included) of the segment's row.
         const Expr rows = out.output_buffers()[0].dim(1).extent();
         const Expr row = unsafe_promise_clamped(seg_row(v_), 0, rows - 1);
-        const Var src_at(name_ + "_src_at"), edge_at(name_ + "_edge_at"), degree_at(name_ + "_degree_at");
-        std::vector<Expr> at_segment;
-        for (Expr m : msg) {
-            // The position's own terms first (they read row_ptr at v, which stays the segment's).
-            m = Internal::substitute(u_, src_at, m);
-            m = Internal::substitute(e_, edge_at, m);
-            m = Internal::substitute(degree_, degree_at, m);
-            m = Internal::substitute(v_.name(), row, m);
-            m = Internal::substitute(k_.x.name(), ks.x, m);
-            m = Internal::substitute(src_at.name(), col_idx_(start + ks.x), m);
-            m = Internal::substitute(edge_at.name(), edge_ids_(start + ks.x), m);
-            m = Internal::substitute(degree_at.name(), row_ptr_(row + 1) - row_ptr_(row), m);
-            at_segment.push_back(m);
-        }
+        const std::vector<Expr> at_segment = message_at(start + ks.x, ks.x, row);
         r.segment_acc = Func(name_ + "_segment_acc");
         reduce_into(r.segment_acc, {f_, v_}, at_segment, Expr());
         r.segments = Func(name_ + "_segments");
@@ -793,21 +800,9 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         }
         const Expr rows = out.output_buffers()[0].dim(1).extent();
         const Expr row = unsafe_promise_clamped(pos_row(position), 0, rows - 1);
-        const Var src_at(name_ + "_src_at"), edge_at(name_ + "_edge_at"), degree_at(name_ + "_degree_at");
-        std::vector<Expr> at_position;
-        for (Expr m : msg) {
-            // As in the segment form: the position's own terms through placeholders, then the row's.
-            m = Internal::substitute(u_, src_at, m);
-            m = Internal::substitute(e_, edge_at, m);
-            m = Internal::substitute(degree_, degree_at, m);
-            m = Internal::substitute(v_.name(), row, m);
-            m = Internal::substitute(k_.x.name(), position - row_ptr_(row), m);
-            m = Internal::substitute(src_at.name(), col_idx_(position), m);
-            m = Internal::substitute(edge_at.name(), edge_ids_(position), m);
-            m = Internal::substitute(degree_at.name(), row_ptr_(row + 1) - row_ptr_(row), m);
-            if (valid.defined()) m = select(valid, m, monoid_->identity(type_));
-            at_position.push_back(m);
-        }
+        std::vector<Expr> at_position = message_at(position, position - row_ptr_(row), row);
+        if (valid.defined())
+            for (Expr &m : at_position) m = select(valid, m, monoid_->identity(type_));
         // out is the accumulator itself where finalizing changes nothing: one output, no finalize,
         // and an identity of 0 (rows without in-edges must read 0).
         const Expr identity = Internal::simplify(monoid_->identity(type_));

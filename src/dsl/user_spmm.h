@@ -34,8 +34,8 @@
 // (ScheduleContext::balanced_rows), stage a block's neighbour ids in shared memory
 // (ScheduleContext::stage_neighbours), keep each thread's part of a block-wide accumulator tile in
 // registers (ScheduleContext::register_tiles) and divide the work by nonzeros instead of rows
-// (ScheduleContext::scatter_nonzeros, accumulate_runs, accumulate_lanes): the directives of the
-// built-in operators' schedules (schedules/).
+// (ScheduleContext::scatter_nonzeros, accumulate_runs, accumulate_lanes), the forms of the built-in
+// operators' schedules (schedules/) but their locality row order, relabeled sources and row tails.
 #pragma once
 
 #include <Halide.h>

@@ -66,6 +66,17 @@ protected:
     }
 };
 
+/// x_u * w_e + y_v (a source, an edge and a destination operand) reduced by sum or max.
+dsl::SpmmProgram weighted_program(const std::string &name, bool max = false) {
+    dsl::SpmmProgram p(name);
+    Halide::Expr x = p.operand("x", At::Src);
+    Halide::Expr w = p.operand("w", At::Edge, true);
+    Halide::Expr y = p.operand("y", At::Dst);
+    p.message(x * w + y);
+    p.reduce(max ? dsl::Monoid::max() : dsl::Monoid::sum());
+    return p;
+}
+
 /// A graph with a very long row (long_row neighbours), a bipartite one and a mostly empty one.
 std::vector<test::RandomGraphOptions> three_shapes(int64_t long_row) {
     std::vector<test::RandomGraphOptions> shapes(3);
@@ -471,16 +482,7 @@ TEST_F(GpuUserProgram, StagedTilesMatchTheCpu) {
     // The example schedule staged_tiles (stage_neighbours in shared memory, register_tiles) at points
     // of every knob, balanced rows too, on Graphs and a graph view, against the CPU's default
     // schedule: each row's reduction runs in order on one thread, so sums agree to rounding.
-    auto build = [](dsl::SpmmProgram &p) {
-        Halide::Expr x = p.operand("x", At::Src);
-        Halide::Expr w = p.operand("w", At::Edge, true);
-        Halide::Expr y = p.operand("y", At::Dst);
-        p.message(x * w + y);
-        p.reduce(dsl::Monoid::sum());
-    };
-    dsl::SpmmProgram cpu_p("staged_ref"), gpu_p("staged_gpu");
-    build(cpu_p);
-    build(gpu_p);
+    dsl::SpmmProgram cpu_p = weighted_program("staged_ref"), gpu_p = weighted_program("staged_gpu");
     dsl::ScheduleDef balanced = gsparse_examples::staged_tiles();
     balanced.name = "staged_balanced";
     balanced.apply = [apply = balanced.apply](dsl::ScheduleContext &c) {
@@ -530,13 +532,6 @@ TEST_F(GpuUserProgram, NonzeroScatterMatchesTheCpu) {
     // is the accumulator) and max (an output stage of its own, compare-and-swap updates), against
     // the CPU's default schedule; sums agree to the rounding of another order. A graph without
     // edges gives zeros.
-    auto build = [](dsl::SpmmProgram &p, bool max) {
-        Halide::Expr x = p.operand("x", At::Src);
-        Halide::Expr w = p.operand("w", At::Edge, true);
-        Halide::Expr y = p.operand("y", At::Dst);
-        p.message(x * w + y);
-        p.reduce(max ? dsl::Monoid::max() : dsl::Monoid::sum());
-    };
     using Point = std::map<std::string, int64_t>;
     const std::vector<std::pair<int, std::vector<Point>>> cases = {
         {1, {{{"run", 1}}, {{"run", 8}}, {{"run", 64}, {"block", 512}}, {{"warp_steps", 1}}, {{"warp_steps", 16}}}},
@@ -544,9 +539,8 @@ TEST_F(GpuUserProgram, NonzeroScatterMatchesTheCpu) {
              {{"warp_steps", 4}, {"block", 128}}}},
         {64, {{{"run", 8}}, {{"run", 32}, {"feature_threads", 16}}}}};
     for (const bool max : {false, true}) {
-        dsl::SpmmProgram cpu_p(max ? "scatter_max_ref" : "scatter_sum_ref"), gpu_p(max ? "scatter_max_gpu" : "scatter_sum_gpu");
-        build(cpu_p, max);
-        build(gpu_p, max);
+        dsl::SpmmProgram cpu_p = weighted_program(max ? "scatter_max_ref" : "scatter_sum_ref", max),
+                         gpu_p = weighted_program(max ? "scatter_max_gpu" : "scatter_sum_gpu", max);
         for (const auto &[F, points] : cases) {
             dsl::SpmmKernel kc = cpu_p.compile(F);
             std::vector<std::pair<std::string, dsl::SpmmKernel>> kernels;
@@ -610,16 +604,7 @@ TEST_F(GpuUserProgram, SourceTilesMatchTheCpu) {
             .gpu_threads(fi, vi);
         c.acc.compute_at(c.out, fi);
     };
-    auto build = [](dsl::SpmmProgram &p) {
-        Halide::Expr x = p.operand("x", At::Src);
-        Halide::Expr w = p.operand("w", At::Edge, true);
-        Halide::Expr y = p.operand("y", At::Dst);
-        p.message(x * w + y);
-        p.reduce(dsl::Monoid::sum());
-    };
-    dsl::SpmmProgram cpu_p("tiles_ref"), gpu_p("tiles_gpu");
-    build(cpu_p);
-    build(gpu_p);
+    dsl::SpmmProgram cpu_p = weighted_program("tiles_ref"), gpu_p = weighted_program("tiles_gpu");
     for (const int F : {1, 5, 64}) {
         dsl::SpmmKernel kc = cpu_p.compile(F);
         for (const int64_t tile : {4, 64}) {

@@ -13,16 +13,9 @@
 #include <string>
 
 #include "dsl/user_spmm.h"
+#include "feature_threads.h"
 
 namespace gsparse_examples {
-
-/// nonzero_scatter's threads over features: the knob, or (0) the largest power of two up to min(F, 32).
-inline int64_t scatter_feature_threads(int64_t knob, int features) {
-    if (knob > 0) return knob;
-    int64_t t = 1;
-    while (t * 2 <= std::min(features, 32)) t *= 2;
-    return t;
-}
 
 /// The knobs: run (positions a CUDA thread combines in order; CPU: a task takes run x task_runs
 /// positions), feature_threads (CUDA threads over features; 0: the largest power of two up to
@@ -53,7 +46,7 @@ inline gsparse::dsl::ScheduleDef nonzero_scatter() {
                 return "run and feature_threads do not apply to the warp form (leave them at 8 and 0)";
             return "";
         }
-        const int64_t threads = scatter_feature_threads(point.at("feature_threads"), features);
+        const int64_t threads = feature_threads(point.at("feature_threads"), features);
         if (threads > features) return "feature_threads exceeds the feature count";
         if (threads > point.at("block")) return "feature_threads exceeds the block's threads";
         return "";
@@ -76,7 +69,7 @@ inline gsparse::dsl::ScheduleDef nonzero_scatter() {
             if (!s.out_is_acc) c.out.split(c.v, vo, vi, 1024, TailStrategy::GuardWithIf).parallel(vo);
             return;
         }
-        const int T = static_cast<int>(scatter_feature_threads(c.knob("feature_threads"), c.features));
+        const int T = static_cast<int>(feature_threads(c.knob("feature_threads"), c.features));
         const int M = std::max(1, static_cast<int>(c.knob("block")) / T);
         Halide::Var fo("fo"), fi("fi"), vo("vo"), vi("vi");
         if (warp_steps > 0) {

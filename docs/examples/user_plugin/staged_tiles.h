@@ -10,16 +10,9 @@
 #include <string>
 
 #include "dsl/user_spmm.h"
+#include "feature_threads.h"
 
 namespace gsparse_examples {
-
-/// staged_tiles' threads over features: the knob, or (0) the largest power of two up to min(F, 32).
-inline int64_t staged_feature_threads(int64_t knob, int features) {
-    if (knob > 0) return knob;
-    int64_t t = 1;
-    while (t * 2 <= std::min(features, 32)) t *= 2;
-    return t;
-}
 
 /// Rows in blocks of `rows` with their neighbour ids staged `nnz_tile` positions at a time (the
 /// form of the built-in g-SpMM's smemColIdx, written with the public directives). CUDA: blocks of
@@ -42,7 +35,7 @@ inline gsparse::dsl::ScheduleDef staged_tiles() {
                 return "feature_threads and register_tile are CUDA knobs";
             return "";
         }
-        const int64_t threads = staged_feature_threads(point.at("feature_threads"), features);
+        const int64_t threads = feature_threads(point.at("feature_threads"), features);
         if (threads * point.at("register_tile") > features)
             return "feature_threads x register_tile exceeds the feature count";
         if (threads * rows > 1024) return "feature_threads x rows exceeds 1024 threads a block";
@@ -62,7 +55,7 @@ inline gsparse::dsl::ScheduleDef staged_tiles() {
             c.acc.update().reorder(c.f, t.ki, c.v, t.ko);
             return;
         }
-        const int T = static_cast<int>(staged_feature_threads(c.knob("feature_threads"), c.features));
+        const int T = static_cast<int>(feature_threads(c.knob("feature_threads"), c.features));
         const int R = static_cast<int>(c.knob("register_tile"));
         // f = fo * (T * R) + fr * T + ft: thread ft owns R outputs at stride T (each warp's loads and
         // stores coalesced), unrolled. Tiles shift inwards at the end of the features (T * R <= F).
