@@ -429,6 +429,7 @@ struct SpmmKernel::State {
     ImageParam row_ptr, col_idx, edge_ids;
     ImageParam row_order;  ///< bound when orders_rows
     bool orders_rows = false;
+    bool locality_order = false;  ///< row_order is the locality order (else rows by in-degree)
     int segment_len = 0;  ///< rows split into segments of this many positions (ScheduleContext::split_rows)
     ImageParam seg_ptr, seg_row, row_segs;  ///< bound when segment_len > 0
     int64_t segment_src_tile = 0;           ///< the segments' source tile (0: none)
@@ -837,13 +838,13 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         fail<ScheduleError>("schedule ", point_str(schedule, knobs), " failed on program ", name_, ": ", e.what());
     }
     out = ctx.out;
+    const char *ordered = ctx.rows_by_locality ? "locality_rows" : "balanced_rows";
     if (ctx.rows_balanced && ctx.rows_split)
-        fail<ScheduleError>("schedule ", point_str(schedule, knobs), " on program ", name_,
-                            ": balanced_rows and split_rows do not go together (segments run in row order)");
+        fail<ScheduleError>("schedule ", point_str(schedule, knobs), " on program ", name_, ": ", ordered,
+                            " and split_rows do not go together (segments run in row order)");
     if (ctx.rows_balanced && ctx.nonzeros_scattered)
-        fail<ScheduleError>("schedule ", point_str(schedule, knobs), " on program ", name_,
-                            ": balanced_rows and scatter_nonzeros do not go together (the scatter visits positions, "
-                            "not rows)");
+        fail<ScheduleError>("schedule ", point_str(schedule, knobs), " on program ", name_, ": ", ordered,
+                            " and scatter_nonzeros do not go together (the scatter visits positions, not rows)");
     if (ctx.nonzeros_scattered) {
         s->scatters = true;
         s->pos_row = pos_row;
@@ -888,6 +889,7 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         s->lowering_passes.push_back(std::make_shared<ext::BindBufferStores>(names, 1, row_order_.parameter()));
         s->row_order = row_order_;
         s->orders_rows = true;
+        s->locality_order = ctx.rows_by_locality;
     }
     if (ctx.staged_tile) {
         // The tiles' loop runs as far as the longest row of the row block (rows past the graph's
@@ -1027,12 +1029,16 @@ void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operan
             // unread entry), balancedIdx with them.
             auto dev = DeviceCsr::get(g, 1, launch, s.target);
             auto eids = DeviceEdgeIds::get(g, launch, s.target);
-            return {dev->row_ptr, dev->col_idx, eids->ids, s.orders_rows ? dev->balanced : Buffer<>()};
+            Buffer<> order;
+            if (s.orders_rows)
+                order = s.locality_order ? DeviceRowOrder::get(g, 1, launch, s.target)->order : dev->balanced;
+            return {dev->row_ptr, dev->col_idx, eids->ids, order};
         }
         return {index_buffer(csr.row_ptr, "row_ptr"), index_buffer(csr.col_idx, "col_idx"),
                 csr.identity_edge_ids() ? positions(static_cast<int>(std::max<int64_t>(csr.nnz(), 1)))
                                         : index_buffer(csr.edge_ids, "edge_ids"),
-                s.orders_rows ? index_buffer(g.balanced_idx(), "row_order") : Buffer<>()};
+                s.orders_rows ? index_buffer(s.locality_order ? g.locality_idx() : g.balanced_idx(), "row_order")
+                              : Buffer<>()};
     };
     ix.segments = [&g, &launch](State &s) {
         return s.device == Device::CUDA
@@ -1225,6 +1231,8 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
 std::string SpmmKernel::schedule() const { return state_->schedule; }
 
 bool SpmmKernel::orders_rows() const { return state_->orders_rows; }
+
+bool SpmmKernel::orders_rows_by_locality() const { return state_->locality_order; }
 
 int SpmmKernel::segment_length() const { return state_->segment_len; }
 

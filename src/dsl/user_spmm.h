@@ -34,8 +34,9 @@
 // (ScheduleContext::balanced_rows), stage a block's neighbour ids in shared memory
 // (ScheduleContext::stage_neighbours), keep each thread's part of a block-wide accumulator tile in
 // registers (ScheduleContext::register_tiles) and divide the work by nonzeros instead of rows
-// (ScheduleContext::scatter_nonzeros, accumulate_runs, accumulate_lanes), the forms of the built-in
-// operators' schedules (schedules/) but their locality row order, relabeled sources and row tails.
+// (ScheduleContext::scatter_nonzeros, accumulate_runs, accumulate_lanes) or run rows in the graph's
+// locality order (ScheduleContext::locality_rows): the forms of the built-in operators' schedules
+// (schedules/) but their relabeled sources and row tails.
 #pragma once
 
 #include <Halide.h>
@@ -199,7 +200,19 @@ struct ScheduleContext : KnobValues {
     /// comes with the graph at run time: computed once per Graph (Graph::balanced_idx), or the
     /// view's row_order (GraphView); the kernel then takes it as an argument (SpmmKernel::orders_rows).
     void balanced_rows() { rows_balanced = true; }
-    bool rows_balanced = false;  ///< whether balanced_rows() was called
+    bool rows_balanced = false;  ///< whether balanced_rows() or locality_rows() was called
+
+    /// The same binding of rows to an order, in the graph's locality order instead (the built-in
+    /// g-SpMM's rowBalance = 2): rows grouped by label-propagation clusters of the sources they
+    /// read, longest first within a group (Graph::locality_idx, computed once per Graph), so that
+    /// the rows a GPU block (or CPU task) takes together gather much the same source features and
+    /// find them in cache. On a GraphView the kernel reads the view's row_order (any permutation of
+    /// its rows).
+    void locality_rows() {
+        rows_balanced = true;
+        rows_by_locality = true;
+    }
+    bool rows_by_locality = false;  ///< whether locality_rows() was called
 
     /// Compiles the kernel with 32-bit buffer indexing (Halide's target without large_buffers):
     /// cheaper address arithmetic, and what Halide's warp-shuffle lowering needs, so that a schedule
@@ -447,10 +460,13 @@ public:
     /// The number of outputs (1 unless the program has finalize_outputs).
     int num_outputs() const;
 
-    /// Whether its schedule runs the rows in order of in-degree (ScheduleContext::balanced_rows):
-    /// a run then reads the graph's row order (a GraphView must carry it: GraphView::row_order), and
-    /// the static library takes it after edge_ids.
+    /// Whether its schedule runs the rows in order of in-degree (ScheduleContext::balanced_rows) or
+    /// in the graph's locality order (locality_rows): a run then reads the graph's row order (a
+    /// GraphView must carry it: GraphView::row_order), and the static library takes it after
+    /// edge_ids.
     bool orders_rows() const;
+    /// Whether that order is the locality order (ScheduleContext::locality_rows).
+    bool orders_rows_by_locality() const;
     /// The segment length of its schedule's split_rows (ScheduleContext::split_rows), 0 when its
     /// rows are whole: a run then reads the graph's segment table (made once per Graph).
     int segment_length() const;

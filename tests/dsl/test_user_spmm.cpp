@@ -4,6 +4,7 @@
 // compilation emits.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -811,6 +812,51 @@ TEST(UserSpmm, BalancedRowsGiveTheResultInTheGraphsRowOrder) {
             }
         }
     }
+}
+
+TEST(UserSpmm, LocalityRowsGiveTheResultInTheGraphsRowOrder) {
+    // Rows bound to the graph's locality order (ScheduleContext::locality_rows): the kernel is the
+    // balanced form's, bound to Graph::locality_idx (made on the first run, kept with the graph);
+    // every result equals the natural order's exactly.
+    SpmmProgram p("locality_max");
+    p.message(p.operand("x", At::Src) * p.operand("w", At::Edge, true) + p.operand("d", At::Dst, true));
+    p.reduce(Monoid::max());
+    dsl::ScheduleDef locality = dsl::default_schedule();
+    locality.name = "user_default_locality";
+    locality.apply = [apply = dsl::default_schedule().apply](dsl::ScheduleContext &c) {
+        c.locality_rows();
+        apply(c);
+    };
+    for (int F : {1, 7}) {
+        const dsl::SpmmKernel want_k = p.compile(F);
+        const dsl::SpmmKernel k = p.compile(F, Device::CPU, locality, {{"rows_per_task", 4}});
+        EXPECT_TRUE(k.orders_rows());
+        EXPECT_TRUE(k.orders_rows_by_locality());
+        EXPECT_FALSE(p.compile(F, Device::CPU, balanced(dsl::default_schedule(), true)).orders_rows_by_locality());
+        EXPECT_EQ(k.argument_names()[3], "row_order");
+        for (const Case &c : graphs()) {
+            Graph g = test::random_graph(95 + F, c.opt);
+            const std::map<std::string, Tensor> ops{{"x", test::random_tensor({g.num_src(), F}, 1)},
+                                                    {"w", test::random_tensor({g.num_edges(), 1}, 2)},
+                                                    {"d", test::random_tensor({g.num_dst(), 1}, 3)}};
+            Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32), got = filled({g.num_dst(), F}, 7.f);
+            want_k.run(g, ops, want);
+            const auto before = g.attachment_keys();
+            EXPECT_EQ(std::count(before.begin(), before.end(), "row_order/locality"), 0);
+            k.run(g, ops, got);
+            const auto after = g.attachment_keys();
+            EXPECT_EQ(std::count(after.begin(), after.end(), "row_order/locality"), 1) << c.name;
+            expect_close(got, want, 0, std::string("locality order on ") + c.name + " F=" + std::to_string(F));
+        }
+    }
+    dsl::ScheduleDef with_segments;
+    with_segments.name = "locality_segments";
+    with_segments.apply = [](dsl::ScheduleContext &c) {
+        c.locality_rows();
+        c.split_rows(8);
+    };
+    EXPECT_TRUE(test::throws_with<ScheduleError>([&] { p.compile(4, Device::CPU, with_segments); },
+                                                 {"locality_rows and split_rows do not go together"}));
 }
 
 TEST(UserSpmm, BalancedRowsOnViewsReadTheViewsRowOrder) {
