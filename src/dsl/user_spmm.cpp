@@ -87,6 +87,13 @@ NeighbourTiles ScheduleContext::stage_neighbours(int tile, const Var &row_block,
     return stage_impl(*this, tile, row_block, rows_per_block);
 }
 
+RowTailSplit ScheduleContext::split_row_tails(int length) {
+    if (!tails_impl) fail<ScheduleError>("split_row_tails: this context has no program to split");
+    if (length < 1 || length > (1 << 20))
+        fail<ScheduleError>("split_row_tails: a tail of ", length, " positions is not in 1..", 1 << 20);
+    return tails_impl(*this, length);
+}
+
 NonzeroScatter ScheduleContext::scatter_nonzeros(int warp_steps) {
     if (!scatter_impl) fail<ScheduleError>("scatter_nonzeros: this context has no program to scatter");
     if (warp_steps < 0 || warp_steps > 64)
@@ -434,6 +441,9 @@ struct SpmmKernel::State {
     ImageParam seg_ptr, seg_row, row_segs;  ///< bound when segment_len > 0
     int64_t segment_src_tile = 0;           ///< the segments' source tile (0: none)
     ImageParam seg_ids;                     ///< bound when segment_src_tile > 0
+    int tail_len = 0;  ///< long rows' tails split off after this many positions (split_row_tails)
+    ImageParam tail_start, tail_end, tail_row;  ///< bound when tail_len > 0
+    Param<int32_t> num_tails;
     bool scatters = false;  ///< reduces by nonzeros (ScheduleContext::scatter_nonzeros)
     ImageParam pos_row;     ///< bound when scatters: the row of every CSR position
     Param<int32_t> num_segs, max_segments, max_segment_len;
@@ -581,8 +591,8 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
             fail<ScheduleError>(directive, ": monoid '", monoid_->name, "' of program ", name_,
                                 " declares no merge (Monoid::merge or merge_values)");
         if (split)
-            fail<ScheduleError>(directive, ": program ", name_, " is already split (split_rows, split_nnz_lanes and "
-                                "scatter_nonzeros: one of them, once)");
+            fail<ScheduleError>(directive, ": program ", name_, " is already split (split_rows, split_nnz_lanes, "
+                                "split_row_tails and scatter_nonzeros: one of them, once)");
         if (ctx.staged_tile)
             fail<ScheduleError>(directive, ": program ", name_, " stages its neighbour ids (stage_neighbours), which "
                                 "the split forms do not read");
@@ -714,8 +724,8 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     ctx.stage_impl = [&](ScheduleContext &c, int tile, const Var &row_block, int rows_per_block) {
         if (c.staged_tile) fail<ScheduleError>("stage_neighbours: program ", name_, " is already staged (call it once)");
         if (split)
-            fail<ScheduleError>("stage_neighbours: program ", name_, " is split (split_rows, split_nnz_lanes or "
-                                "scatter_nonzeros), whose "
+            fail<ScheduleError>("stage_neighbours: program ", name_, " is split (split_rows, split_nnz_lanes, "
+                                "split_row_tails or scatter_nonzeros), whose "
                                 "forms read neighbour ids where they use them");
         c.staged_tile = tile;
         NeighbourTiles t;
@@ -832,6 +842,49 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         c.out = scatter_out;
         return r;
     };
+    // The row-tail form (ScheduleContext::split_row_tails): tail t covers positions
+    // [tail_start(t), tail_end(t)) of row tail_row(t); out merges each into its row.
+    ImageParam tail_start(Int(32), 1, "tail_start"), tail_end(Int(32), 1, "tail_end"), tail_row(Int(32), 1, "tail_row");
+    Param<int32_t> num_tails("num_tails");
+    ctx.tails_impl = [&](ScheduleContext &c, int length) {
+        if (tuples)
+            fail<ScheduleError>("split_row_tails: monoid '", monoid_->name, "' of program ", name_,
+                                " accumulates a tuple; a tail's atomic merge moves one value");
+        if (finalize_ || finalize_outputs_)
+            fail<ScheduleError>("split_row_tails: program ", name_, " finalizes its rows (finalize or "
+                                "finalize_outputs); its tails would be merged into the finalized value");
+        begin_split("split_row_tails");
+        c.tails_split = length;
+        RowTailSplit r;
+        r.length = length;
+        r.t = v_;
+        RDom kt(0, length, name_ + "_kt");
+        // Tails past the table's last (the rounded-up loops of a split) read its last entry.
+        const Expr t = clamp(v_, 0, num_tails - 1);
+        const Expr start = tail_start(t);
+        kt.where(kt < tail_end(t) - start);
+        r.k = kt.x;
+        const Expr rows = out.output_buffers()[0].dim(1).extent();
+        const Expr row = unsafe_promise_clamped(tail_row(t), 0, rows - 1);
+        // Tails lie inside their rows (row_tails): positions in [0, num_edges).
+        const Expr position = unsafe_promise_clamped(start + kt.x, 0, num_edges_ - 1);
+        r.tail_acc = Func(name_ + "_tail_acc");
+        reduce_into(r.tail_acc, {f_, v_}, message_at(position, position - row_ptr_(row), row), Expr());
+        r.tails = Func(name_ + "_tails");
+        r.tails(f_, v_) = r.tail_acc(f_, v_);
+        ext::infer_ragged_bounds({r.tails, r.tail_acc}, sparse);
+        RDom each(0, num_tails, name_ + "_tail");
+        r.r = each.x;
+        Func merged_out = c.out;
+        const Expr into = unsafe_promise_clamped(tail_row(each.x), 0, rows - 1);
+        const Expr next = monoid_->merge(merged_out(f_, into), r.tails(f_, each.x));
+        if (const int reads = count_calls(next, merged_out.name()); reads > 1)
+            fail<ScheduleError>("split_row_tails: monoid '", monoid_->name, "' of program ", name_, " reads the row ",
+                                reads, " times in its merge; an atomic merge takes one that reads it once");
+        merged_out(f_, into) = next;
+        merged_out.update().atomic(/*override_associativity_test=*/true);
+        return r;
+    };
     try {
         schedule.apply(ctx);
     } catch (const Halide::Error &e) {
@@ -845,6 +898,16 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     if (ctx.rows_balanced && ctx.nonzeros_scattered)
         fail<ScheduleError>("schedule ", point_str(schedule, knobs), " on program ", name_, ": ", ordered,
                             " and scatter_nonzeros do not go together (the scatter visits positions, not rows)");
+    if (ctx.rows_balanced && ctx.tails_split)
+        fail<ScheduleError>("schedule ", point_str(schedule, knobs), " on program ", name_, ": ", ordered,
+                            " and split_row_tails do not go together (tails merge into rows in the graph's order)");
+    if (ctx.tails_split) {
+        s->tail_len = ctx.tails_split;
+        s->tail_start = tail_start;
+        s->tail_end = tail_end;
+        s->tail_row = tail_row;
+        s->num_tails = num_tails;
+    }
     if (ctx.nonzeros_scattered) {
         s->scatters = true;
         s->pos_row = pos_row;
@@ -926,6 +989,11 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         if (s->segment_src_tile) s->arguments.push_back(seg_ids);
     }
     if (s->scatters) s->arguments.push_back(pos_row);
+    if (s->tail_len) {
+        s->arguments.push_back(tail_start);
+        s->arguments.push_back(tail_end);
+        s->arguments.push_back(tail_row);
+    }
     for (const Operand &o : operands_) s->arguments.push_back(o.param);
     s->arguments.push_back(max_degree_);
     s->arguments.push_back(num_edges_);
@@ -935,6 +1003,7 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         s->arguments.push_back(max_segments);
         s->arguments.push_back(max_segment_len);
     }
+    if (s->tail_len) s->arguments.push_back(num_tails);
     if (device == Device::CPU) {
         jit_compile(s->pipeline, s->target, device, "user program " + name_);
         check_passes(*s);
@@ -956,6 +1025,8 @@ struct SpmmKernel::Indices {
     /// The row of every CSR position, for a kernel that scatters nonzeros (State::scatters), on its
     /// device.
     std::function<Buffer<>(State &)> position_rows;
+    /// The tail table of a kernel that splits off row tails (State::tail_len > 0), on its device.
+    std::function<std::shared_ptr<const RowTailTable>(State &)> tails;
 };
 
 namespace {
@@ -1045,6 +1116,10 @@ void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operan
                    ? RowSplitTable::device(g, s.segment_len, launch, s.target, s.segment_src_tile)
                    : RowSplitTable::host(g, s.segment_len, s.segment_src_tile);
     };
+    ix.tails = [&g, &launch](State &s) {
+        return s.device == Device::CUDA ? RowTailTable::device(g, s.tail_len, launch, s.target)
+                                        : RowTailTable::host(g, s.tail_len);
+    };
     ix.position_rows = [&g, &launch](State &s) -> Buffer<> {
         // The destination-ordered COO's rows (made once per graph; on CUDA its device copy, which
         // the built-in g-SpMM by nonzeros shares).
@@ -1064,6 +1139,10 @@ void SpmmKernel::run(const GraphView &g, const std::map<std::string, Tensor> &op
         fail<GraphError>("user program ", st.name, " splits rows into segments (schedule ", st.schedule,
                          " calls split_rows), which needs a Graph's segment table; a graph view runs a point with "
                          "whole rows (the default schedule's for_graph picks whole rows on views)");
+    if (st.tail_len > 0)
+        fail<GraphError>("user program ", st.name, " splits off row tails (schedule ", st.schedule,
+                         " calls split_row_tails), which needs a Graph's tail table; a graph view runs a point with "
+                         "whole rows");
     if (st.scatters)
         fail<GraphError>("user program ", st.name, " reduces by nonzeros (schedule ", st.schedule,
                          " calls scatter_nonzeros), which needs a Graph's row of every position; a graph view runs "
@@ -1134,6 +1213,7 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
     ParamMap params;
     std::vector<Buffer<>> keep, borrowed;  // borrowed: device wrappers of caller memory, detached after the call
     std::shared_ptr<RowSplitTable> segments;  // the segment table (it owns its buffers), alive through the call
+    std::shared_ptr<const RowTailTable> tails;  // the tail table, likewise
     for (size_t i = 0; i < s.operands.size(); ++i) {
         const Operand &o = s.operands[i];
         const int64_t rows = rows_of[static_cast<int>(o.at)];
@@ -1186,8 +1266,18 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
             keep.push_back(g.position_rows(s));
             params.set(s.pos_row, keep.back());
         }
+        if (s.tail_len > 0) {
+            tails = g.tails(s);
+            params.set(s.tail_start, tails->tail_start);
+            params.set(s.tail_end, tails->tail_end);
+            params.set(s.tail_row, tails->tail_row);
+            params.set(s.num_tails, tails->num_tails);
+        }
     };
-    params.set(s.max_degree, static_cast<int32_t>(g.max_degree));
+    // With row tails, a row's own reduction takes its first tail_len positions (its where clause
+    // k < degree does the rest).
+    params.set(s.max_degree, static_cast<int32_t>(s.tail_len > 0 ? std::min<int64_t>(g.max_degree, s.tail_len)
+                                                                 : g.max_degree));
     params.set(s.num_edges, static_cast<int32_t>(std::max<int64_t>(g.num_edges, 1)));
     params.set(s.num_src, static_cast<int32_t>(std::max<int64_t>(g.num_src, 1)));
     if (cuda) {
@@ -1239,6 +1329,8 @@ int SpmmKernel::segment_length() const { return state_->segment_len; }
 int64_t SpmmKernel::source_tile() const { return state_->segment_src_tile; }
 
 bool SpmmKernel::scatters_nonzeros() const { return state_->scatters; }
+
+int SpmmKernel::tail_length() const { return state_->tail_len; }
 
 std::string SpmmKernel::schedule(const Graph &g) const {
     if (!state_->def) return schedule();

@@ -34,9 +34,10 @@
 // (ScheduleContext::balanced_rows), stage a block's neighbour ids in shared memory
 // (ScheduleContext::stage_neighbours), keep each thread's part of a block-wide accumulator tile in
 // registers (ScheduleContext::register_tiles) and divide the work by nonzeros instead of rows
-// (ScheduleContext::scatter_nonzeros, accumulate_runs, accumulate_lanes) or run rows in the graph's
-// locality order (ScheduleContext::locality_rows): the forms of the built-in operators' schedules
-// (schedules/) but their relabeled sources and row tails.
+// (ScheduleContext::scatter_nonzeros, accumulate_runs, accumulate_lanes), split long rows' tails off
+// (ScheduleContext::split_row_tails) or run rows in the graph's locality order
+// (ScheduleContext::locality_rows): the forms of the built-in operators' schedules (schedules/)
+// but their relabeled sources.
 #pragma once
 
 #include <Halide.h>
@@ -146,6 +147,26 @@ struct NeighbourTiles {
     Halide::RVar ko;     ///< acc's update: the tile (outer split of k)
     Halide::RVar ki;     ///< acc's update: the position in the tile
     int tile = 0;
+};
+
+/// A row reduction with its long rows' tails split off (ScheduleContext::split_row_tails): each row
+/// reduces its first `length` positions as before (acc and out keep their definitions), and the
+/// rest of a longer row comes in tails of at most `length` consecutive positions, each reduced on
+/// its own and merged into its row's output by an atomic update:
+///   tail_acc(f, t)       = reduce in order over positions [tail_start(t), tail_end(t)) of row
+///                          tail_row(t) of message
+///   tails(f, t)          = tail_acc(f, t)
+///   out(f, tail_row(r))  = merge(out(f, tail_row(r)), tails(f, r))          r < num_tails, atomic
+/// Rows of at most `length` neighbours cost what they cost whole (no partial buffer, no combine
+/// pass); a long row's tails spread over many threads. The tail table (graph/segments.h:
+/// row_tails) comes with the graph, made once per Graph and length.
+struct RowTailSplit {
+    Halide::Func tails;     ///< the tails' results (pure): a stage of its own, schedule it like out
+    Halide::Func tail_acc;  ///< the reduction over a tail (pure: identity; update over k)
+    Halide::Var t;          ///< the tail (tails' and tail_acc's second variable)
+    Halide::RVar k;         ///< tail_acc's reduction variable: the position within the tail
+    Halide::RVar r;      ///< out's update: the tail merged into its row
+    int length = 0;      ///< the most positions a row keeps and a tail holds
 };
 
 /// A reduction by nonzeros (ScheduleContext::scatter_nonzeros): every position of the graph's CSR is
@@ -261,6 +282,16 @@ struct ScheduleContext : KnobValues {
     void register_tiles() { tiles_in_registers = true; }
     bool tiles_in_registers = false;  ///< whether register_tiles() was called
 
+    /// Splits the positions of every row past its first `length` (1 .. 2^20) into tails
+    /// (RowTailSplit): out gains an atomic update that merges each tail into its row; schedule the
+    /// returned tails and tail_acc Funcs (tails compute_root: on CUDA a kernel of its own) and
+    /// out.update() (the merge of the tails, a kernel of its own). ScheduleError when the monoid declares no merge,
+    /// accumulates a tuple or merges by reading the accumulator more than once, for a program that
+    /// finalizes (its tails would be merged into a finalized value) or has several outputs, with
+    /// split_rows, split_nnz_lanes, stage_neighbours or scatter_nonzeros, or on a second call.
+    RowTailSplit split_row_tails(int length);
+    int tails_split = 0;  ///< the length of split_row_tails (0: rows whole)
+
     /// Reduces by nonzeros (NonzeroScatter): acc's update becomes one reduction over every position
     /// of the graph, scattering each message into its row atomically (Halide's atomic(), which
     /// this directive calls, with compute_root() of acc); out is redefined over acc (same name
@@ -296,6 +327,7 @@ struct ScheduleContext : KnobValues {
     std::function<RowSegmentSplit(ScheduleContext &, int, int64_t)> split_rows_impl;
     std::function<NeighbourTiles(ScheduleContext &, int, const Halide::Var &, int)> stage_impl;
     std::function<NonzeroScatter(ScheduleContext &, int)> scatter_impl;
+    std::function<RowTailSplit(ScheduleContext &, int)> tails_impl;
 };
 
 /// What a schedule's run-time choice (ScheduleDef::for_graph) knows: the kernel's device, feature
@@ -473,6 +505,9 @@ public:
     /// The source tile of its split_rows (0: segments in position order): a run then reads the
     /// graph's edges regrouped by source tiles (made once per Graph and tile).
     int64_t source_tile() const;
+    /// The tail length of its split_row_tails (0: rows whole): a run then reads the graph's tail
+    /// table (made once per Graph and length).
+    int tail_length() const;
     /// Whether its schedule reduces by nonzeros (ScheduleContext::scatter_nonzeros): a run then reads
     /// the row of every CSR position (the graph's destination-ordered COO, made once per Graph).
     bool scatters_nonzeros() const;
@@ -493,9 +528,10 @@ public:
     ///   int name(halide_buffer_t *row_ptr, halide_buffer_t *col_idx, halide_buffer_t *edge_ids,
     ///            [halide_buffer_t *row_order,] [halide_buffer_t *seg_ptr, halide_buffer_t *seg_row,
     ///            halide_buffer_t *row_segs, [halide_buffer_t *seg_ids,]] [halide_buffer_t *pos_row,]
+    ///            [halide_buffer_t *tail_start, halide_buffer_t *tail_end, halide_buffer_t *tail_row,]
     ///            halide_buffer_t *<operand>...,
     ///            int32_t max_degree, int32_t num_edges, int32_t num_src, [int32_t num_segs,
-    ///            int32_t max_segments, int32_t max_segment_len,] halide_buffer_t *out);
+    ///            int32_t max_segments, int32_t max_segment_len,] [int32_t num_tails,] halide_buffer_t *out);
     /// row_order (num_dst rows by in-degree, longest first: a permutation) only when orders_rows();
     /// the segment table (graph/segments.h: split_row_segments and segment_rows, at least one
     /// segment: pad an edgeless graph with one empty segment) only when segment_length() > 0, with
@@ -503,6 +539,8 @@ public:
     /// their rows, row_segs and seg_ids, and col_idx and edge_ids the edges in that order
     /// (Graph::coo_by_dst(source_tile()));
     /// pos_row (the row of every CSR position, num_edges entries) only when scatters_nonzeros();
+    /// the tail table (graph/segments.h: row_tails, at least one tail: pad with an empty one) and
+    /// max_degree = min(the longest row, tail_length()) only when tail_length() > 0;
     /// operands in the order of their operand() calls (declare them in statements of their own: the
     /// order in which C++ evaluates the sides of `a * b` is unspecified); the CSR arrays of
     /// graph/formats.h with edge_ids holding the edge id of every position; feature buffers

@@ -217,8 +217,7 @@ std::shared_ptr<RowSplitTable> RowSplitTable::device(const Graph &g, int segment
     }));
 }
 
-DeviceTails::DeviceTails(const Graph &g, int tail_len, const CudaLaunch &launch, const Halide::Target &target)
-    : release_(launch, {&tail_start, &tail_end, &tail_row}) {
+RowTailTable::RowTailTable(const Graph &g, int tail_len, const CudaLaunch *launch, const Halide::Target &target) {
     const CSR &csr = g.csr();
     RowTails tails = row_tails(csr, tail_len);
     const int64_t padded = std::max<int64_t>(tails.num_tails(), 1);
@@ -229,16 +228,34 @@ DeviceTails::DeviceTails(const Graph &g, int tail_len, const CudaLaunch &launch,
     end_host_.resize(static_cast<size_t>(padded), static_cast<index_t>(csr.nnz()));
     row_host_.resize(static_cast<size_t>(padded), 0);
     num_tails = static_cast<int32_t>(padded);
-    tail_start = upload(start_host_, launch, target, "tail_start");
-    tail_end = upload(end_host_, launch, target, "tail_end");
-    tail_row = upload(row_host_, launch, target, "tail_row");
+    if (!launch) {
+        auto wrap = [](std::vector<index_t> &host, const char *name) {
+            return Halide::Buffer<>(Halide::Int(32), host.data(), {static_cast<int>(host.size())}, name);
+        };
+        tail_start = wrap(start_host_, "tail_start");
+        tail_end = wrap(end_host_, "tail_end");
+        tail_row = wrap(row_host_, "tail_row");
+        return;
+    }
+    release_ = std::make_unique<DeviceBufferRelease>(*launch, std::initializer_list<Halide::Buffer<> *>{
+                                                                  &tail_start, &tail_end, &tail_row});
+    tail_start = upload(start_host_, *launch, target, "tail_start");
+    tail_end = upload(end_host_, *launch, target, "tail_end");
+    tail_row = upload(row_host_, *launch, target, "tail_row");
 }
 
-std::shared_ptr<DeviceTails> DeviceTails::get(const Graph &g, int tail_len, const CudaLaunch &launch,
-                                              const Halide::Target &target) {
+std::shared_ptr<RowTailTable> RowTailTable::device(const Graph &g, int tail_len, const CudaLaunch &launch,
+                                                   const Halide::Target &target) {
     const std::string key = "cuda_tails/" + std::to_string(tail_len);
-    return std::static_pointer_cast<DeviceTails>(g.attachment(key_of(key.c_str(), launch.context, 1), [&] {
-        return std::static_pointer_cast<void>(std::make_shared<DeviceTails>(g, tail_len, launch, target));
+    return std::static_pointer_cast<RowTailTable>(g.attachment(key_of(key.c_str(), launch.context, 1), [&] {
+        return std::static_pointer_cast<void>(std::make_shared<RowTailTable>(g, tail_len, &launch, target));
+    }));
+}
+
+std::shared_ptr<RowTailTable> RowTailTable::host(const Graph &g, int tail_len) {
+    const std::string key = "host_tails/" + std::to_string(tail_len);
+    return std::static_pointer_cast<RowTailTable>(g.attachment(key, [&] {
+        return std::static_pointer_cast<void>(std::make_shared<RowTailTable>(g, tail_len, nullptr, Halide::Target()));
     }));
 }
 

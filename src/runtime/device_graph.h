@@ -131,25 +131,30 @@ private:
     std::unique_ptr<DeviceBufferRelease> release_;
 };
 
-/// Row tails of a graph for the row-tail form of g-SpMM (graph/segments.h: row_tails), on the
-/// device: tail_start, tail_end and tail_row, with one empty tail (start = end = nnz, row 0) when
-/// the graph has no long row, so that the tails' kernel still launches a valid grid (its blocks
-/// guard the tails past num_tails). num_tails counts the tails uploaded.
-class DeviceTails {
+/// Row tails of a graph for the row-tail form of g-SpMM (graph/segments.h: row_tails; the built-in
+/// operators' rowTails and user programs' ScheduleContext::split_row_tails): tail_start, tail_end
+/// and tail_row, with one empty tail (start = end = nnz, row 0) when the graph has no long row, so
+/// that the tails' kernel still launches a valid grid (its blocks guard the tails past num_tails).
+/// num_tails counts the tails. On the host (made once per graph and length) or, with a launch,
+/// uploaded to the device once per graph, length and CUDA context.
+class RowTailTable {
 public:
-    DeviceTails(const Graph &g, int tail_len, const CudaLaunch &launch, const Halide::Target &target);
-    DeviceTails(const DeviceTails &) = delete;
-    DeviceTails &operator=(const DeviceTails &) = delete;
+    RowTailTable(const Graph &g, int tail_len, const CudaLaunch *launch, const Halide::Target &target);
+    RowTailTable(const RowTailTable &) = delete;
+    RowTailTable &operator=(const RowTailTable &) = delete;
 
-    Halide::Buffer<> tail_start, tail_end, tail_row;
+    Halide::Buffer<> tail_start, tail_end, tail_row;  ///< host buffers, or device buffers with a launch
     int32_t num_tails = 0;
 
-    static std::shared_ptr<DeviceTails> get(const Graph &g, int tail_len, const CudaLaunch &launch,
-                                            const Halide::Target &target);
+    /// The device table of (g, tail_len, launch.context).
+    static std::shared_ptr<RowTailTable> device(const Graph &g, int tail_len, const CudaLaunch &launch,
+                                                const Halide::Target &target);
+    /// The host table of (g, tail_len).
+    static std::shared_ptr<RowTailTable> host(const Graph &g, int tail_len);
 
 private:
     std::vector<index_t> start_host_, end_host_, row_host_;
-    DeviceBufferRelease release_;
+    std::unique_ptr<DeviceBufferRelease> release_;
 };
 
 /// COO arrays on the device (for g-SDDMM), padded with edges 0 -> 0 to a multiple of

@@ -325,7 +325,7 @@ const Graph &SpmmKernel::bind_graph_cuda(const Graph &graph, const CudaLaunch &l
             params.set(algo_.row_ptr, dev->row_ptr);
             params.set(algo_.max_degree,
                        static_cast<int32_t>(std::min<int64_t>(algo_.tail_len, g.max_row_length())));
-            auto tails = DeviceTails::get(g, algo_.tail_len, launch, target_);
+            auto tails = RowTailTable::device(g, algo_.tail_len, launch, target_);
             params.set(algo_.tail_start, tails->tail_start);
             params.set(algo_.tail_end, tails->tail_end);
             params.set(algo_.tail_row, tails->tail_row);

@@ -15,6 +15,8 @@
 #include "support/random_graph.h"
 #include "support/compare.h"
 #include "support/graph_view_of.h"
+#include "support/text_count.h"
+#include "support/tail_schedules.h"
 #include "support/throws_with.h"
 #include "user_plugin/gat_attention.h"
 
@@ -172,6 +174,135 @@ TEST(UserRowSegments, SourceTilesMatchPlainLoops) {
                                            "tile_args_x", "tile_args_w", "tile_args_y", "max_degree", "num_edges",
                                            "num_src", "num_segs", "max_segments", "max_segment_len", "tile_args_out"};
     EXPECT_EQ(args, want);
+}
+
+/// A schedule that splits off row tails of `length` (a knob): rows, tails and the tails' merge in
+/// parallel tasks on the CPU.
+dsl::ScheduleDef tails_schedule() {
+    dsl::ScheduleDef d;
+    d.name = "cpu_tails";
+    d.knobs = {{"length", {1, 3, 64}, 3}};
+    d.apply = [](dsl::ScheduleContext &c) {
+        const dsl::RowTailSplit r = c.split_row_tails(static_cast<int>(c.knob("length")));
+        EXPECT_EQ(r.length, c.knob("length"));
+        Halide::Func tails = r.tails, tail_acc = r.tail_acc;
+        Halide::Var to("to"), ti("ti");
+        tails.compute_root().split(r.t, to, ti, 8, Halide::TailStrategy::GuardWithIf).parallel(to);
+        tail_acc.compute_at(tails, ti);
+        c.out.parallel(c.v);
+        c.acc.compute_at(c.out, c.v);
+        c.out.update().parallel(r.r);
+    };
+    return d;
+}
+
+TEST(UserRowSegments, RowTailsMatchPlainLoops) {
+    // Rows keep their first 1, 3 or 64 positions; the rest of a longer row (the long row of 400,
+    // most rows past 1 or 3) comes in tails merged into the row atomically. Sum and max of the
+    // message of every operand kind and the degree, F = 1, 5; a graph without edges.
+    for (const bool max : {false, true}) {
+        SpmmProgram p = weighted(max ? "tails_max" : "tails_sum", max ? Monoid::max() : Monoid::sum());
+        for (int F : {1, 5}) {
+            std::vector<dsl::SpmmKernel> kernels;
+            for (int64_t length : {1, 3, 64}) {
+                kernels.push_back(p.compile(F, Device::CPU, tails_schedule(), {{"length", length}}));
+                EXPECT_EQ(kernels.back().tail_length(), length);
+            }
+            for (const Case &c : graphs()) {
+                Graph g = test::random_graph(80 + F, c.opt);
+                Tensor x = test::random_tensor({g.num_src(), F}, 1), w = test::random_tensor({g.num_edges(), 1}, 2),
+                       y = test::random_tensor({g.num_dst(), F}, 3);
+                const Tensor want = weighted_reference(g, F, x, w, y, max);
+                for (const dsl::SpmmKernel &k : kernels) {
+                    Tensor got = test::random_tensor({g.num_dst(), F}, 4);
+                    k.run(g, {{"x", x}, {"w", w}, {"y", y}}, got);
+                    expect_close(got, want, 1e-5, std::string(max ? "max " : "sum ") + c.name + " F=" + std::to_string(F) +
+                                                      " " + k.schedule());
+                }
+            }
+        }
+    }
+    test::RandomGraphOptions none;
+    none.avg_degree = 0, none.long_row = 0, none.duplicate_share = 0, none.self_loop_share = 0;
+    Graph g = test::random_graph(3, none);
+    Tensor out = test::random_tensor({g.num_dst(), 4}, 9);
+    weighted("edgeless_tails", Monoid::sum())
+        .compile(4, Device::CPU, tails_schedule())
+        .run(g, {{"x", test::random_tensor({g.num_src(), 4}, 1)}, {"w", Tensor::empty({0, 1}, DType::F32)},
+                 {"y", test::random_tensor({g.num_dst(), 4}, 3)}},
+             out);
+    for (int64_t i = 0; i < out.numel(); ++i) ASSERT_EQ(out.data_as<float>()[i], 0.f) << i;
+    // The static library takes the tail table after the CSR arrays and its size last.
+    const std::vector<std::string> args =
+        weighted("tail_args", Monoid::sum()).compile(4, Device::CPU, tails_schedule()).argument_names();
+    const std::vector<std::string> want = {"row_ptr", "col_idx", "edge_ids", "tail_start", "tail_end", "tail_row",
+                                           "tail_args_x", "tail_args_w", "tail_args_y", "max_degree", "num_edges",
+                                           "num_src", "num_tails", "tail_args_out"};
+    EXPECT_EQ(args, want);
+}
+
+TEST(UserRowSegments, CudaRowTailsAreThreeKernelsWithAtomicMerges) {
+    // On CUDA (PTX, no GPU needed): the rows, the tails and the tails' merge into their rows, the
+    // merge an atomic add for a sum (a compare-and-swap loop for max).
+    for (const bool max : {false, true}) {
+        const std::string ptx = weighted(max ? "cuda_tails_max" : "cuda_tails_sum", max ? Monoid::max() : Monoid::sum())
+                                    .compile(8, Device::CUDA, test::cuda_tails_schedule())
+                                    .assembly();
+        EXPECT_EQ(test::count_of(ptx, ".entry"), 3u) << ptx;
+        if (max) EXPECT_NE(ptx.find("atom.global.cas"), std::string::npos) << ptx;
+        else
+            EXPECT_TRUE(ptx.find("red.global.add.f32") != std::string::npos ||
+                        ptx.find("atom.global.add.f32") != std::string::npos)
+                << ptx;
+    }
+}
+
+TEST(UserRowSegments, RowTailErrorsNameTheReason) {
+    auto schedule = [](std::function<void(dsl::ScheduleContext &)> apply) {
+        dsl::ScheduleDef d;
+        d.name = "custom";
+        d.apply = std::move(apply);
+        return d;
+    };
+    SpmmProgram summed = weighted("tails_errors", Monoid::sum());
+    SpmmProgram mean = weighted("tails_mean", Monoid::sum());
+    mean.finalize([](Halide::Expr acc, Halide::Expr degree) { return acc / Halide::cast<float>(degree); });
+    EXPECT_TRUE(test::throws_with<ScheduleError>(
+        [&] { mean.compile(4, Device::CPU, tails_schedule()); }, {"split_row_tails", "finalizes its rows"}));
+    EXPECT_TRUE(test::throws_with<ScheduleError>(
+        [&] { gsparse_examples::gat_attention("tails_tuples", true).compile(4, Device::CPU, tails_schedule()); },
+        {"split_row_tails", "accumulates a tuple"}));
+    EXPECT_TRUE(test::throws_with<ScheduleError>(
+        [&] { summed.compile(4, Device::CPU, schedule([](dsl::ScheduleContext &c) { c.split_row_tails(0); })); },
+        {"a tail of 0 positions is not in 1.."}));
+    EXPECT_TRUE(test::throws_with<ScheduleError>(
+        [&] {
+            summed.compile(4, Device::CPU, schedule([](dsl::ScheduleContext &c) {
+                               c.split_rows(8);
+                               c.split_row_tails(8);
+                           }));
+        },
+        {"split_row_tails", "already split"}));
+    EXPECT_TRUE(test::throws_with<ScheduleError>(
+        [&] {
+            summed.compile(4, Device::CPU, schedule([](dsl::ScheduleContext &c) {
+                               c.split_row_tails(8);
+                               c.balanced_rows();
+                           }));
+        },
+        {"balanced_rows and split_row_tails do not go together"}));
+    dsl::SpmmKernel k = summed.compile(4, Device::CPU, tails_schedule());
+    Graph g = test::random_graph(8);
+    test::HostView host = test::view_of(g);
+    Tensor out = Tensor::empty({g.num_dst(), 4}, DType::F32);
+    EXPECT_TRUE(test::throws_with<GraphError>(
+        [&] {
+            k.run(host.view,
+                  {{"x", test::random_tensor({g.num_src(), 4}, 1)}, {"w", test::random_tensor({g.num_edges(), 1}, 2)},
+                   {"y", test::random_tensor({g.num_dst(), 4}, 3)}},
+                  out);
+        },
+        {"tails_errors", "split_row_tails", "tail table"}));
 }
 
 TEST(UserRowSegments, TuplesSeveralOutputsAndEdgelessMessagesMergeInOrder) {

@@ -15,6 +15,7 @@
 #include "user_plugin/nonzero_scatter.h"
 #include "user_plugin/staged_tiles.h"
 #include "support/random_graph.h"
+#include "support/tail_schedules.h"
 
 namespace gsparse {
 namespace {
@@ -619,6 +620,34 @@ TEST_F(GpuUserProgram, SourceTilesMatchTheCpu) {
                 Tensor out = to_device(test::random_tensor({g.num_dst(), F}, 9));
                 kg.run(g, {{"x", to_device(x)}, {"w", to_device(w)}, {"y", to_device(y)}}, out, launch_);
                 EXPECT_TRUE(close_values(to_host(out), want, 1e-4)) << "tile " << tile << " F=" << F << " shape " << i;
+            }
+        }
+    }
+}
+
+TEST_F(GpuUserProgram, RowTailsMatchTheCpu) {
+    // split_row_tails: each row reduces its first 32 or 256 positions, the rest of a long row comes in
+    // tails merged into it atomically (three kernels), sum and max, F = 1, 5, 64, against the CPU's
+    // default schedule; the row of 3000 neighbours has 93 tails of 32.
+    for (const bool max : {false, true}) {
+        dsl::SpmmProgram cpu_p = weighted_program(max ? "tails_max_ref" : "tails_sum_ref", max),
+                         gpu_p = weighted_program(max ? "tails_max_gpu" : "tails_sum_gpu", max);
+        for (const int F : {1, 5, 64}) {
+            dsl::SpmmKernel kc = cpu_p.compile(F);
+            for (const int64_t length : {32, 256}) {
+                dsl::SpmmKernel kg = gpu_p.compile(F, Device::CUDA, test::cuda_tails_schedule(), {{"length", length}});
+                auto shapes = three_shapes(3000);
+                for (size_t i = 0; i < shapes.size(); ++i) {
+                    Graph g = test::random_graph(800 + i + F, shapes[i]);
+                    Tensor x = test::random_tensor({g.num_src(), F}, 1), w = test::random_tensor({g.num_edges(), 1}, 2),
+                           y = test::random_tensor({g.num_dst(), F}, 3);
+                    Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
+                    kc.run(g, {{"x", x}, {"w", w}, {"y", y}}, want);
+                    Tensor out = to_device(test::random_tensor({g.num_dst(), F}, 9));
+                    kg.run(g, {{"x", to_device(x)}, {"w", to_device(w)}, {"y", to_device(y)}}, out, launch_);
+                    EXPECT_TRUE(close_values(to_host(out), want, max ? 1e-6 : 1e-4))
+                        << (max ? "max" : "sum") << " tails of " << length << " F=" << F << " shape " << i;
+                }
             }
         }
     }
