@@ -87,6 +87,11 @@ NeighbourTiles ScheduleContext::stage_neighbours(int tile, const Var &row_block,
     return stage_impl(*this, tile, row_block, rows_per_block);
 }
 
+RelabeledSources ScheduleContext::relabel_sources() {
+    if (!relabel_impl) fail<ScheduleError>("relabel_sources: this context has no program to relabel");
+    return relabel_impl(*this);
+}
+
 RowTailSplit ScheduleContext::split_row_tails(int length) {
     if (!tails_impl) fail<ScheduleError>("split_row_tails: this context has no program to split");
     if (length < 1 || length > (1 << 20))
@@ -132,6 +137,28 @@ int count_calls(const Expr &e, const std::string &func) {
     e.accept(&count);
     return count.n;
 }
+
+/// Replaces the loads of the given images by calls of Funcs with the same arguments, the last one
+/// (the row) replaced by `row`.
+class RedirectRowLoads : public Internal::IRMutator {
+public:
+    RedirectRowLoads(std::map<std::string, Internal::Function> to, Expr row) : to_(std::move(to)), row_(std::move(row)) {}
+
+private:
+    using Internal::IRMutator::visit;
+    std::map<std::string, Internal::Function> to_;
+    Expr row_;
+
+    Expr visit(const Internal::Call *op) override {
+        auto it = to_.begin();
+        while (it != to_.end() && !ext::calls_image(op, it->first)) ++it;
+        if (it == to_.end()) return Internal::IRMutator::visit(op);
+        std::vector<Expr> args;
+        for (const Expr &a : op->args) args.push_back(mutate(a));
+        args.back() = row_;
+        return Internal::Call::make(it->second, args, op->value_index);
+    }
+};
 
 int64_t cuda_feature_tile(int64_t knob, int features) { return knob > 0 ? knob : std::min(features, 32); }
 int64_t cuda_rows_per_block(int64_t knob, int64_t feature_tile) {
@@ -437,6 +464,8 @@ struct SpmmKernel::State {
     ImageParam row_order;  ///< bound when orders_rows
     bool orders_rows = false;
     bool locality_order = false;  ///< row_order is the locality order (else rows by in-degree)
+    bool relabeled = false;  ///< runs on Graph::relabeled (ScheduleContext::relabel_sources)
+    ImageParam src_order;    ///< bound when relabeled: new node i is old node src_order(i)
     int segment_len = 0;  ///< rows split into segments of this many positions (ScheduleContext::split_rows)
     ImageParam seg_ptr, seg_row, row_segs;  ///< bound when segment_len > 0
     int64_t segment_src_tile = 0;           ///< the segments' source tile (0: none)
@@ -817,7 +846,8 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         // out is the accumulator itself where finalizing changes nothing: one output, no finalize,
         // and an identity of 0 (rows without in-edges must read 0).
         const Expr identity = Internal::simplify(monoid_->identity(type_));
-        r.out_is_acc = !finalize_ && !finalize_outputs_ && Internal::is_const_zero(identity);
+        // (Not with relabeled sources: their stores go to other rows than the updates read.)
+        r.out_is_acc = !finalize_ && !finalize_outputs_ && Internal::is_const_zero(identity) && !c.sources_relabeled;
         Func scattered = r.out_is_acc ? output_func() : Func(name_ + "_acc");
         scattered(f_, v_) = monoid_->identity(type_);
         const Expr next = monoid_->combine(scattered(f_, row), at_position[0]);
@@ -842,6 +872,57 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         c.out = scatter_out;
         return r;
     };
+    // Relabeled sources (ScheduleContext::relabel_sources): the graph's arrays are the relabeled
+    // graph's, its row i is old row src_order(i); the message reads source operands through copies
+    // in the new order and everything else at the old ids.
+    ImageParam src_order(Int(32), 1, "src_order");
+    ctx.relabel_impl = [&](ScheduleContext &c) {
+        if (c.sources_relabeled) fail<ScheduleError>("relabel_sources: program ", name_, " is already relabeled");
+        if (!monoid_->merges())
+            fail<ScheduleError>("relabel_sources: monoid '", monoid_->name, "' of program ", name_,
+                                " declares no merge; a relabeled row lists its neighbours in another order");
+        if (split || c.staged_tile || c.rows_balanced)
+            fail<ScheduleError>("relabel_sources: call it first, before split, staged, scattered and ordered forms "
+                                "(program ", name_, ")");
+        c.sources_relabeled = true;
+        RelabeledSources r;
+        r.i = Var(name_ + "_i");
+        const Expr old_id = unsafe_promise_clamped(src_order(r.i), 0, num_src_ - 1);
+        std::map<std::string, Internal::Function> copies;
+        for (const Operand &o : operands_) {
+            if (o.at != At::Src) continue;
+            Func copy(name_ + "_" + o.name + "_relabeled");
+            copy(f_, r.i) = o.param(f_, old_id);  // (a broadcast operand's copy is read at f = 0)
+            copies.emplace(o.param.name(), copy.function());
+            r.sources.push_back(copy);
+        }
+        const Expr rows = out.output_buffers()[0].dim(1).extent();
+        const Var src_at(name_ + "_src_at"), new_src(name_ + "_new_src"), edge_at(name_ + "_edge_at"),
+            degree_at(name_ + "_degree_at");
+        RedirectRowLoads redirect(copies, new_src);
+        for (Expr &m : msg) {
+            // The position's terms through placeholders; source loads from the copies at the new id;
+            // the destination's and src()'s ids the old ones.
+            m = Internal::substitute(u_, src_at, m);
+            m = Internal::substitute(e_, edge_at, m);
+            m = Internal::substitute(degree_, degree_at, m);
+            m = redirect.mutate(m);
+            m = Internal::substitute(v_.name(), unsafe_promise_clamped(src_order(v_), 0, rows - 1), m);
+            m = Internal::substitute(src_at.name(), unsafe_promise_clamped(src_order(u_), 0, num_src_ - 1), m);
+            m = Internal::substitute(new_src.name(), u_, m);
+            m = Internal::substitute(edge_at.name(), e_, m);
+            m = Internal::substitute(degree_at.name(), degree_, m);
+        }
+        Func relabeled_acc(name_ + "_acc"), relabeled_out = output_func();
+        reduce_into(relabeled_acc, {f_, v_}, msg, Expr());
+        define_out(relabeled_out, relabeled_acc);
+        std::vector<Func> funcs = {relabeled_out, relabeled_acc};
+        funcs.insert(funcs.end(), r.sources.begin(), r.sources.end());
+        ext::infer_ragged_bounds(funcs, sparse);
+        c.acc = relabeled_acc;
+        c.out = relabeled_out;
+        return r;
+    };
     // The row-tail form (ScheduleContext::split_row_tails): tail t covers positions
     // [tail_start(t), tail_end(t)) of row tail_row(t); out merges each into its row.
     ImageParam tail_start(Int(32), 1, "tail_start"), tail_end(Int(32), 1, "tail_end"), tail_row(Int(32), 1, "tail_row");
@@ -853,6 +934,9 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         if (finalize_ || finalize_outputs_)
             fail<ScheduleError>("split_row_tails: program ", name_, " finalizes its rows (finalize or "
                                 "finalize_outputs); its tails would be merged into the finalized value");
+        if (c.sources_relabeled)
+            fail<ScheduleError>("split_row_tails: program ", name_, " relabels its sources; the tails' merge would "
+                                "read rows other than those relabel_sources stores to");
         begin_split("split_row_tails");
         c.tails_split = length;
         RowTailSplit r;
@@ -898,6 +982,18 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     if (ctx.rows_balanced && ctx.nonzeros_scattered)
         fail<ScheduleError>("schedule ", point_str(schedule, knobs), " on program ", name_, ": ", ordered,
                             " and scatter_nonzeros do not go together (the scatter visits positions, not rows)");
+    if (ctx.sources_relabeled) {
+        if (ctx.rows_balanced)
+            fail<ScheduleError>("schedule ", point_str(schedule, knobs), " on program ", name_, ": relabel_sources and ",
+                                ordered, " do not go together (the relabeled rows come in the locality order)");
+        // Row i of the relabeled graph is old row src_order(i): out's stores go there.
+        std::vector<std::string> names;
+        for (const auto &buf : out.output_buffers()) names.push_back(buf.name());
+        s->lowering_passes.push_back(std::make_shared<ext::StoreIndexLets>(names));
+        s->lowering_passes.push_back(std::make_shared<ext::BindBufferStores>(names, 1, src_order.parameter()));
+        s->relabeled = true;
+        s->src_order = src_order;
+    }
     if (ctx.rows_balanced && ctx.tails_split)
         fail<ScheduleError>("schedule ", point_str(schedule, knobs), " on program ", name_, ": ", ordered,
                             " and split_row_tails do not go together (tails merge into rows in the graph's order)");
@@ -982,6 +1078,7 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     s->indexing_32bit = ctx.indexing_32bit;
     s->arguments = {row_ptr_, col_idx_, edge_ids_};
     if (s->orders_rows) s->arguments.push_back(row_order_);
+    if (s->relabeled) s->arguments.push_back(src_order);
     if (s->segment_len) {
         s->arguments.push_back(seg_ptr);
         s->arguments.push_back(seg_row);
@@ -1025,6 +1122,8 @@ struct SpmmKernel::Indices {
     /// The row of every CSR position, for a kernel that scatters nonzeros (State::scatters), on its
     /// device.
     std::function<Buffer<>(State &)> position_rows;
+    /// The relabeling of a kernel that relabels sources (State::relabeled), on its device.
+    std::function<Buffer<>(State &)> source_order;
     /// The tail table of a kernel that splits off row tails (State::tail_len > 0), on its device.
     std::function<std::shared_ptr<const RowTailTable>(State &)> tails;
 };
@@ -1087,10 +1186,16 @@ const SpmmKernel *SpmmKernel::variant_for(int64_t num_src, int64_t num_dst, int6
     return v;
 }
 
-void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operands, const std::vector<Tensor *> &outs,
-                     const CudaLaunch &launch) const {
-    if (const SpmmKernel *v = variant_for(g.num_src(), g.num_dst(), g.num_edges(), g.max_row_length(), false))
-        return v->run(g, operands, outs, launch);
+void SpmmKernel::run(const Graph &graph, const std::map<std::string, Tensor> &operands,
+                     const std::vector<Tensor *> &outs, const CudaLaunch &launch) const {
+    if (const SpmmKernel *v = variant_for(graph.num_src(), graph.num_dst(), graph.num_edges(), graph.max_row_length(), false))
+        return v->run(graph, operands, outs, launch);
+    if (state_->relabeled && graph.num_src() != graph.num_dst())
+        fail<GraphError>("user program ", state_->name, " relabels its sources (schedule ", state_->schedule,
+                         " calls relabel_sources), which takes square graphs; this one has ", graph.num_src(),
+                         " sources and ", graph.num_dst(), " destinations");
+    // A kernel that relabels runs on the graph renumbered in its locality order (made once).
+    const Graph &g = state_->relabeled ? graph.relabeled() : graph;
     const CSR &csr = g.csr();
     Indices ix;
     ix.num_src = csr.num_cols, ix.num_dst = csr.num_rows, ix.num_edges = csr.nnz(), ix.max_degree = g.max_row_length();
@@ -1116,6 +1221,10 @@ void SpmmKernel::run(const Graph &g, const std::map<std::string, Tensor> &operan
                    ? RowSplitTable::device(g, s.segment_len, launch, s.target, s.segment_src_tile)
                    : RowSplitTable::host(g, s.segment_len, s.segment_src_tile);
     };
+    ix.source_order = [&graph, &launch](State &s) -> Buffer<> {
+        if (s.device == Device::CUDA) return DeviceRowOrder::get(graph, 1, launch, s.target)->order;
+        return index_buffer(graph.locality_idx(), "src_order");
+    };
     ix.tails = [&g, &launch](State &s) {
         return s.device == Device::CUDA ? RowTailTable::device(g, s.tail_len, launch, s.target)
                                         : RowTailTable::host(g, s.tail_len);
@@ -1139,6 +1248,10 @@ void SpmmKernel::run(const GraphView &g, const std::map<std::string, Tensor> &op
         fail<GraphError>("user program ", st.name, " splits rows into segments (schedule ", st.schedule,
                          " calls split_rows), which needs a Graph's segment table; a graph view runs a point with "
                          "whole rows (the default schedule's for_graph picks whole rows on views)");
+    if (st.relabeled)
+        fail<GraphError>("user program ", st.name, " relabels its sources (schedule ", st.schedule,
+                         " calls relabel_sources), which needs a Graph's relabeled arrays; a graph view runs a point "
+                         "without it");
     if (st.tail_len > 0)
         fail<GraphError>("user program ", st.name, " splits off row tails (schedule ", st.schedule,
                          " calls split_row_tails), which needs a Graph's tail table; a graph view runs a point with "
@@ -1266,6 +1379,10 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
             keep.push_back(g.position_rows(s));
             params.set(s.pos_row, keep.back());
         }
+        if (s.relabeled) {
+            keep.push_back(g.source_order(s));
+            params.set(s.src_order, keep.back());
+        }
         if (s.tail_len > 0) {
             tails = g.tails(s);
             params.set(s.tail_start, tails->tail_start);
@@ -1323,6 +1440,8 @@ std::string SpmmKernel::schedule() const { return state_->schedule; }
 bool SpmmKernel::orders_rows() const { return state_->orders_rows; }
 
 bool SpmmKernel::orders_rows_by_locality() const { return state_->locality_order; }
+
+bool SpmmKernel::relabels_sources() const { return state_->relabeled; }
 
 int SpmmKernel::segment_length() const { return state_->segment_len; }
 

@@ -35,9 +35,9 @@
 // (ScheduleContext::stage_neighbours), keep each thread's part of a block-wide accumulator tile in
 // registers (ScheduleContext::register_tiles) and divide the work by nonzeros instead of rows
 // (ScheduleContext::scatter_nonzeros, accumulate_runs, accumulate_lanes), split long rows' tails off
-// (ScheduleContext::split_row_tails) or run rows in the graph's locality order
-// (ScheduleContext::locality_rows): the forms of the built-in operators' schedules (schedules/)
-// but their relabeled sources.
+// (ScheduleContext::split_row_tails), run rows in the graph's locality order
+// (ScheduleContext::locality_rows) or the kernel on the graph relabeled in it
+// (ScheduleContext::relabel_sources): the forms of the built-in operators' schedules (schedules/).
 #pragma once
 
 #include <Halide.h>
@@ -193,6 +193,18 @@ struct NonzeroScatter {
     bool out_is_acc = false;  ///< whether out and acc are one Func (then schedule out's pure definition only once)
 };
 
+/// Sources relabeled (ScheduleContext::relabel_sources): the kernel runs on the graph renumbered in
+/// its locality order (Graph::relabeled: node locality_idx()[i] becomes node i), so that the
+/// sources a cluster of rows reads have consecutive ids. Each source operand x is read through
+/// sources[j](f, i) = x(f, src_order(i)), its rows in the new order (compute them at root, on CUDA
+/// a kernel each, for the gathers to read consecutive rows; left inline they read through the
+/// order); destination operands, dst() and src() keep the graph's own ids, and out's row i is
+/// stored to row src_order(i).
+struct RelabeledSources {
+    std::vector<Halide::Func> sources;  ///< one per source operand, in declaration order
+    Halide::Var i;                      ///< their row variable (the new id)
+};
+
 /// What a schedule of a user program works on: the program's Funcs and loop variables after the
 /// algorithm is defined, the device, the feature count and the chosen knob values.
 struct ScheduleContext : KnobValues {
@@ -292,6 +304,14 @@ struct ScheduleContext : KnobValues {
     RowTailSplit split_row_tails(int length);
     int tails_split = 0;  ///< the length of split_row_tails (0: rows whole)
 
+    /// Relabels the sources (RelabeledSources): call it first, before the other directives (their
+    /// forms then read the relabeled message). Square graphs only (a run on another is a
+    /// GraphError). ScheduleError when the monoid declares no merge (a relabeled row lists its
+    /// neighbours in another order), after a split form, with balanced_rows or locality_rows, or on
+    /// a second call.
+    RelabeledSources relabel_sources();
+    bool sources_relabeled = false;  ///< whether relabel_sources() was called
+
     /// Reduces by nonzeros (NonzeroScatter): acc's update becomes one reduction over every position
     /// of the graph, scattering each message into its row atomically (Halide's atomic(), which
     /// this directive calls, with compute_root() of acc); out is redefined over acc (same name
@@ -328,6 +348,7 @@ struct ScheduleContext : KnobValues {
     std::function<NeighbourTiles(ScheduleContext &, int, const Halide::Var &, int)> stage_impl;
     std::function<NonzeroScatter(ScheduleContext &, int)> scatter_impl;
     std::function<RowTailSplit(ScheduleContext &, int)> tails_impl;
+    std::function<RelabeledSources(ScheduleContext &)> relabel_impl;
 };
 
 /// What a schedule's run-time choice (ScheduleDef::for_graph) knows: the kernel's device, feature
@@ -499,6 +520,10 @@ public:
     bool orders_rows() const;
     /// Whether that order is the locality order (ScheduleContext::locality_rows).
     bool orders_rows_by_locality() const;
+    /// Whether it runs on the graph relabeled in its locality order (ScheduleContext::relabel_sources):
+    /// a run then reads the relabeled graph's arrays and its order (made once per Graph), and the
+    /// static library takes the relabeled CSR and src_order after edge_ids.
+    bool relabels_sources() const;
     /// The segment length of its schedule's split_rows (ScheduleContext::split_rows), 0 when its
     /// rows are whole: a run then reads the graph's segment table (made once per Graph).
     int segment_length() const;
@@ -526,13 +551,15 @@ public:
     /// The program as a static library for applications that link it without gsparse or a JIT
     /// (as Halide's generators produce): <dir>/<name>.a and <dir>/<name>.h, declaring
     ///   int name(halide_buffer_t *row_ptr, halide_buffer_t *col_idx, halide_buffer_t *edge_ids,
-    ///            [halide_buffer_t *row_order,] [halide_buffer_t *seg_ptr, halide_buffer_t *seg_row,
+    ///            [halide_buffer_t *row_order,] [halide_buffer_t *src_order,] [halide_buffer_t *seg_ptr, halide_buffer_t *seg_row,
     ///            halide_buffer_t *row_segs, [halide_buffer_t *seg_ids,]] [halide_buffer_t *pos_row,]
     ///            [halide_buffer_t *tail_start, halide_buffer_t *tail_end, halide_buffer_t *tail_row,]
     ///            halide_buffer_t *<operand>...,
     ///            int32_t max_degree, int32_t num_edges, int32_t num_src, [int32_t num_segs,
     ///            int32_t max_segments, int32_t max_segment_len,] [int32_t num_tails,] halide_buffer_t *out);
     /// row_order (num_dst rows by in-degree, longest first: a permutation) only when orders_rows();
+    /// src_order (the relabeling: new node i is old node src_order[i]) only when relabels_sources(),
+    /// the CSR arrays then the relabeled graph's (graph/relabel.h);
     /// the segment table (graph/segments.h: split_row_segments and segment_rows, at least one
     /// segment: pad an edgeless graph with one empty segment) only when segment_length() > 0, with
     /// source tiles (source_tile() > 0) the segments of graph/segments.h's source_tile_segments,

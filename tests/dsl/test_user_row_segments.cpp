@@ -16,7 +16,7 @@
 #include "support/compare.h"
 #include "support/graph_view_of.h"
 #include "support/text_count.h"
-#include "support/tail_schedules.h"
+#include "support/cuda_user_schedules.h"
 #include "support/throws_with.h"
 #include "user_plugin/gat_attention.h"
 

@@ -14,7 +14,9 @@
 #include "dsl/user_spmm.h"
 #include "support/user_program_cases.h"
 #include "support/compare.h"
+#include "support/cuda_user_schedules.h"
 #include "support/random_graph.h"
+#include "support/text_count.h"
 #include "support/throws_with.h"
 #include "user_plugin/gat_attention.h"
 
@@ -857,6 +859,114 @@ TEST(UserSpmm, LocalityRowsGiveTheResultInTheGraphsRowOrder) {
     };
     EXPECT_TRUE(test::throws_with<ScheduleError>([&] { p.compile(4, Device::CPU, with_segments); },
                                                  {"locality_rows and split_rows do not go together"}));
+}
+
+TEST(UserSpmm, RelabeledSourcesMatchPlainLoops) {
+    // relabel_sources: the kernel runs on the graph renumbered in its locality order, source
+    // operands read through copies in the new order, destination operands, src() and dst() at the
+    // graph's own ids, out's rows stored to their old ids. Under the default CPU schedule, rows
+    // split into segments and a scatter by nonzeros, against plain loops (sums in another order:
+    // equal to rounding); a bipartite graph is refused by name.
+    SpmmProgram p("relabeled");
+    Halide::Expr x = p.operand("x", At::Src);
+    Halide::Expr s_u = p.operand("s", At::Src, true);
+    Halide::Expr w = p.operand("w", At::Edge, true);
+    Halide::Expr d = p.operand("d", At::Dst, true);
+    p.message(x * w + s_u + d + Halide::select(p.src() < p.dst(), 1.f, 0.f));
+    p.reduce(Monoid::sum());
+    auto relabeled = [](dsl::ScheduleDef base, std::function<void(dsl::ScheduleContext &)> more = nullptr) {
+        base.name = "relabeled_" + base.name;
+        base.apply = [apply = base.apply, more](dsl::ScheduleContext &c) {
+            const dsl::RelabeledSources r = c.relabel_sources();
+            EXPECT_EQ(r.sources.size(), 2u);
+            for (Halide::Func copy : r.sources) copy.compute_root();
+            if (more) more(c);
+            else apply(c);
+        };
+        return base;
+    };
+    const int F = 3;
+    std::vector<dsl::SpmmKernel> kernels = {
+        p.compile(F, Device::CPU, relabeled(dsl::default_schedule())),
+        p.compile(F, Device::CPU, relabeled(dsl::default_schedule(), [](dsl::ScheduleContext &c) { c.split_rows(3); })),
+        p.compile(F, Device::CPU, relabeled(dsl::default_schedule(), [](dsl::ScheduleContext &c) { c.scatter_nonzeros(); }))};
+    for (const dsl::SpmmKernel &k : kernels) {
+        EXPECT_TRUE(k.relabels_sources());
+        EXPECT_EQ(k.argument_names()[3], "src_order");
+        // The gathers read the copies in the new order (computed at root), not x through the order.
+        const std::string stmt = k.lowered_stmt();
+        EXPECT_NE(stmt.find("produce relabeled_x_relabeled"), std::string::npos) << stmt;
+        EXPECT_NE(stmt.find("produce relabeled_s_relabeled"), std::string::npos) << stmt;
+    }
+    for (const Case &c : graphs()) {
+        Graph g = test::random_graph(61, c.opt);
+        const std::map<std::string, Tensor> ops{{"x", test::random_tensor({g.num_src(), F}, 1)},
+                                                {"s", test::random_tensor({g.num_src(), 1}, 2)},
+                                                {"w", test::random_tensor({g.num_edges(), 1}, 3)},
+                                                {"d", test::random_tensor({g.num_dst(), 1}, 4)}};
+        if (g.num_src() != g.num_dst()) {
+            Tensor out = Tensor::empty({g.num_dst(), F}, DType::F32);
+            EXPECT_TRUE(test::throws_with<GraphError>([&] { kernels[0].run(g, ops, out); },
+                                                      {"relabels its sources", "square graphs"}));
+            continue;
+        }
+        const CSR &csr = g.csr();
+        const float *xs = ops.at("x").data_as<float>(), *ss = ops.at("s").data_as<float>(),
+                    *ws = ops.at("w").data_as<float>(), *ds = ops.at("d").data_as<float>();
+        Tensor want = Tensor::zeros({g.num_dst(), F}, DType::F32);
+        for (int64_t v = 0; v < csr.num_rows; ++v)
+            for (int f = 0; f < F; ++f) {
+                double acc = 0;
+                for (int64_t q = csr.row_ptr[v]; q < csr.row_ptr[v + 1]; ++q) {
+                    const int64_t u = csr.col_idx[q];
+                    acc += double(xs[u * F + f]) * ws[csr.edge_id(q)] + ss[u] + ds[v] + (u < v ? 1.0 : 0.0);
+                }
+                want.data_as<float>()[v * F + f] = static_cast<float>(acc);
+            }
+        for (const dsl::SpmmKernel &k : kernels) {
+            Tensor got = filled({g.num_dst(), F}, 7.f);
+            k.run(g, ops, got);
+            expect_close(got, want, 1e-5, k.schedule() + " on " + c.name);
+        }
+        // It ran on the relabeled graph, whose numbering is not the graph's own.
+        const auto keys = g.attachment_keys();
+        EXPECT_EQ(std::count(keys.begin(), keys.end(), "relabeled/locality"), 1) << c.name;
+        std::vector<index_t> identity(static_cast<size_t>(g.num_dst()));
+        std::iota(identity.begin(), identity.end(), 0);
+        EXPECT_NE(g.locality_idx(), identity) << c.name;
+    }
+    // On CUDA (PTX): the copy of each source operand is a kernel before the rows'.
+    const std::string ptx = p.compile(8, Device::CUDA, test::cuda_relabeled_schedule()).assembly();
+    EXPECT_GE(test::count_of(ptx, ".entry"), 3u) << ptx;  // two copies (x, s), the rows
+    // Errors: after another form, with an order of rows, a monoid that does not merge, tails.
+    auto with = [](std::function<void(dsl::ScheduleContext &)> apply) {
+        dsl::ScheduleDef def;
+        def.name = "custom";
+        def.apply = std::move(apply);
+        return def;
+    };
+    EXPECT_TRUE(test::throws_with<ScheduleError>([&] { p.compile(F, Device::CPU, with([](dsl::ScheduleContext &c) {
+                                                       c.split_rows(4);
+                                                       c.relabel_sources();
+                                                   })); },
+                                                 {"relabel_sources: call it first"}));
+    EXPECT_TRUE(test::throws_with<ScheduleError>([&] { p.compile(F, Device::CPU, with([](dsl::ScheduleContext &c) {
+                                                       c.relabel_sources();
+                                                       c.locality_rows();
+                                                   })); },
+                                                 {"relabel_sources and locality_rows do not go together"}));
+    EXPECT_TRUE(test::throws_with<ScheduleError>([&] { p.compile(F, Device::CPU, with([](dsl::ScheduleContext &c) {
+                                                       c.relabel_sources();
+                                                       c.split_row_tails(4);
+                                                   })); },
+                                                 {"split_row_tails", "relabels its sources"}));
+    SpmmProgram ordered("relabel_ordered");
+    ordered.message(ordered.operand("x", At::Src));
+    ordered.reduce(Monoid{"first", [](Halide::Type t) { return Halide::Internal::make_zero(t); },
+                          [](Halide::Expr a, Halide::Expr m) { return Halide::select(a == 0, m, a); }});
+    EXPECT_TRUE(test::throws_with<ScheduleError>(
+        [&] { ordered.compile(F, Device::CPU, with([](dsl::ScheduleContext &c) { c.relabel_sources(); })); },
+        {"relabel_sources", "declares no merge"}));
 }
 
 TEST(UserSpmm, BalancedRowsOnViewsReadTheViewsRowOrder) {

@@ -15,7 +15,7 @@
 #include "user_plugin/nonzero_scatter.h"
 #include "user_plugin/staged_tiles.h"
 #include "support/random_graph.h"
-#include "support/tail_schedules.h"
+#include "support/cuda_user_schedules.h"
 
 namespace gsparse {
 namespace {
@@ -649,6 +649,29 @@ TEST_F(GpuUserProgram, RowTailsMatchTheCpu) {
                         << (max ? "max" : "sum") << " tails of " << length << " F=" << F << " shape " << i;
                 }
             }
+        }
+    }
+}
+
+TEST_F(GpuUserProgram, RelabeledSourcesMatchTheCpu) {
+    // relabel_sources on CUDA: the source operand copied in the new order (a kernel), then the
+    // default schedule's rows (threads per row, or lanes of nonzeros on the graph with a long row)
+    // on the relabeled graph, stores to the old rows; against the CPU's default schedule. Square
+    // graphs: the long-row and the mostly empty shapes.
+    const dsl::ScheduleDef relabeled = test::cuda_relabeled_schedule();
+    dsl::SpmmProgram cpu_p = weighted_program("relabel_ref"), gpu_p = weighted_program("relabel_gpu");
+    for (const int F : {1, 5, 64}) {
+        dsl::SpmmKernel kc = cpu_p.compile(F), kg = gpu_p.compile(F, Device::CUDA, relabeled);
+        auto shapes = three_shapes(2000);
+        for (size_t i : {0u, 2u}) {
+            Graph g = test::random_graph(900 + i + F, shapes[i]);
+            Tensor x = test::random_tensor({g.num_src(), F}, 1), w = test::random_tensor({g.num_edges(), 1}, 2),
+                   y = test::random_tensor({g.num_dst(), F}, 3);
+            Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
+            kc.run(g, {{"x", x}, {"w", w}, {"y", y}}, want);
+            Tensor out = to_device(test::random_tensor({g.num_dst(), F}, 9));
+            kg.run(g, {{"x", to_device(x)}, {"w", to_device(w)}, {"y", to_device(y)}}, out, launch_);
+            EXPECT_TRUE(close_values(to_host(out), want, 1e-4)) << kg.schedule(g) << " F=" << F << " shape " << i;
         }
     }
 }

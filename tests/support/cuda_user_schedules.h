@@ -1,5 +1,6 @@
-// A CUDA schedule of user programs with row tails (dsl::ScheduleContext::split_row_tails), shared by
-// the tests of its PTX (tests/dsl) and of its results on a GPU (tests/gpu).
+// CUDA schedules of user programs shared by the tests of their PTX (tests/dsl) and of their results
+// on a GPU (tests/gpu): row tails (dsl::ScheduleContext::split_row_tails) and relabeled sources
+// (relabel_sources) under the default schedule.
 #pragma once
 
 #include <algorithm>
@@ -40,6 +41,27 @@ inline gsparse::dsl::ScheduleDef cuda_tails_schedule() {
             .reorder(fi, ri, ro, fo)
             .gpu_blocks(ro, fo)
             .gpu_threads(fi, ri);
+    };
+    return d;
+}
+
+/// relabel_sources, each source copy a kernel (a thread per feature and row), then the default
+/// schedule's directives on the relabeled program.
+inline gsparse::dsl::ScheduleDef cuda_relabeled_schedule() {
+    gsparse::dsl::ScheduleDef d = gsparse::dsl::default_schedule();
+    d.name = "relabeled_default";
+    d.apply = [apply = d.apply](gsparse::dsl::ScheduleContext &c) {
+        const gsparse::dsl::RelabeledSources r = c.relabel_sources();
+        for (Halide::Func copy : r.sources) {
+            Halide::Var fo("fo"), fi("fi"), io("io"), ii("ii");
+            copy.compute_root()
+                .split(c.f, fo, fi, std::min(c.features, 32), Halide::TailStrategy::GuardWithIf)
+                .split(r.i, io, ii, 8, Halide::TailStrategy::GuardWithIf)
+                .reorder(fi, ii, io, fo)
+                .gpu_blocks(io, fo)
+                .gpu_threads(fi, ii);
+        }
+        apply(c);
     };
     return d;
 }
