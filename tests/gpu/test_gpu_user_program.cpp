@@ -22,6 +22,8 @@ namespace {
 
 using dsl::At;
 
+::testing::AssertionResult close_values(const Tensor &got, const Tensor &want, double rtol = 0);
+
 class GpuUserProgram : public test::GpuTest {
 protected:
     /// Random operands of program p on graph g (F columns, one where broadcast) on the host, and
@@ -37,6 +39,24 @@ protected:
             o.dev[op.name] = to_device(o.host[op.name]);
         }
         return o;
+    }
+
+    /// weighted_program's operands (x, w, y) on g, its result under the CPU kernel kc, and each CUDA
+    /// kernel's result (its output starting at random values: every element must be written)
+    /// expected within rtol of it.
+    using Named = std::vector<std::pair<std::string, dsl::SpmmKernel>>;
+    void expect_weighted_match(const dsl::SpmmKernel &kc, const Named &kernels, const Graph &g, int F, double rtol,
+                               const std::string &what) {
+        Tensor x = test::random_tensor({g.num_src(), F}, 1), w = test::random_tensor({g.num_edges(), 1}, 2),
+               y = test::random_tensor({g.num_dst(), F}, 3);
+        Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
+        kc.run(g, {{"x", x}, {"w", w}, {"y", y}}, want);
+        const std::map<std::string, Tensor> dev = {{"x", to_device(x)}, {"w", to_device(w)}, {"y", to_device(y)}};
+        for (const auto &[point, k] : kernels) {
+            Tensor out = to_device(test::random_tensor({g.num_dst(), F}, 9));
+            k.run(g, dev, out, launch_);
+            EXPECT_TRUE(close_values(to_host(out), want, rtol)) << what << " " << point << " F=" << F;
+        }
     }
 
     /// A CUDA view of g over device copies of its arrays (row_ptr padded to the view layout, the
@@ -90,7 +110,7 @@ std::vector<test::RandomGraphOptions> three_shapes(int64_t long_row) {
 
 /// Whether got matches want element for element within rtol * (1 + |want|) (0: the same values);
 /// the message names the first three elements that do not.
-::testing::AssertionResult close_values(const Tensor &got, const Tensor &want, double rtol = 0) {
+::testing::AssertionResult close_values(const Tensor &got, const Tensor &want, double rtol) {
     if (got.numel() != want.numel())
         return ::testing::AssertionFailure() << got.numel() << " vs " << want.numel() << " elements";
     int64_t bad = 0;
@@ -544,25 +564,14 @@ TEST_F(GpuUserProgram, NonzeroScatterMatchesTheCpu) {
                          gpu_p = weighted_program(max ? "scatter_max_gpu" : "scatter_sum_gpu", max);
         for (const auto &[F, points] : cases) {
             dsl::SpmmKernel kc = cpu_p.compile(F);
-            std::vector<std::pair<std::string, dsl::SpmmKernel>> kernels;
+            Named kernels;
             for (const Point &pt : points)
                 kernels.emplace_back(dsl::point_str(gsparse_examples::nonzero_scatter(), pt),
                                      gpu_p.compile(F, Device::CUDA, gsparse_examples::nonzero_scatter(), pt));
             auto shapes = three_shapes(3000);
-            for (size_t i = 0; i < shapes.size(); ++i) {
-                Graph g = test::random_graph(500 + i + F, shapes[i]);
-                Tensor x = test::random_tensor({g.num_src(), F}, 1), w = test::random_tensor({g.num_edges(), 1}, 2),
-                       y = test::random_tensor({g.num_dst(), F}, 3);
-                Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
-                kc.run(g, {{"x", x}, {"w", w}, {"y", y}}, want);
-                const std::map<std::string, Tensor> dev = {{"x", to_device(x)}, {"w", to_device(w)}, {"y", to_device(y)}};
-                for (const auto &[what, k] : kernels) {
-                    Tensor out = to_device(test::random_tensor({g.num_dst(), F}, 9));  // every element written
-                    k.run(g, dev, out, launch_);
-                    EXPECT_TRUE(close_values(to_host(out), want, max ? 1e-6 : 1e-4))
-                        << (max ? "max " : "sum ") << what << " F=" << F << " shape " << i;
-                }
-            }
+            for (size_t i = 0; i < shapes.size(); ++i)
+                expect_weighted_match(kc, kernels, test::random_graph(500 + i + F, shapes[i]), F, max ? 1e-6 : 1e-4,
+                                      std::string(max ? "max" : "sum") + " shape " + std::to_string(i));
         }
         dsl::SpmmKernel k = gpu_p.compile(5, Device::CUDA, gsparse_examples::nonzero_scatter());
         const std::vector<index_t> row_ptr(10, 0);
@@ -608,20 +617,12 @@ TEST_F(GpuUserProgram, SourceTilesMatchTheCpu) {
     dsl::SpmmProgram cpu_p = weighted_program("tiles_ref"), gpu_p = weighted_program("tiles_gpu");
     for (const int F : {1, 5, 64}) {
         dsl::SpmmKernel kc = cpu_p.compile(F);
-        for (const int64_t tile : {4, 64}) {
-            dsl::SpmmKernel kg = gpu_p.compile(F, Device::CUDA, tiled, {{"tile", tile}});
-            auto shapes = three_shapes(2000);
-            for (size_t i = 0; i < shapes.size(); ++i) {
-                Graph g = test::random_graph(700 + i + F, shapes[i]);
-                Tensor x = test::random_tensor({g.num_src(), F}, 1), w = test::random_tensor({g.num_edges(), 1}, 2),
-                       y = test::random_tensor({g.num_dst(), F}, 3);
-                Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
-                kc.run(g, {{"x", x}, {"w", w}, {"y", y}}, want);
-                Tensor out = to_device(test::random_tensor({g.num_dst(), F}, 9));
-                kg.run(g, {{"x", to_device(x)}, {"w", to_device(w)}, {"y", to_device(y)}}, out, launch_);
-                EXPECT_TRUE(close_values(to_host(out), want, 1e-4)) << "tile " << tile << " F=" << F << " shape " << i;
-            }
-        }
+        const Named kernels = {{"tile 4", gpu_p.compile(F, Device::CUDA, tiled, {{"tile", 4}})},
+                               {"tile 64", gpu_p.compile(F, Device::CUDA, tiled, {{"tile", 64}})}};
+        auto shapes = three_shapes(2000);
+        for (size_t i = 0; i < shapes.size(); ++i)
+            expect_weighted_match(kc, kernels, test::random_graph(700 + i + F, shapes[i]), F, 1e-4,
+                                  "shape " + std::to_string(i));
     }
 }
 
@@ -634,21 +635,13 @@ TEST_F(GpuUserProgram, RowTailsMatchTheCpu) {
                          gpu_p = weighted_program(max ? "tails_max_gpu" : "tails_sum_gpu", max);
         for (const int F : {1, 5, 64}) {
             dsl::SpmmKernel kc = cpu_p.compile(F);
-            for (const int64_t length : {32, 256}) {
-                dsl::SpmmKernel kg = gpu_p.compile(F, Device::CUDA, test::cuda_tails_schedule(), {{"length", length}});
-                auto shapes = three_shapes(3000);
-                for (size_t i = 0; i < shapes.size(); ++i) {
-                    Graph g = test::random_graph(800 + i + F, shapes[i]);
-                    Tensor x = test::random_tensor({g.num_src(), F}, 1), w = test::random_tensor({g.num_edges(), 1}, 2),
-                           y = test::random_tensor({g.num_dst(), F}, 3);
-                    Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
-                    kc.run(g, {{"x", x}, {"w", w}, {"y", y}}, want);
-                    Tensor out = to_device(test::random_tensor({g.num_dst(), F}, 9));
-                    kg.run(g, {{"x", to_device(x)}, {"w", to_device(w)}, {"y", to_device(y)}}, out, launch_);
-                    EXPECT_TRUE(close_values(to_host(out), want, max ? 1e-6 : 1e-4))
-                        << (max ? "max" : "sum") << " tails of " << length << " F=" << F << " shape " << i;
-                }
-            }
+            const Named kernels = {
+                {"tails of 32", gpu_p.compile(F, Device::CUDA, test::cuda_tails_schedule(), {{"length", 32}})},
+                {"tails of 256", gpu_p.compile(F, Device::CUDA, test::cuda_tails_schedule(), {{"length", 256}})}};
+            auto shapes = three_shapes(3000);
+            for (size_t i = 0; i < shapes.size(); ++i)
+                expect_weighted_match(kc, kernels, test::random_graph(800 + i + F, shapes[i]), F, max ? 1e-6 : 1e-4,
+                                      std::string(max ? "max" : "sum") + " shape " + std::to_string(i));
         }
     }
 }
@@ -661,18 +654,12 @@ TEST_F(GpuUserProgram, RelabeledSourcesMatchTheCpu) {
     const dsl::ScheduleDef relabeled = test::cuda_relabeled_schedule();
     dsl::SpmmProgram cpu_p = weighted_program("relabel_ref"), gpu_p = weighted_program("relabel_gpu");
     for (const int F : {1, 5, 64}) {
-        dsl::SpmmKernel kc = cpu_p.compile(F), kg = gpu_p.compile(F, Device::CUDA, relabeled);
+        const dsl::SpmmKernel kc = cpu_p.compile(F);
+        const Named kernels = {{"relabeled", gpu_p.compile(F, Device::CUDA, relabeled)}};
         auto shapes = three_shapes(2000);
-        for (size_t i : {0u, 2u}) {
-            Graph g = test::random_graph(900 + i + F, shapes[i]);
-            Tensor x = test::random_tensor({g.num_src(), F}, 1), w = test::random_tensor({g.num_edges(), 1}, 2),
-                   y = test::random_tensor({g.num_dst(), F}, 3);
-            Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
-            kc.run(g, {{"x", x}, {"w", w}, {"y", y}}, want);
-            Tensor out = to_device(test::random_tensor({g.num_dst(), F}, 9));
-            kg.run(g, {{"x", to_device(x)}, {"w", to_device(w)}, {"y", to_device(y)}}, out, launch_);
-            EXPECT_TRUE(close_values(to_host(out), want, 1e-4)) << kg.schedule(g) << " F=" << F << " shape " << i;
-        }
+        for (size_t i : {0u, 2u})
+            expect_weighted_match(kc, kernels, test::random_graph(900 + i + F, shapes[i]), F, 1e-4,
+                                  "shape " + std::to_string(i));
     }
 }
 
