@@ -1203,16 +1203,18 @@ void SpmmKernel::run(const Graph &graph, const std::map<std::string, Tensor> &op
         if (s.device == Device::CUDA) {
             // Copied to the device once per graph and context (a graph without edges holds one
             // unread entry), balancedIdx with them.
+            // (Source tiles read the edge ids regrouped with their segment table instead.)
             auto dev = DeviceCsr::get(g, 1, launch, s.target);
-            auto eids = DeviceEdgeIds::get(g, launch, s.target);
+            Buffer<> eids = s.segment_src_tile > 0 ? Buffer<>() : DeviceEdgeIds::get(g, launch, s.target)->ids;
             Buffer<> order;
             if (s.orders_rows)
                 order = s.locality_order ? DeviceRowOrder::get(g, 1, launch, s.target)->order : dev->balanced;
-            return {dev->row_ptr, dev->col_idx, eids->ids, order};
+            return {dev->row_ptr, dev->col_idx, eids, order};
         }
         return {index_buffer(csr.row_ptr, "row_ptr"), index_buffer(csr.col_idx, "col_idx"),
-                csr.identity_edge_ids() ? positions(static_cast<int>(std::max<int64_t>(csr.nnz(), 1)))
-                                        : index_buffer(csr.edge_ids, "edge_ids"),
+                s.segment_src_tile > 0       ? Buffer<>()
+                : csr.identity_edge_ids() ? positions(static_cast<int>(std::max<int64_t>(csr.nnz(), 1)))
+                                          : index_buffer(csr.edge_ids, "edge_ids"),
                 s.orders_rows ? index_buffer(s.locality_order ? g.locality_idx() : g.balanced_idx(), "row_order")
                               : Buffer<>()};
     };
@@ -1244,22 +1246,18 @@ void SpmmKernel::run(const GraphView &g, const std::map<std::string, Tensor> &op
     g.check();
     if (const SpmmKernel *v = variant_for(g.num_src, g.num_dst, g.num_edges, g.degree_bound(), true))
         return v->run(g, operands, outs, launch);
-    if (st.segment_len > 0)
-        fail<GraphError>("user program ", st.name, " splits rows into segments (schedule ", st.schedule,
-                         " calls split_rows), which needs a Graph's segment table; a graph view runs a point with "
-                         "whole rows (the default schedule's for_graph picks whole rows on views)");
-    if (st.relabeled)
-        fail<GraphError>("user program ", st.name, " relabels its sources (schedule ", st.schedule,
-                         " calls relabel_sources), which needs a Graph's relabeled arrays; a graph view runs a point "
-                         "without it");
-    if (st.tail_len > 0)
-        fail<GraphError>("user program ", st.name, " splits off row tails (schedule ", st.schedule,
-                         " calls split_row_tails), which needs a Graph's tail table; a graph view runs a point with "
-                         "whole rows");
-    if (st.scatters)
-        fail<GraphError>("user program ", st.name, " reduces by nonzeros (schedule ", st.schedule,
-                         " calls scatter_nonzeros), which needs a Graph's row of every position; a graph view runs "
-                         "a point that reduces by rows (a schedule's for_graph can pick one where RunShape::graph_view)");
+    // Forms that read a table the Graph makes (views carry none).
+    auto needs_graph = [&](bool uses, const char *does, const char *directive, const char *table) {
+        if (uses)
+            fail<GraphError>("user program ", st.name, " ", does, " (schedule ", st.schedule, " calls ", directive,
+                             "), which needs a Graph's ", table, "; a graph view runs a point without it (a "
+                             "schedule's for_graph can pick one where RunShape::graph_view, as the default "
+                             "schedule's picks whole rows)");
+    };
+    needs_graph(st.segment_len > 0, "splits rows into segments", "split_rows", "segment table");
+    needs_graph(st.relabeled, "relabels its sources", "relabel_sources", "relabeled arrays");
+    needs_graph(st.tail_len > 0, "splits off row tails", "split_row_tails", "tail table");
+    needs_graph(st.scatters, "reduces by nonzeros", "scatter_nonzeros", "row of every position");
     if (g.device != st.device)
         fail<GraphError>("user program ", st.name, " runs on ", device_name(st.device), " but the graph view's arrays are on ",
                          device_name(g.device));

@@ -149,16 +149,20 @@ RowSplitTable::RowSplitTable(const Graph &g, int segment_len, int64_t src_tile, 
         const COO &tiled = g.coo_by_dst(src_tile);
         seg_ptr_host_ = segs.seg_ptr;
         row_segs_host_ = segs.row_segs;
-        seg_ids_host_ = segs.seg_ids;
         for (int64_t t = 0; t < segs.num_segs(); ++t)
             seg_row_host_.push_back(tiled.row[static_cast<size_t>(segs.seg_ptr[static_cast<size_t>(t)])]);
-        col_host_ = tiled.col;
-        eid_host_ = tiled.edge_ids;
         max_segments = segs.max_segments;
         max_segment_len = segs.max_segment_len;
-        // Index arrays are never empty: a graph without edges binds one unread entry.
-        for (std::vector<index_t> *v : {&seg_ids_host_, &col_host_, &eid_host_})
-            if (v->empty()) v->push_back(0);
+        // The regrouped edges and the rows' segment lists are the graph's own (kept as long as this
+        // table, an attachment of the same graph), read in place. Index arrays are never empty: a
+        // graph without edges binds one unread entry.
+        pad_ = {0};
+        auto shared = [&](const std::vector<index_t> &v) {
+            return v.empty() ? &pad_ : const_cast<std::vector<index_t> *>(&v);
+        };
+        seg_ids_src_ = shared(segs.seg_ids);
+        col_src_ = shared(tiled.col);
+        eid_src_ = shared(tiled.edge_ids);
     } else {
         RowSegments segs = split_row_segments(csr, segment_len);
         seg_row_host_ = segment_rows(segs);
@@ -182,9 +186,9 @@ RowSplitTable::RowSplitTable(const Graph &g, int segment_len, int64_t src_tile, 
         seg_row = upload(seg_row_host_, *launch, target, "seg_row");
         row_segs = upload(row_segs_host_, *launch, target, "row_segs");
         if (tiles) {
-            seg_ids = upload(seg_ids_host_, *launch, target, "seg_ids");
-            col_idx = upload(col_host_, *launch, target, "col_idx");
-            edge_ids = upload(eid_host_, *launch, target, "edge_ids");
+            seg_ids = upload(*seg_ids_src_, *launch, target, "seg_ids");
+            col_idx = upload(*col_src_, *launch, target, "col_idx");
+            edge_ids = upload(*eid_src_, *launch, target, "edge_ids");
         }
         return;
     }
@@ -195,9 +199,9 @@ RowSplitTable::RowSplitTable(const Graph &g, int segment_len, int64_t src_tile, 
     seg_row = wrap(seg_row_host_, "seg_row");
     row_segs = wrap(row_segs_host_, "row_segs");
     if (tiles) {
-        seg_ids = wrap(seg_ids_host_, "seg_ids");
-        col_idx = wrap(col_host_, "col_idx");
-        edge_ids = wrap(eid_host_, "edge_ids");
+        seg_ids = wrap(*seg_ids_src_, "seg_ids");
+        col_idx = wrap(*col_src_, "col_idx");
+        edge_ids = wrap(*eid_src_, "edge_ids");
     }
 }
 

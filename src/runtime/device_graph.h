@@ -127,7 +127,9 @@ public:
                                                  const Halide::Target &target, int64_t src_tile = 0);
 
 private:
-    std::vector<index_t> seg_ptr_host_, seg_row_host_, row_segs_host_, seg_ids_host_, col_host_, eid_host_;
+    std::vector<index_t> seg_ptr_host_, seg_row_host_, row_segs_host_, pad_;
+    /// With source tiles: the graph's own arrays (or pad_ where one is empty), read in place.
+    std::vector<index_t> *seg_ids_src_ = nullptr, *col_src_ = nullptr, *eid_src_ = nullptr;
     std::unique_ptr<DeviceBufferRelease> release_;
 };
 

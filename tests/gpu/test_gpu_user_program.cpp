@@ -59,6 +59,20 @@ protected:
         }
     }
 
+    /// Expects k (a CUDA kernel of weighted_program) to write 0 everywhere on a graph of 9 rows,
+    /// 4 sources and no edges.
+    void expect_zeros_without_edges(const dsl::SpmmKernel &k, int F, const std::string &what) {
+        const std::vector<index_t> row_ptr(10, 0);
+        Graph g = Graph::from_csr_arrays(9, 4, row_ptr.data(), nullptr, nullptr, 0);
+        Tensor out = to_device(test::random_tensor({9, F}, 7));
+        k.run(g,
+              {{"x", to_device(test::random_tensor({4, F}, 8))}, {"w", Tensor::wrap(nullptr, {0, 1}, DType::F32, Device::CUDA)},
+               {"y", to_device(test::random_tensor({9, F}, 9))}},
+              out, launch_);
+        Tensor h = to_host(out);
+        for (int64_t i = 0; i < h.numel(); ++i) EXPECT_EQ(h.data_as<float>()[i], 0.f) << what << " " << i;
+    }
+
     /// A CUDA view of g over device copies of its arrays (row_ptr padded to the view layout, the
     /// edge id of every position), knowing its longest row; with `order`, that row order.
     struct DeviceView {
@@ -487,16 +501,7 @@ TEST_F(GpuUserProgram, RowSegmentsMatchTheCpu) {
     dsl::SpmmProgram p = weighted("seg_empty_gpu", false);
     dsl::ScheduleDef always = dsl::default_schedule();
     always.for_graph = nullptr;  // split even where no row is long
-    dsl::SpmmKernel k = p.compile(5, Device::CUDA, always, point);
-    const std::vector<index_t> row_ptr(10, 0);
-    Graph g = Graph::from_csr_arrays(9, 4, row_ptr.data(), nullptr, nullptr, 0);
-    Tensor out = to_device(test::random_tensor({9, 5}, 7));
-    k.run(g,
-          {{"x", to_device(test::random_tensor({4, 5}, 8))}, {"w", Tensor::wrap(nullptr, {0, 1}, DType::F32, Device::CUDA)},
-           {"y", to_device(test::random_tensor({9, 5}, 9))}},
-          out, launch_);
-    Tensor h = to_host(out);
-    for (int64_t i = 0; i < h.numel(); ++i) EXPECT_EQ(h.data_as<float>()[i], 0.f) << i;
+    expect_zeros_without_edges(p.compile(5, Device::CUDA, always, point), 5, "segments");
 }
 
 TEST_F(GpuUserProgram, StagedTilesMatchTheCpu) {
@@ -573,16 +578,8 @@ TEST_F(GpuUserProgram, NonzeroScatterMatchesTheCpu) {
                 expect_weighted_match(kc, kernels, test::random_graph(500 + i + F, shapes[i]), F, max ? 1e-6 : 1e-4,
                                       std::string(max ? "max" : "sum") + " shape " + std::to_string(i));
         }
-        dsl::SpmmKernel k = gpu_p.compile(5, Device::CUDA, gsparse_examples::nonzero_scatter());
-        const std::vector<index_t> row_ptr(10, 0);
-        Graph g = Graph::from_csr_arrays(9, 4, row_ptr.data(), nullptr, nullptr, 0);
-        Tensor out = to_device(test::random_tensor({9, 5}, 7));
-        k.run(g,
-              {{"x", to_device(test::random_tensor({4, 5}, 8))}, {"w", Tensor::wrap(nullptr, {0, 1}, DType::F32, Device::CUDA)},
-               {"y", to_device(test::random_tensor({9, 5}, 9))}},
-              out, launch_);
-        Tensor h = to_host(out);
-        for (int64_t i = 0; i < h.numel(); ++i) EXPECT_EQ(h.data_as<float>()[i], 0.f) << (max ? "max " : "sum ") << i;
+        expect_zeros_without_edges(gpu_p.compile(5, Device::CUDA, gsparse_examples::nonzero_scatter()), 5,
+                                   max ? "max" : "sum");
     }
 }
 
@@ -591,29 +588,7 @@ TEST_F(GpuUserProgram, SourceTilesMatchTheCpu) {
     // computed a thread a feature and segment, then each row merging its segments (in tile order):
     // the edges regrouped by tile and the segment table come with the graph to the device. Tiles of
     // 4 and 64 ids, runs cut after 32 positions, F = 1, 5, 64, against the CPU's default schedule.
-    dsl::ScheduleDef tiled;
-    tiled.name = "gpu_source_tiles";
-    tiled.knobs = {{"tile", {4, 64}, 4}};
-    tiled.apply = [](dsl::ScheduleContext &c) {
-        using Halide::TailStrategy;
-        const dsl::RowSegmentSplit r = c.split_rows(32, c.knob("tile"));
-        const int ft = std::min(c.features, 32), rows = std::max(1, 128 / ft);
-        Halide::Var fo("fo"), fi("fi"), so("so"), si("si"), vo("vo"), vi("vi");
-        Halide::Func segments = r.segments, segment_acc = r.segment_acc;
-        segments.compute_root()
-            .split(c.f, fo, fi, ft, TailStrategy::GuardWithIf)
-            .split(r.s, so, si, rows, TailStrategy::GuardWithIf)
-            .reorder(fi, si, so, fo)
-            .gpu_blocks(so, fo)
-            .gpu_threads(fi, si);
-        segment_acc.compute_at(segments, fi);
-        c.out.split(c.f, fo, fi, ft, TailStrategy::GuardWithIf)
-            .split(c.v, vo, vi, rows, TailStrategy::GuardWithIf)
-            .reorder(fi, vi, vo, fo)
-            .gpu_blocks(vo, fo)
-            .gpu_threads(fi, vi);
-        c.acc.compute_at(c.out, fi);
-    };
+    const dsl::ScheduleDef tiled = test::cuda_source_tiles_schedule();
     dsl::SpmmProgram cpu_p = weighted_program("tiles_ref"), gpu_p = weighted_program("tiles_gpu");
     for (const int F : {1, 5, 64}) {
         dsl::SpmmKernel kc = cpu_p.compile(F);

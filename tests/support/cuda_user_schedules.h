@@ -1,6 +1,7 @@
 // CUDA schedules of user programs shared by the tests of their PTX (tests/dsl) and of their results
-// on a GPU (tests/gpu): row tails (dsl::ScheduleContext::split_row_tails) and relabeled sources
-// (relabel_sources) under the default schedule.
+// on a GPU (tests/gpu): row tails (dsl::ScheduleContext::split_row_tails), source tiles
+// (split_rows(length, src_tile)) and relabeled sources (relabel_sources) under the default
+// schedule, each stage a thread per feature and row.
 #pragma once
 
 #include <algorithm>
@@ -9,58 +10,71 @@
 
 namespace gsparse::test {
 
-/// On CUDA: rows a thread per feature and row, tails a thread per feature and tail, the
-/// merge a thread per feature and tail (atomic).
+/// Maps a stage over (feature f, row) to blocks of `rows` rows x `ft` features, a thread each
+/// element (guarded at both ends): a Func's pure definition or a Stage (row an RVar for updates).
+/// Returns the threads' feature Var (to compute a stage's reduction at).
+template <typename StageT>
+Halide::Var thread_per_feature_and_row(StageT &&stage, const Halide::Var &f, const Halide::VarOrRVar &row, int ft, int rows) {
+    using Halide::TailStrategy;
+    const bool rvar = row.is_rvar;
+    Halide::Var fo("fo"), fi("fi"), vo("vo"), vi("vi");
+    Halide::RVar ro("ro"), ri("ri");
+    const Halide::VarOrRVar outer = rvar ? Halide::VarOrRVar(ro) : Halide::VarOrRVar(vo);
+    const Halide::VarOrRVar inner = rvar ? Halide::VarOrRVar(ri) : Halide::VarOrRVar(vi);
+    stage.split(f, fo, fi, ft, TailStrategy::GuardWithIf)
+        .split(row, outer, inner, rows, TailStrategy::GuardWithIf)
+        .reorder(fi, inner, outer, fo)
+        .gpu_blocks(outer, fo)
+        .gpu_threads(fi, inner);
+    return fi;
+}
+
+/// The threads of those blocks: min(F, 32) over features and 128 / that over rows.
+inline int feature_threads_of(int features) { return std::min(features, 32); }
+inline int row_threads_of(int features) { return std::max(1, 128 / feature_threads_of(features)); }
+
+/// On CUDA: rows a thread per feature and row, tails a thread per feature and tail, the merge a
+/// thread per feature and tail (atomic).
 inline gsparse::dsl::ScheduleDef cuda_tails_schedule() {
     gsparse::dsl::ScheduleDef d;
     d.name = "cuda_tails";
     d.knobs = {{"length", {32, 256}, 32}};
     d.apply = [](gsparse::dsl::ScheduleContext &c) {
-        using Halide::TailStrategy;
         const gsparse::dsl::RowTailSplit r = c.split_row_tails(static_cast<int>(c.knob("length")));
-        const int ft = std::min(c.features, 32), rows = std::max(1, 128 / ft);
-        Halide::Var fo("fo"), fi("fi"), to("to"), ti("ti"), vo("vo"), vi("vi");
-        Halide::RVar ro("ro"), ri("ri");
+        const int ft = feature_threads_of(c.features), rows = row_threads_of(c.features);
         Halide::Func tails = r.tails, tail_acc = r.tail_acc;
-        tails.compute_root()
-            .split(c.f, fo, fi, ft, TailStrategy::GuardWithIf)
-            .split(r.t, to, ti, rows, TailStrategy::GuardWithIf)
-            .reorder(fi, ti, to, fo)
-            .gpu_blocks(to, fo)
-            .gpu_threads(fi, ti);
-        tail_acc.compute_at(tails, fi);
-        c.out.split(c.f, fo, fi, ft, TailStrategy::GuardWithIf)
-            .split(c.v, vo, vi, rows, TailStrategy::GuardWithIf)
-            .reorder(fi, vi, vo, fo)
-            .gpu_blocks(vo, fo)
-            .gpu_threads(fi, vi);
-        c.acc.compute_at(c.out, fi);
-        c.out.update()
-            .split(c.f, fo, fi, ft, TailStrategy::GuardWithIf)
-            .split(r.r, ro, ri, rows, TailStrategy::GuardWithIf)
-            .reorder(fi, ri, ro, fo)
-            .gpu_blocks(ro, fo)
-            .gpu_threads(fi, ri);
+        tail_acc.compute_at(tails, thread_per_feature_and_row(tails.compute_root(), c.f, r.t, ft, rows));
+        c.acc.compute_at(c.out, thread_per_feature_and_row(c.out, c.f, c.v, ft, rows));
+        thread_per_feature_and_row(c.out.update(), c.f, r.r, ft, rows);
     };
     return d;
 }
 
-/// relabel_sources, each source copy a kernel (a thread per feature and row), then the default
-/// schedule's directives on the relabeled program.
+/// split_rows(32, tile): segments within tiles of `tile` source ids a thread per feature and
+/// segment (a kernel), then the rows merging theirs a thread per feature and row.
+inline gsparse::dsl::ScheduleDef cuda_source_tiles_schedule() {
+    gsparse::dsl::ScheduleDef d;
+    d.name = "gpu_source_tiles";
+    d.knobs = {{"tile", {4, 64}, 4}};
+    d.apply = [](gsparse::dsl::ScheduleContext &c) {
+        const gsparse::dsl::RowSegmentSplit r = c.split_rows(32, c.knob("tile"));
+        const int ft = feature_threads_of(c.features), rows = row_threads_of(c.features);
+        Halide::Func segments = r.segments, segment_acc = r.segment_acc;
+        segment_acc.compute_at(segments, thread_per_feature_and_row(segments.compute_root(), c.f, r.s, ft, rows));
+        c.acc.compute_at(c.out, thread_per_feature_and_row(c.out, c.f, c.v, ft, rows));
+    };
+    return d;
+}
+
+/// relabel_sources, each source copy a kernel (a thread per feature and row, 8 rows a block), then
+/// the default schedule's directives on the relabeled program.
 inline gsparse::dsl::ScheduleDef cuda_relabeled_schedule() {
     gsparse::dsl::ScheduleDef d = gsparse::dsl::default_schedule();
     d.name = "relabeled_default";
     d.apply = [apply = d.apply](gsparse::dsl::ScheduleContext &c) {
         const gsparse::dsl::RelabeledSources r = c.relabel_sources();
-        for (Halide::Func copy : r.sources) {
-            Halide::Var fo("fo"), fi("fi"), io("io"), ii("ii");
-            copy.compute_root()
-                .split(c.f, fo, fi, std::min(c.features, 32), Halide::TailStrategy::GuardWithIf)
-                .split(r.i, io, ii, 8, Halide::TailStrategy::GuardWithIf)
-                .reorder(fi, ii, io, fo)
-                .gpu_blocks(io, fo)
-                .gpu_threads(fi, ii);
-        }
+        for (Halide::Func copy : r.sources)
+            thread_per_feature_and_row(copy.compute_root(), c.f, r.i, feature_threads_of(c.features), 8);
         apply(c);
     };
     return d;
