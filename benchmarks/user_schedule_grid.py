@@ -33,8 +33,8 @@ from edge_schedules import geomean, load_graphs, write_summary
 
 PROGRAM = "weighted_sum"
 GRIDS = {
-    "staged_tiles": {"rows": (1, 2, 4, 8, 16, 32), "nnz_tile": (16, 32), "feature_threads": (0,),
-                     "register_tile": (1, 2, 4)},
+    "staged_tiles": {"rows": (2, 8, 32), "nnz_tile": (16, 32), "feature_threads": (0,),
+                     "register_tile": (1, 2, 4), "vector": (1, 4)},
     "nonzero_scatter": {"run": (1, 4, 8, 16, 32, 64), "feature_threads": (0,), "block": (128, 256, 512),
                         "task_runs": (512,), "warp_steps": (0, 1, 4, 16)},
 }

@@ -414,7 +414,7 @@ def test_staged_neighbour_tiles(plugin, device, dynamic):
     space = plugin.schedule_space(16, device, schedule="staged_tiles")
     # CPU: 8 row blocks x 4 tiles; CUDA: also feature threads and register tiles within the rule.
     assert len(space) == 32 if device == "cpu" else len(space) > 32
-    assert all(p["feature_threads"] * p["register_tile"] <= 16 for p in space)
+    assert all(p["feature_threads"] * p["register_tile"] * p["vector"] <= 16 for p in space)
     assert len(plugin.schedule_space(16, device)) == len(plugin.schedule_space(16, device, schedule=None))
     gen = torch.Generator().manual_seed(5)
     x = torch.randn(60, 16, generator=gen).to(device)
@@ -423,11 +423,12 @@ def test_staged_neighbour_tiles(plugin, device, dynamic):
     points = [{"rows": 1, "nnz_tile": 8}, {"rows": 32, "nnz_tile": 64}]
     if device == "cuda":
         points += [{"rows": 4, "nnz_tile": 16, "feature_threads": 4, "register_tile": 4},
-                   {"rows": 16, "nnz_tile": 32, "feature_threads": 8, "register_tile": 2}]
+                   {"rows": 16, "nnz_tile": 32, "feature_threads": 8, "register_tile": 2},
+                   {"rows": 8, "nnz_tile": 32, "feature_threads": 2, "register_tile": 2, "vector": 4}]
     for point in points:
         prog = plugin.program("weighted_sum", 16, device=device, schedule="staged_tiles", point=point)
         torch.testing.assert_close(prog(g, x=x, w=w), want, rtol=1e-5, atol=1e-5)
-    with pytest.raises(gsparse.ScheduleError, match="feature_threads and register_tile are CUDA knobs"):
+    with pytest.raises(gsparse.ScheduleError, match="feature_threads, register_tile and vector are CUDA knobs"):
         plugin.program("weighted_sum", 16, schedule="staged_tiles", point={"register_tile": 2})
 
 

@@ -1,6 +1,7 @@
 #include "dsl/operands.h"
 
 #include <cctype>
+#include <cstdint>
 
 #include "core/error.h"
 
@@ -76,6 +77,29 @@ std::vector<const Tensor *> match_operands(const std::string &program, const std
         tensors.push_back(&it->second);
     }
     return tensors;
+}
+
+void constrain_operand_rows(const std::vector<Operand> &operands, int features, int vector) {
+    for (const Operand &o : operands) {
+        Halide::ImageParam p = o.param;
+        const int width = o.broadcast ? 1 : features;
+        if (vector > 0) {
+            p.dim(0).set_min(0).set_extent(width);
+            p.dim(1).set_min(0).set_stride(width);
+            p.set_host_alignment(o.broadcast ? p.type().bytes() : vector * p.type().bytes());
+        } else {
+            p.dim(0).set_min(Halide::Expr()).set_extent(Halide::Expr());
+            p.dim(1).set_min(Halide::Expr()).set_stride(Halide::Expr());
+            p.set_host_alignment(p.type().bytes());
+        }
+    }
+}
+
+void check_row_alignment(const std::string &program, const std::string &what, const Tensor &t, int bytes,
+                         const std::string &schedule) {
+    if (bytes > 0 && reinterpret_cast<uintptr_t>(t.data()) % static_cast<uintptr_t>(bytes) != 0)
+        fail<ShapeError>("user program ", program, ": ", what, " ", t.str(), " is not ", bytes,
+                         "-byte aligned, which its schedule ", schedule, " assumes (aligned_rows) for vector accesses");
 }
 
 }  // namespace gsparse::dsl

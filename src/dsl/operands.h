@@ -73,4 +73,16 @@ std::vector<const Tensor *> match_operands(const std::string &program, const std
                                            const std::map<std::string, Tensor> &given, Device device, DType dtype,
                                            int features, const int64_t (&rows_of)[3]);
 
+/// Sets the operands' layout for compiling a kernel: with vector > 0 (ScheduleContext::aligned_rows)
+/// every operand is dense rows of exactly its width (features, or 1 when broadcast), starting at
+/// row 0, and the rows of operands of `features` are aligned to `vector` elements; with vector = 0
+/// the constraints are taken away again. The operands' parameters belong to the program and are
+/// shared by every kernel compiled from it, so each kernel sets them before Halide lowers it.
+void constrain_operand_rows(const std::vector<Operand> &operands, int features, int vector);
+
+/// ShapeError naming the tensor unless its data is aligned to `bytes` (0: no requirement), as the
+/// vector accesses of ScheduleContext::aligned_rows assume.
+void check_row_alignment(const std::string &program, const std::string &what, const Tensor &t, int bytes,
+                         const std::string &schedule);
+
 }  // namespace gsparse::dsl

@@ -106,6 +106,17 @@ NonzeroScatter ScheduleContext::scatter_nonzeros(int warp_steps) {
     return scatter_impl(*this, warp_steps);
 }
 
+void ScheduleContext::aligned_rows(int vector) {
+    if (vector != 1 && vector != 2 && vector != 4 && vector != 8)
+        fail<ScheduleError>("aligned_rows: the vector must be 1, 2, 4 or 8 elements, got ", vector);
+    if (features % vector != 0)
+        fail<ScheduleError>("aligned_rows(", vector, ") needs features divisible by ", vector, ", got ", features,
+                            " (rows of ", features, " elements are not all aligned to ", vector, ")");
+    if (row_vector != 0 && row_vector != vector)
+        fail<ScheduleError>("aligned_rows: called with ", vector, " after ", row_vector);
+    row_vector = vector;
+}
+
 void ScheduleContext::accumulate_lanes(const RVar &step) {
     if (!nonzeros_scattered || scatter_warp_steps == 0)
         fail<ScheduleError>("accumulate_lanes: call scatter_nonzeros(warp_steps) first (lanes are of its warp form)");
@@ -477,6 +488,7 @@ struct SpmmKernel::State {
     ImageParam pos_row;     ///< bound when scatters: the row of every CSR position
     Param<int32_t> num_segs, max_segments, max_segment_len;
     bool indexing_32bit = false;  ///< compiled without large_buffers (ScheduleContext::int32_indexing)
+    int row_vector = 0;  ///< ScheduleContext::aligned_rows: the operands' and outputs' row alignment (elements)
     Param<int32_t> max_degree, num_edges, num_src;
     Func out;
     Pipeline pipeline;
@@ -510,6 +522,13 @@ void check_passes(const KernelState &s) {
                               uniform->block_loop(),
                               " (row_block must be the Var of out's loop over blocks of rows_per_block rows, and acc "
                               "computed at or inside it)");
+}
+
+/// The operands' layout of this kernel (ScheduleContext::aligned_rows), set on the program's shared
+/// operand parameters before Halide lowers the kernel's pipeline.
+template <typename KernelState>
+void constrain_operands(const KernelState &s) {
+    constrain_operand_rows(s.operands, s.features, s.row_vector);
 }
 
 }  // namespace
@@ -1076,6 +1095,14 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     for (const auto &pass : s->lowering_passes) s->pipeline.add_custom_lowering_pass(pass.get(), nullptr);
     s->target = jit_target(device, !ctx.indexing_32bit);
     s->indexing_32bit = ctx.indexing_32bit;
+    s->row_vector = ctx.row_vector;
+    if (ctx.row_vector > 0)
+        for (const auto &buf : out.output_buffers()) {
+            OutputImageParam o = buf;
+            o.dim(0).set_min(0).set_extent(features);
+            o.dim(1).set_min(0).set_stride(features);
+            o.set_host_alignment(ctx.row_vector * type_.bytes());
+        }
     s->arguments = {row_ptr_, col_idx_, edge_ids_};
     if (s->orders_rows) s->arguments.push_back(row_order_);
     if (s->relabeled) s->arguments.push_back(src_order);
@@ -1102,6 +1129,7 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     }
     if (s->tail_len) s->arguments.push_back(num_tails);
     if (device == Device::CPU) {
+        constrain_operands(*s);
         jit_compile(s->pipeline, s->target, device, "user program " + name_);
         check_passes(*s);
     }
@@ -1321,6 +1349,15 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
         for (size_t i = 0; i < outs.size(); ++i) check_32bit(*outs[i], out_name(i));
     }
 
+    if (s.row_vector > 0) {
+        // Aligned rows (ScheduleContext::aligned_rows): vector accesses assume aligned data.
+        const int bytes = s.row_vector * s.type.bytes();
+        for (size_t i = 0; i < s.operands.size(); ++i)
+            if (given[i] && !s.operands[i].broadcast)
+                check_row_alignment(s.name, "operand '" + s.operands[i].name + "'", *given[i], bytes, s.schedule);
+        for (size_t i = 0; i < outs.size(); ++i) check_row_alignment(s.name, out_name(i), *outs[i], bytes, s.schedule);
+    }
+
     ParamMap params;
     std::vector<Buffer<>> keep, borrowed;  // borrowed: device wrappers of caller memory, detached after the call
     std::shared_ptr<RowSplitTable> segments;  // the segment table (it owns its buffers), alive through the call
@@ -1399,6 +1436,7 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
         // A graph without edges runs too: its row_ptr is all 0 and its arrays hold one (unread)
         // entry, so every row writes 0.
         std::call_once(s.compiled, [&] {
+            constrain_operands(s);
             jit_compile(s.pipeline, s.target, Device::CUDA, "user program " + s.name);
             check_passes(s);
         });
@@ -1460,6 +1498,7 @@ std::string SpmmKernel::schedule(const GraphView &g) const {
 }
 
 void SpmmKernel::compile_to_static_library(const std::string &dir, const std::string &name) const {
+    constrain_operands(*state_);
     write_static_library(state_->pipeline, state_->arguments, state_->target, dir, name, state_->name);
     check_passes(*state_);
 }
@@ -1504,10 +1543,12 @@ std::vector<MeasuredPoint> measure_points(const SpmmProgram &program, const Sche
 }
 
 std::string SpmmKernel::lowered_stmt() const {
+    constrain_operands(*state_);
     return lowered_stmt_text(state_->pipeline, state_->arguments, state_->target);
 }
 
 std::string SpmmKernel::assembly() const {
+    constrain_operands(*state_);
     return assembly_text(state_->pipeline, state_->arguments, state_->name, state_->target,
                          "user program " + state_->name);
 }

@@ -254,6 +254,17 @@ struct ScheduleContext : KnobValues {
     /// elements or more.
     void int32_indexing() { indexing_32bit = true; }
     bool indexing_32bit = false;  ///< whether int32_indexing() was called
+
+    /// Declares the operands and the output dense rows of exactly their width (features, or 1 when
+    /// broadcast) starting `vector` elements apart in memory, the rows of every operand of
+    /// `features` and of the output aligned to `vector` elements (the built-in g-SpMM's kVecWidth):
+    /// with the features of a thread split by `vector` and vectorized, Halide then proves its loads
+    /// and stores aligned and emits one vector access for them (CUDA: ld.global.v4.f32 for
+    /// vector = 4 at 32 bits) instead of `vector` scalar ones. `vector` is 1, 2, 4 or 8 and must
+    /// divide the features (ScheduleError otherwise). A run refuses (ShapeError) an operand or
+    /// output whose data is not aligned so; tensors from allocators (Tensor::empty, PyTorch's) are.
+    void aligned_rows(int vector);
+    int row_vector = 0;  ///< the vector of aligned_rows (0: rows of unknown stride and alignment)
     Halide::Type type;            ///< the program's element type (warp shuffles move 32 bits)
 
     /// Splits every row's neighbours into segments of at most `length` (1 .. 2^20) positions across

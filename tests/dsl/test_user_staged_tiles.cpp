@@ -238,10 +238,13 @@ TEST(UserStagedTiles, StagingErrorsNameTheReason) {
     // Points of staged_tiles outside its rule.
     EXPECT_TRUE(test::throws_with<ScheduleError>(
         [&] { p.compile(4, Device::CPU, gsparse_examples::staged_tiles(), {{"register_tile", 2}}); },
-        {"feature_threads and register_tile are CUDA knobs"}));
+        {"feature_threads, register_tile and vector are CUDA knobs"}));
     EXPECT_TRUE(test::throws_with<ScheduleError>(
         [&] { p.compile(4, Device::CUDA, gsparse_examples::staged_tiles(), {{"feature_threads", 4}, {"register_tile", 2}}); },
-        {"feature_threads x register_tile exceeds the feature count"}));
+        {"feature_threads x register_tile x vector exceeds the feature count"}));
+    EXPECT_TRUE(test::throws_with<ScheduleError>(
+        [&] { p.compile(6, Device::CUDA, gsparse_examples::staged_tiles(), {{"feature_threads", 1}, {"vector", 4}}); },
+        {"vector must divide the feature count"}));
     EXPECT_TRUE(test::throws_with<ScheduleError>(
         [&] { p.compile(32, Device::CUDA, gsparse_examples::staged_tiles(), {{"rows", 128}}); },
         {"exceeds 1024 threads a block"}));
@@ -268,6 +271,20 @@ TEST(UserStagedTiles, CudaKernelStagesIdsInSharedMemoryAndKeepsAccumulatorsInReg
     };
     const std::string spilled = p.compile(64, Device::CUDA, without, point).assembly();
     EXPECT_NE(spilled.find("__local_depot"), std::string::npos) << "the pass is what keeps them in registers";
+}
+
+TEST(UserStagedTiles, CudaVectorGroupsLoadVectorsFromRegisters) {
+    // vector = 4 (aligned_rows): each of a thread's register_tile outputs is a group of 4 features,
+    // gathered with 128-bit loads, still in registers; vector = 1 loads scalars.
+    SpmmProgram p = weighted("staged_vec", Monoid::sum());
+    std::map<std::string, int64_t> point = {{"rows", 8}, {"nnz_tile", 32}, {"feature_threads", 8}, {"register_tile", 2},
+                                            {"vector", 4}};
+    const std::string vec = p.compile(64, Device::CUDA, gsparse_examples::staged_tiles(), point).assembly();
+    EXPECT_GE(test::count_of(vec, "ld.global.nc.v4.f32") + test::count_of(vec, "ld.global.v4.f32"), 2u) << vec;
+    EXPECT_EQ(vec.find("__local_depot"), std::string::npos) << "accumulators in local memory";
+    point["vector"] = 1;
+    const std::string scalar = p.compile(64, Device::CUDA, gsparse_examples::staged_tiles(), point).assembly();
+    EXPECT_EQ(test::count_of(scalar, "ld.global.nc.v4.f32") + test::count_of(scalar, "ld.global.v4.f32"), 0u);
 }
 
 }  // namespace

@@ -521,7 +521,8 @@ TEST_F(GpuUserProgram, StagedTilesMatchTheCpu) {
         {5, {{{"rows", 8}, {"nnz_tile", 32}}, {{"rows", 1}, {"nnz_tile", 16}, {"feature_threads", 2}, {"register_tile", 2}}}},
         {64, {{{"rows", 4}, {"nnz_tile", 32}, {"feature_threads", 16}, {"register_tile", 4}},
               {{"rows", 8}, {"nnz_tile", 8}, {"feature_threads", 32}, {"register_tile", 2}},
-              {{"rows", 16}, {"nnz_tile", 64}}}}};
+              {{"rows", 16}, {"nnz_tile", 64}},
+              {{"rows", 8}, {"nnz_tile", 32}, {"feature_threads", 8}, {"register_tile", 2}, {"vector", 4}}}}};
     for (const auto &[F, points] : cases) {
         dsl::SpmmKernel kc = cpu_p.compile(F);
         std::vector<std::pair<std::string, dsl::SpmmKernel>> kernels;
@@ -682,6 +683,29 @@ TEST_F(GpuUserProgram, SearchMeasuresEveryCudaPointAndAllMatchTheCpu) {
         Tensor got = to_host(out);
         for (int64_t i = 0; i < got.numel(); ++i)
             ASSERT_EQ(got.data_as<float>()[i], want.data_as<float>()[i]) << k.schedule() << " element " << i;
+    }
+}
+
+TEST_F(GpuUserProgram, AlignedRowsMatchTheCpu) {
+    // Rows of aligned vectors (aligned_rows, tests/support/cuda_user_schedules.h): each thread loads,
+    // reduces and stores 2, 4 or 8 features as one vector; each row's reduction in order on one
+    // thread, so sums agree with the CPU's to rounding. The tensors come from cudaMalloc (aligned).
+    dsl::SpmmProgram cpu_p = weighted_program("aligned_ref"), gpu_p = weighted_program("aligned_gpu");
+    const dsl::ScheduleDef def = test::vector_rows_schedule();
+    for (int F : {2, 12, 16, 40}) {
+        dsl::SpmmKernel kc = cpu_p.compile(F);
+        Named kernels;
+        for (int64_t V : {2, 4, 8})
+            for (int64_t rows : {8, 32})
+                if (F % V == 0) {
+                    const std::map<std::string, int64_t> pt = {{"vector", V}, {"aligned", 1}, {"rows", rows}};
+                    kernels.emplace_back(dsl::point_str(def, pt), gpu_p.compile(F, Device::CUDA, def, pt));
+                }
+        const auto shapes = three_shapes(1200);
+        for (size_t i = 0; i < shapes.size(); ++i)
+            expect_weighted_match(kc, kernels, test::random_graph(700 + i + F, shapes[i]), F, 1e-5,
+                                  "aligned rows shape " + std::to_string(i));
+        expect_zeros_without_edges(kernels.front().second, F, "aligned rows");
     }
 }
 

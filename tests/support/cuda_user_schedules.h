@@ -80,4 +80,38 @@ inline gsparse::dsl::ScheduleDef cuda_relabeled_schedule() {
     return d;
 }
 
+/// Rows of `vector`-wide feature groups (dsl::ScheduleContext::aligned_rows with aligned = 1): a
+/// thread per group and row (CUDA: `rows` rows a block; CPU: rows in parallel), each thread's
+/// features loaded, reduced and stored as one vector of `vector` elements.
+inline gsparse::dsl::ScheduleDef vector_rows_schedule() {
+    gsparse::dsl::ScheduleDef d;
+    d.name = "vector_rows";
+    d.knobs = {{"vector", {1, 2, 4, 8}, 4}, {"aligned", {0, 1}, 1}, {"rows", {8, 32}, 32}};
+    d.why_invalid = [](const gsparse::dsl::SchedulePoint &p, int features, Device) -> std::string {
+        if (features % p.at("vector") != 0) return "vector must divide the features";
+        return "";
+    };
+    d.apply = [](gsparse::dsl::ScheduleContext &c) {
+        const int V = static_cast<int>(c.knob("vector")), rows = static_cast<int>(c.knob("rows"));
+        if (c.knob("aligned")) c.aligned_rows(V);
+        Halide::Var fo("fo"), fv("fv"), vo("vo"), vi("vi");
+        c.out.split(c.f, fo, fv, V);
+        if (V > 1) c.out.vectorize(fv);
+        if (c.device == Device::CUDA) {
+            c.out.split(c.v, vo, vi, rows, Halide::TailStrategy::GuardWithIf)
+                .reorder(fv, fo, vi, vo)
+                .gpu_blocks(vo)
+                .gpu_threads(fo, vi);
+        } else {
+            c.out.parallel(c.v);
+        }
+        c.acc.compute_at(c.out, fo);
+        if (V > 1) {
+            c.acc.vectorize(c.f);
+            c.acc.update().vectorize(c.f);
+        }
+    };
+    return d;
+}
+
 }  // namespace gsparse::test
