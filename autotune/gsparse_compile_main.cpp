@@ -67,9 +67,13 @@ void emit_gradients(const dsl::ProgramGradients &grads, int feat, Device device,
             k.compile_to_static_library(out_dir, lib);
             args = k.argument_names();
         }
-        std::printf("operand  %s (read at the %s%s): %s/%s.a on %s%s\n  arguments", g.operand.c_str(),
-                    dsl::at_name(g.at), g.broadcast ? ", broadcast" : "", out_dir.c_str(), lib.c_str(), form,
-                    g.broadcast ? "; sum its features for the gradient" : "");
+        const std::string columns = g.columns > 0 ? ", " + std::to_string(g.columns) + " columns" : "";
+        std::printf("operand  %s (read at the %s%s%s): %s/%s.a on %s%s\n  arguments", g.operand.c_str(),
+                    dsl::at_name(g.at), g.broadcast ? ", broadcast" : "", columns.c_str(), out_dir.c_str(), lib.c_str(),
+                    form,
+                    g.broadcast    ? "; sum its features for the gradient"
+                    : g.columns > 0 ? "; sum the features that read each column for its gradient"
+                                    : "");
         print_args(args);
     }
 }

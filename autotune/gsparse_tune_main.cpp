@@ -114,7 +114,7 @@ std::map<std::string, Tensor> random_operands(const std::vector<dsl::OperandInfo
     std::uniform_real_distribution<double> value(0.5, 1.5);
     for (const auto &o : declared) {
         const int64_t rows = o.at == dsl::At::Src ? g.num_src() : o.at == dsl::At::Dst ? g.num_dst() : g.num_edges();
-        Tensor t = Tensor::empty({rows, o.broadcast ? 1 : F}, dtype);
+        Tensor t = Tensor::empty({rows, o.columns > 0 ? o.columns : o.broadcast ? 1 : F}, dtype);
         for (int64_t i = 0; i < t.numel(); ++i) {
             if (dtype == DType::F64) t.data_as<double>()[i] = value(rng);
             else t.data_as<float>()[i] = static_cast<float>(value(rng));

@@ -44,8 +44,8 @@ PROGRAMS = {"attention_scores": _attention_scores, "u_mul_v": _u_mul_v}
 
 def operands_for(program, g, F, gen):
     rows = {"source": g.num_src, "destination": g.num_dst, "edge": g.num_edges}
-    return {name: torch.randn(rows[at], 1 if broadcast else F, generator=gen, device="cuda")
-            for name, at, broadcast in program.operands}
+    return {name: torch.randn(rows[at], columns or (1 if broadcast else F), generator=gen, device="cuda")
+            for name, at, broadcast, columns in program.operands}
 
 
 def point_key(point):

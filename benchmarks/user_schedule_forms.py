@@ -41,8 +41,8 @@ FORM_KEYS = ("rows", "shared", "shuffles", "default", "seg256", "seg1024")  # --
 def operands_for(program, g, F, gen):
     out = {}
     rows = {"source": g.num_src, "destination": g.num_dst, "edge": g.num_edges}
-    for name, at, broadcast in program.operands:
-        out[name] = torch.randn(rows[at], 1 if broadcast else F, generator=gen, device="cuda") * (
+    for name, at, broadcast, columns in program.operands:
+        out[name] = torch.randn(rows[at], columns or (1 if broadcast else F), generator=gen, device="cuda") * (
             0.1 if broadcast else 1.0)
     return out
 

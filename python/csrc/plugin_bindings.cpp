@@ -40,7 +40,9 @@ struct Compiled {
     std::shared_ptr<void> library;
     Kernel kernel;
     std::string program;
-    std::vector<std::tuple<std::string, std::string, bool>> operands;  ///< (name, src|dst|edge, broadcast)
+    /// (name, src|dst|edge, broadcast, columns, the column each feature reads): columns 0 and no map
+    /// for operands declared without Columns.
+    std::vector<std::tuple<std::string, std::string, bool, int, std::vector<int32_t>>> operands;
     int features = 0;
     std::string dtype;
     std::string device;
@@ -52,7 +54,8 @@ template <typename Kernel, typename Program>
 Compiled<Kernel> describe(std::shared_ptr<void> library, Kernel kernel, const Program &p, const std::string &program,
                           int features, const std::string &device) {
     Compiled<Kernel> k{std::move(library), std::move(kernel), program, {}, features, dtype_of(p.type()), device};
-    for (const auto &o : p.operands()) k.operands.emplace_back(o.name, dsl::at_name(o.at), o.broadcast);
+    for (const auto &o : p.operands())
+        k.operands.emplace_back(o.name, dsl::at_name(o.at), o.broadcast, o.columns, p.column_map(o.name, features));
     return k;
 }
 
@@ -83,19 +86,26 @@ UserEdgeKernel compile_edge(const dsl::Plugin &plugin, const std::string &progra
 
 /// A program's derived backward (dsl/user_gradients.h), compiled: the name under which its programs
 /// read the output's gradient, the scale program (or none), per forward operand (name, where it is
-/// read, broadcast, form: rows | reverse_rows | edges, its compiled g-SpMM or per-edge program), and
+/// read, broadcast, form: rows | reverse_rows | edges, its compiled g-SpMM or per-edge program, and for
+/// an operand of Columns the column each feature reads, by which its gradient sums them), and
 /// for max / min / product the names under which they read the row values and the program that
 /// computes them (or [], none).
 using OperandGradientKernel = std::tuple<std::string, std::string, bool, std::string, std::optional<UserKernel>,
-                                         std::optional<UserEdgeKernel>>;
+                                         std::optional<UserEdgeKernel>, int, std::vector<int32_t>>;
 using GradientKernels = std::tuple<std::string, std::optional<UserKernel>, std::vector<OperandGradientKernel>,
                                    std::vector<std::string>, std::optional<UserKernel>>;
 
 /// The derived backward of a g-SpMM-shaped program (edges = false) or a per-edge one, compiled.
 GradientKernels compile_gradients(const dsl::Plugin &plugin, const std::string &program, int features,
                                   const std::string &device, bool edges) {
-    const dsl::ProgramGradients grads = edges ? dsl::derive_gradients(plugin.registry.make_edge_program(program))
-                                              : dsl::derive_gradients(plugin.registry.make_program(program));
+    std::optional<dsl::SpmmProgram> forward;
+    std::optional<dsl::SddmmProgram> edge_forward;
+    if (edges) edge_forward = plugin.registry.make_edge_program(program);
+    else forward = plugin.registry.make_program(program);
+    const dsl::ProgramGradients grads = edges ? dsl::derive_gradients(*edge_forward) : dsl::derive_gradients(*forward);
+    auto column_map = [&](const std::string &operand) {
+        return edges ? edge_forward->column_map(operand, features) : forward->column_map(operand, features);
+    };
     const Device d = device_of(device);
     auto rows = [&](const dsl::SpmmProgram &p) {
         return describe(plugin.handle, p.compile(features, d), p, p.name(), features, device);
@@ -112,7 +122,8 @@ GradientKernels compile_gradients(const dsl::Plugin &plugin, const std::string &
             e = describe(plugin.handle, g.edges->compile(features, d), *g.edges, g.edges->name(), features, device);
         else
             k = rows(*g.rows);
-        operands.emplace_back(g.operand, dsl::at_name(g.at), g.broadcast, form, std::move(k), std::move(e));
+        operands.emplace_back(g.operand, dsl::at_name(g.at), g.broadcast, form, std::move(k), std::move(e), g.columns,
+                              column_map(g.operand));
     }
     std::optional<UserKernel> row_values;
     if (grads.row_values) row_values = rows(*grads.row_values);
@@ -192,7 +203,8 @@ void bind_plugins(py::module_ &m) {
              py::arg("edges") = false, py::call_guard<py::gil_scoped_release>(),
              "The derived backward (dsl/user_gradients.h) of a program that sums, maximises, minimises or "
              "multiplies its message, or with edges=True of a per-edge program, compiled: (grad operand name, "
-             "scale program or None, [(operand, at, broadcast, form, program or None, edge program or None)], "
+             "scale program or None, [(operand, at, broadcast, form, program or None, edge program or None, columns, "
+             "the column each feature reads)], "
              "[row value operand names], row values' program or None).");
     bind_compiled<dsl::SpmmKernel>(m, "UserKernel", "A compiled user program.")
         .def_property_readonly("num_outputs", [](const UserKernel &k) { return k.kernel.num_outputs(); })

@@ -139,7 +139,8 @@ class _Compiled:
         self._kernel = kernel
         self._origin = (plugin, name)  # where its derived backward comes from (Plugin.gradients)
         self.name, self.features = kernel.program, kernel.features
-        self.operands = [(n, at, b) for n, at, b in kernel.operands]  # (name, source|destination|edge, broadcast)
+        # (name, source|destination|edge, broadcast, columns): columns 0 unless declared with Columns
+        self.operands = [(n, at, b, c) for n, at, b, c, _ in kernel.operands]
         self.dtype = _DTYPES.get(kernel.dtype)
         self.device = kernel.device  # "cpu" or "cuda"
 
@@ -150,7 +151,7 @@ class _Compiled:
 
     @property
     def operand_names(self):
-        return [n for n, _, _ in self.operands]
+        return [n for n, _, _, _ in self.operands]
 
     def _operand_args(self, g, operands):
         """The operands checked against the declaration (names, shapes, dtype, device) as tensor
@@ -169,12 +170,12 @@ class _Compiled:
             raise ShapeError(f"user program {self.name} has type {self._kernel.dtype}; Python calls take float32 "
                              "or float64 programs")
         args, dense, device = {}, [], None
-        for name, at, broadcast in self.operands:
+        for name, at, broadcast, columns in self.operands:
             t = operands[name]
             if not isinstance(t, torch.Tensor):
                 raise ShapeError(f"operand {name} must be a torch.Tensor, got {type(t).__name__}")
             rows = getattr(g, _ROWS[at])
-            want = (rows, 1 if broadcast else self.features)
+            want = (rows, columns if columns else 1 if broadcast else self.features)
             if tuple(t.shape) != want:
                 raise ShapeError(f"operand {name} of {self.name} is read at the {at}: shape {list(want)} expected, "
                                  f"got {list(t.shape)}")
@@ -254,15 +255,18 @@ class DerivedBackward:
     is its output's gradient, read at the edge), an operand read at the destination gets a g-SpMM
     program on the graph, one read at the source a g-SpMM program on the reverse graph, one read at
     the edge a per-edge program, each over G and the forward operands it needs; a broadcast operand
-    the sum of its gradient's features. A max, min or product program first computes per-row values
+    the sum of its gradient's features, an operand of columns (Columns) per column the sum of the
+    features that read it. A max, min or product program first computes per-row values
     (row_values, one more pass over the edges: each row's winning edge per feature; the product of
     the nonzero messages and the count of zero ones) that its gradient programs read."""
 
     def __init__(self, grad_operand, scale, operands, row_value_operands=(), row_values=None):
         self.grad_operand = grad_operand
         self.scale = UserProgram(scale) if scale is not None else None
-        self.operands = [(name, at, broadcast, form, UserProgram(rows) if rows is not None else EdgeProgram(edges))
-                         for name, at, broadcast, form, rows, edges in operands]
+        # (name, at, broadcast, form, program, columns, the column each feature reads or None)
+        self.operands = [(name, at, broadcast, form, UserProgram(rows) if rows is not None else EdgeProgram(edges),
+                          columns, columns_of if columns else None)
+                         for name, at, broadcast, form, rows, edges, columns, columns_of in operands]
         self.row_value_operands = list(row_value_operands)
         self.row_values = UserProgram(row_values) if row_values is not None else None
 
@@ -276,14 +280,18 @@ class DerivedBackward:
             values = values if isinstance(values, tuple) else (values,)
             given.update(zip(self.row_value_operands, values))
         grads = {}
-        for name, _, broadcast, form, prog in self.operands:
+        for name, _, broadcast, form, prog, columns, columns_of in self.operands:
             args = {n: given[n] if n in given else operands[n] for n in prog.operand_names}
             d = prog(g.reverse() if form == "reverse_rows" else g, **args)
-            grads[name] = d.sum(dim=1, keepdim=True) if broadcast else d
+            if columns:  # each column's gradient: the sum over the features that read it
+                index = torch.tensor(columns_of, dtype=torch.long, device=d.device)
+                grads[name] = d.new_zeros(d.shape[0], columns).index_add_(1, index, d)
+            else:
+                grads[name] = d.sum(dim=1, keepdim=True) if broadcast else d
         return grads
 
     def __repr__(self):
-        forms = ", ".join(f"{n}: {form}" for n, _, _, form, _ in self.operands)
+        forms = ", ".join(f"{n}: {form}" for n, _, _, form, *_ in self.operands)
         extra = (", scaled" if self.scale is not None else "") + \
             (f", reading {', '.join(self.row_value_operands)}" if self.row_values is not None else "")
         return f"DerivedBackward({forms}{extra})"

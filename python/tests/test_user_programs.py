@@ -223,6 +223,35 @@ def test_user_op_derives_the_backward_from_the_message(plugin, device, dynamic):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_operand_of_one_column_a_head(plugin, device, dynamic):
+    # head_weighted_sum: x[u, f] * a[e, f / 4], a [num_edges, 4] (dsl::Columns, one weight an edge and
+    # head of 4 features): PyTorch's values, the shape it asks for, and the derived backward (a's
+    # gradient summed over each head's features) against autograd.
+    g, ei = graph(device if dynamic else None)
+    F, H = 16, 4
+    prog = plugin.program("head_weighted_sum", features=F, device=device)
+    assert prog.operands == [("x", "source", False, 0), ("a", "edge", False, 4)]
+    gen = torch.Generator().manual_seed(11)
+    x = torch.randn(g.num_src, F, generator=gen).to(device).requires_grad_()
+    a = torch.randn(g.num_edges, H, generator=gen).to(device).requires_grad_()
+    eiv = ei.to(device)
+    ref = torch.zeros(g.num_dst, F, device=device).index_add(
+        0, eiv[1], (x[eiv[0]].view(-1, H, F // H) * a.unsqueeze(-1)).reshape(-1, F))
+    out = gsparse.user_op(prog)(g, x=x, a=a)
+    torch.testing.assert_close(out, ref, rtol=1e-5, atol=1e-5)
+    up = torch.randn(out.shape, generator=gen).to(device)
+    got, want = torch.autograd.grad(out, (x, a), up), torch.autograd.grad(ref, (x, a), up)
+    for n, u, v in zip("xa", got, want):
+        torch.testing.assert_close(u, v, rtol=1e-4, atol=1e-5, msg=lambda m, n=n: f"gradient of {n}: {m}")
+    with pytest.raises(gsparse.ShapeError, match=r"operand a of head_weighted_sum is read at the edge: shape \[400, 4\]"):
+        prog(g, x=x.detach(), a=torch.zeros(g.num_edges, F, device=device))
+    # F = 20 would read a fifth column of a's 4.
+    with pytest.raises(gsparse.ShapeError, match="of 4 columns is read at column 4 for feature 16"):
+        plugin.program("head_weighted_sum", features=20, device=device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_attention_layer_of_user_programs_with_derived_backwards(plugin, device):
     # GAT's aggregation from user programs alone: per-edge scores (a per-edge program), edge softmax,
     # the weighted sum (a g-SpMM program); both backwards derived from the messages.
@@ -313,7 +342,7 @@ def test_user_op_names_programs_without_a_derived_backward(plugin):
     with pytest.raises(gsparse.ShapeError, match="its message is a tuple"):
         gsparse.user_op(plugin.program("gat_attention", features=4))
     backward = plugin.gradients("gated_mean", features=4)
-    assert [(n, form) for n, _, _, form, _ in backward.operands] == [
+    assert [(n, form) for n, _, _, form, *_ in backward.operands] == [
         ("x", "reverse_rows"), ("a", "reverse_rows"), ("b", "rows"), ("w", "edges")]
     assert backward.scale is not None and backward.grad_operand == "grad"
 

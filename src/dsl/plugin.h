@@ -35,7 +35,7 @@
 
 namespace gsparse::dsl {
 
-inline constexpr int kPluginAbiVersion = 8;
+inline constexpr int kPluginAbiVersion = 9;
 
 /// The programs and schedules a plugin registers, by name.
 class PluginRegistry {

@@ -152,6 +152,7 @@ std::vector<OperandGradient> operand_gradients(const std::string &program, Halid
         g.operand = o.name;
         g.at = o.at;
         g.broadcast = o.broadcast;
+        g.columns = o.columns;
         const std::string name = program + "_grad_" + o.name;
         // Declares the forward operands the derivative (and for a product the message) reads
         // (declaration order) in a program whose reads are at `at_of(at)`, and returns the
@@ -161,7 +162,9 @@ std::vector<OperandGradient> operand_gradients(const std::string &program, Halid
             for (const Operand &q : operands)
                 if (expr_uses_var(dm, kOperandVar + q.name) || (reads_message && expr_uses_var(message, kOperandVar + q.name)))
                     reads[kOperandVar + q.name] =
-                        p.operand(q.name, at_of(q.at), q.broadcast, q.site.file.c_str(), q.site.line);
+                        q.columns > 0
+                            ? p.operand(q.name, at_of(q.at), Columns{q.columns, q.column}, q.site.file.c_str(), q.site.line)
+                            : p.operand(q.name, at_of(q.at), q.broadcast, q.site.file.c_str(), q.site.line);
             return std::pair{substitute(reads, dm), substitute(reads, message)};
         };
         if (o.at == At::Edge) {

@@ -9,7 +9,8 @@
 //   d op_src[u, f]  = sum over out-edges of u       of G[v, f] * dm/d op_src    (g-SpMM, reverse graph)
 //   d op_edge[e, f] = G[v, f] * dm/d op_edge                                    (per-edge program)
 //
-// A broadcast operand ([rows, 1]) gets the sum over f of its program's output. The programs read
+// A broadcast operand ([rows, 1]) gets the sum over f of its program's output, an operand of
+// columns (Columns) the sum over the features f that read each column. The programs read
 // the forward operands they need by the same names, and G as the operand `grad_operand`.
 //
 // A program that takes the maximum (Monoid::max) or minimum (Monoid::min) of its message, without a
@@ -53,6 +54,9 @@ struct OperandGradient {
     std::string operand;     ///< the forward operand
     At at = At::Src;         ///< where the forward reads it
     bool broadcast = false;  ///< sum the program's features to get the [rows, 1] gradient
+    /// Declared with Columns: sum the program's features by the column each reads (the forward
+    /// program's column_map) to get the [rows, columns] gradient; 0 otherwise.
+    int columns = 0;
     Form form = Form::Rows;
     std::shared_ptr<SpmmProgram> rows;    ///< Rows and ReverseRows
     std::shared_ptr<SddmmProgram> edges;  ///< Edges

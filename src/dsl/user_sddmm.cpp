@@ -40,7 +40,20 @@ Expr SddmmProgram::operand(const std::string &name, At at, bool broadcast, const
     return o.param(broadcast ? Expr(0) : Expr(f_), row);
 }
 
+Expr SddmmProgram::operand(const std::string &name, At at, const Columns &columns, const char *file, int line) {
+    const Operand &o = declare_operand(operands_, name_, name, at, columns, type_, Site{file ? file : "", line});
+    Expr row = at == At::Src ? u_ : at == At::Dst ? v_ : Expr(e_);
+    return o.param(o.column, row);
+}
+
 std::vector<OperandInfo> SddmmProgram::operands() const { return operand_infos(operands_); }
+
+
+std::vector<int32_t> SddmmProgram::column_map(const std::string &name, int features) const {
+    for (const Operand &o : operands_)
+        if (o.name == name) return operand_columns(name_, o, features, f_.name());
+    fail<ShapeError>("program ", name_, " has no operand '", name, "'");
+}
 
 void SddmmProgram::edge_value(Expr value, const char *file, int line) {
     const Site site{file ? file : "", line};
@@ -136,6 +149,7 @@ SddmmKernel SddmmProgram::compile(int features, Device device, const EdgeSchedul
                                   const SchedulePoint &point) const {
     if (!value_.defined()) fail<ShapeError>("program ", name_, " has no edge value (call edge_value())");
     if (features < 1) fail<ShapeError>("program ", name_, ": features must be at least 1, got ", features);
+    check_operand_columns(name_, operands_, features, f_.name());
     if (!schedule.apply) fail<ScheduleError>("schedule ", schedule.name, " has no directives (apply)");
     const SchedulePoint knobs = schedule.complete(point, features, device);
     auto s = std::make_shared<SddmmKernel::State>();
@@ -256,7 +270,7 @@ void SddmmKernel::run_on(const Coo &g, const std::map<std::string, Tensor> &oper
         // (A graph with edges has sources and destinations: every operand has rows here.)
         const Operand &o = s.operands[i];
         const int64_t rows = rows_of[static_cast<int>(o.at)];
-        const int width = o.broadcast ? 1 : s.features;
+        const int width = operand_width(o, s.features);
         if (cuda)
             borrowed.push_back(
                 wrap_device_buffer(s.type, given[i]->data(), halide_sizes({width}, rows), s.target, o.name.c_str()));

@@ -75,6 +75,10 @@ public:
     /// at feature f (element 0 of each row when broadcast). Names are unique C identifiers.
     Halide::Expr operand(const std::string &name, At at, bool broadcast = false, const char *file = __builtin_FILE(),
                          int line = __builtin_LINE());
+    /// Declares operand `name` of columns.count columns ([rows, count]) read at column columns.at for
+    /// feature f (SpmmProgram::operand with Columns).
+    Halide::Expr operand(const std::string &name, At at, const Columns &columns, const char *file = __builtin_FILE(),
+                         int line = __builtin_LINE());
     Halide::Expr feature() const { return f_; }
     Halide::Expr src() const { return u_; }
     Halide::Expr dst() const { return v_; }
@@ -88,6 +92,10 @@ public:
     Halide::Type type() const { return type_; }
     /// The declared operands, in declaration order.
     std::vector<OperandInfo> operands() const;
+    /// The column each feature f < features reads of operand `name`, declared with Columns (empty
+    /// for an operand declared without); ShapeError as compile() gives it for a column outside the
+    /// operand, or for an operand the program does not declare.
+    std::vector<int32_t> column_map(const std::string &name, int features) const;
 
     /// Compiled for `features` output features under `schedule` at `point` (knobs left out take
     /// their defaults); ShapeError for an incomplete program, ScheduleError for a point the schedule
@@ -129,7 +137,7 @@ public:
     ///   int name(halide_buffer_t *src_idx, halide_buffer_t *dst_idx, halide_buffer_t *<operand>...,
     ///            int32_t num_edges, int32_t num_src, int32_t num_dst, halide_buffer_t *out);
     /// the COO in edge-id order, operands in the order of their operand() calls, feature buffers
-    /// [features or 1, rows] (the feature dimension first, dense), out [features, num_edges]. It
+    /// [width, rows] (width: features, 1 when broadcast, or the operand's Columns; the feature dimension first, dense), out [features, num_edges]. It
     /// returns 0 or a Halide error code. name must be a C identifier.
     void compile_to_static_library(const std::string &dir, const std::string &name) const;
     /// The argument names of that function, in order (the output last).

@@ -434,6 +434,12 @@ Expr SpmmProgram::operand(const std::string &name, At at, bool broadcast, const 
     return o.param(broadcast ? Expr(0) : Expr(f_), row);
 }
 
+Expr SpmmProgram::operand(const std::string &name, At at, const Columns &columns, const char *file, int line) {
+    const Operand &o = declare_operand(operands_, name_, name, at, columns, type_, Site{file ? file : "", line});
+    Expr row = at == At::Src ? u_ : at == At::Dst ? Expr(v_) : e_;
+    return o.param(o.column, row);
+}
+
 void SpmmProgram::message(Expr m, const char *file, int line) {
     const Site site{file ? file : "", line};
     if (!m.defined()) fail<ShapeError>("program ", name_, ": the message is undefined", site.note("at"));
@@ -552,6 +558,7 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         fail<ShapeError>("program ", name_, ": a message of ", message_.size(), " values needs a monoid over tuples, not '",
                          monoid_->name, "'");
     if (features < 1) fail<ShapeError>("program ", name_, ": features must be at least 1, got ", features);
+    check_operand_columns(name_, operands_, features, f_.name());
     if (!schedule.apply) fail<ScheduleError>("schedule ", schedule.name, " has no directives (apply)");
     const std::map<std::string, int64_t> knobs = schedule.complete(point, features, device);
 
@@ -1353,7 +1360,7 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
         // Aligned rows (ScheduleContext::aligned_rows): vector accesses assume aligned data.
         const int bytes = s.row_vector * s.type.bytes();
         for (size_t i = 0; i < s.operands.size(); ++i)
-            if (given[i] && !s.operands[i].broadcast)
+            if (given[i] && aligned_operand(s.operands[i], s.features, s.row_vector))
                 check_row_alignment(s.name, "operand '" + s.operands[i].name + "'", *given[i], bytes, s.schedule);
         for (size_t i = 0; i < outs.size(); ++i) check_row_alignment(s.name, out_name(i), *outs[i], bytes, s.schedule);
     }
@@ -1365,7 +1372,7 @@ void SpmmKernel::run_on(const Indices &g, const std::map<std::string, Tensor> &o
     for (size_t i = 0; i < s.operands.size(); ++i) {
         const Operand &o = s.operands[i];
         const int64_t rows = rows_of[static_cast<int>(o.at)];
-        const int width = o.broadcast ? 1 : s.features;
+        const int width = operand_width(o, s.features);
         const char *name = o.name.c_str();
         if (cuda && rows == 0 && g.num_dst > 0)
             // An operand without rows (edge features of a graph without edges) is never read; Halide
@@ -1504,6 +1511,13 @@ void SpmmKernel::compile_to_static_library(const std::string &dir, const std::st
 }
 
 std::vector<SpmmProgram::OperandInfo> SpmmProgram::operands() const { return operand_infos(operands_); }
+
+
+std::vector<int32_t> SpmmProgram::column_map(const std::string &name, int features) const {
+    for (const Operand &o : operands_)
+        if (o.name == name) return operand_columns(name_, o, features, f_.name());
+    fail<ShapeError>("program ", name_, " has no operand '", name, "'");
+}
 
 std::vector<std::string> SpmmKernel::argument_names() const {
     std::vector<std::string> names;

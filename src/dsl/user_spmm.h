@@ -18,7 +18,8 @@
 // the edge id edge_ids(.) of each position. The extension's ragged bound inference
 // (halide_ext/ragged_bounds.h) bounds every access to those arrays and every gather through them,
 // so a program needs no hand-written promises. Operands are [rows, features] tensors of the program's
-// type (rows: num_src, num_dst or num_edges by where they are read), or [rows, 1] when broadcast.
+// type (rows: num_src, num_dst or num_edges by where they are read), [rows, 1] when broadcast, or
+// [rows, columns] read at a column that depends on the feature (Columns: per-head weights).
 //
 // A schedule (ScheduleDef) applies directives to the program's Funcs and declares its knobs, their
 // choices and defaults and a validity rule; search_schedule measures every valid point on the
@@ -439,6 +440,14 @@ public:
     /// `line` default to the caller's: errors about the operand name that line.
     Halide::Expr operand(const std::string &name, At at, bool broadcast = false, const char *file = __builtin_FILE(),
                          int line = __builtin_LINE());
+    /// Declares operand `name` of columns.count columns, [rows, count], each feature f of the message
+    /// reading column columns.at, an expression of feature() and constants: broadcasting other than
+    /// one value a row, e.g. one attention weight a head over its head's D features (an edge operand
+    /// [num_edges, H] read at Columns{H, feature() / D}) or a vector shared by every head
+    /// (Columns{D, feature() % D}). compile(F) checks that the column lies in [0, count) for every
+    /// f < F (ShapeError naming the operand's line otherwise).
+    Halide::Expr operand(const std::string &name, At at, const Columns &columns, const char *file = __builtin_FILE(),
+                         int line = __builtin_LINE());
     /// The message's feature index f, source id u, destination id v, edge id e (Int(32)).
     Halide::Expr feature() const { return f_; }
     Halide::Expr src() const { return u_; }
@@ -478,6 +487,10 @@ public:
     using OperandInfo = dsl::OperandInfo;
     /// The declared operands, in declaration order.
     std::vector<OperandInfo> operands() const;
+    /// The column each feature f < features reads of operand `name`, declared with Columns (empty
+    /// for an operand declared without); ShapeError as compile() gives it for a column outside the
+    /// operand, or for an operand the program does not declare.
+    std::vector<int32_t> column_map(const std::string &name, int features) const;
 
 private:
     friend class SpmmKernel;
@@ -582,7 +595,7 @@ public:
     /// operands in the order of their operand() calls (declare them in statements of their own: the
     /// order in which C++ evaluates the sides of `a * b` is unspecified); the CSR arrays of
     /// graph/formats.h with edge_ids holding the edge id of every position; feature buffers
-    /// [features or 1, rows] (the feature dimension first, dense). It returns 0 or a Halide error code. name must be a C identifier.
+    /// [width, rows] (width: features, 1 when broadcast, or the operand's Columns; the feature dimension first, dense). It returns 0 or a Halide error code. name must be a C identifier.
     /// A program of several outputs takes one output buffer each, last, in order.
     void compile_to_static_library(const std::string &dir, const std::string &name) const;
     /// The argument names of that function, in order (the outputs last: <name>_out, or

@@ -709,5 +709,42 @@ TEST_F(GpuUserProgram, AlignedRowsMatchTheCpu) {
     }
 }
 
+TEST_F(GpuUserProgram, ColumnOperandsMatchTheCpu) {
+    // x[u, f] * a[e, f / D] + b[v, f % D] (dsl::Columns: a weight an edge and head, a vector shared by
+    // the heads) under the default schedule's forms (threads over rows, lanes of nonzeros) and
+    // aligned vector rows, against the CPU.
+    auto make = [](const std::string &name, int H, int D) {
+        dsl::SpmmProgram p(name);
+        Halide::Expr x = p.operand("x", dsl::At::Src);
+        Halide::Expr a = p.operand("a", dsl::At::Edge, dsl::Columns{H, p.feature() / D});
+        Halide::Expr b = p.operand("b", dsl::At::Dst, dsl::Columns{D, p.feature() % D});
+        p.message(x * a + b);
+        p.reduce(dsl::Monoid::sum());
+        return p;
+    };
+    for (const auto &[H, D] : std::vector<std::pair<int, int>>{{4, 8}, {3, 5}, {8, 1}}) {
+        const int F = H * D;
+        dsl::SpmmProgram cpu_p = make("cols_cpu", H, D), gpu_p = make("cols_gpu", H, D);
+        dsl::SpmmKernel kc = cpu_p.compile(F);
+        std::vector<dsl::SpmmKernel> kernels = {gpu_p.compile(F, Device::CUDA),
+                                                gpu_p.compile(F, Device::CUDA, dsl::default_schedule(), {{"nnz_lanes", 1}})};
+        if (F % 4 == 0) kernels.push_back(gpu_p.compile(F, Device::CUDA, test::vector_rows_schedule(), {{"vector", 4}}));
+        const auto shapes = three_shapes(900);
+        for (size_t i = 0; i < shapes.size(); ++i) {
+            Graph g = test::random_graph(800 + i + F, shapes[i]);
+            Tensor x = test::random_tensor({g.num_src(), F}, 1), a = test::random_tensor({g.num_edges(), H}, 2),
+                   b = test::random_tensor({g.num_dst(), D}, 3);
+            Tensor want = Tensor::empty({g.num_dst(), F}, DType::F32);
+            kc.run(g, {{"x", x}, {"a", a}, {"b", b}}, want);
+            const std::map<std::string, Tensor> dev = {{"x", to_device(x)}, {"a", to_device(a)}, {"b", to_device(b)}};
+            for (const dsl::SpmmKernel &k : kernels) {
+                Tensor out = device_empty({g.num_dst(), F}, DType::F32);
+                k.run(g, dev, out, launch_);
+                EXPECT_TRUE(close_values(to_host(out), want, 1e-4)) << k.schedule() << " F=" << F << " shape " << i;
+            }
+        }
+    }
+}
+
 }  // namespace
 }  // namespace gsparse

@@ -1,9 +1,10 @@
 // A plugin of user programs (docs/dsl.md, "Plugins"): the weighted max of
-// docs/examples/user_program_aot, a weighted sum and product, GAT's attention aggregation in one pass
-// (gat_attention.h; the fused layer of docs/examples/fused_gat.py, with its backward's transposed
-// aggregation and per-edge score gradient), a gated mean and per-edge attention scores (backwards
-// derived from the message), a weighted sum and mean as two outputs of one pass, two user schedules
-// (one staging neighbour ids a tile at a time) and a per-edge user schedule, loaded by
+// docs/examples/user_program_aot, a weighted sum and product, a weighted sum of heads (an operand
+// of one column a head), GAT's attention aggregation in one pass (gat_attention.h; the fused layer
+// of docs/examples/fused_gat.py, with its backward's transposed aggregation and per-edge score
+// gradient), a gated mean and per-edge attention scores (backwards derived from the message), a
+// weighted sum and mean as two outputs of one pass, two user schedules (one staging neighbour ids a
+// tile at a time) and a per-edge user schedule, loaded by
 //   gsparse-compile --plugin libgsparse_example_plugin.so --program weighted_max --feat 8 --out DIR --name weighted_max
 // Built as a shared module (CMake: add_library(NAME MODULE ...)); it does not link gsparse.
 #include "dsl/plugin.h"
@@ -43,6 +44,18 @@ gsparse::dsl::SpmmProgram weighted_sum() {
     Halide::Expr x = p.operand("x", At::Src);
     Halide::Expr w = p.operand("w", At::Edge, true);
     p.message(x * w);
+    p.reduce(gsparse::dsl::Monoid::sum());
+    return p;
+}
+
+/// The weighted sum of several heads: out[v, f] = sum over in-edges of x[u, f] * a[e, f / 4], one
+/// weight per edge and head of 4 features (a: [num_edges, 4], Columns: 4 heads, F up to 16), as a
+/// multi-head attention's weights scale their heads' features.
+gsparse::dsl::SpmmProgram head_weighted_sum() {
+    gsparse::dsl::SpmmProgram p("head_weighted_sum");
+    Halide::Expr x = p.operand("x", At::Src);
+    Halide::Expr a = p.operand("a", At::Edge, gsparse::dsl::Columns{4, p.feature() / 4});
+    p.message(x * a);
     p.reduce(gsparse::dsl::Monoid::sum());
     return p;
 }
@@ -146,6 +159,7 @@ GSPARSE_PLUGIN(registry) {
     registry.program("weighted_sum", weighted_sum);
     registry.program("weighted_product", weighted_product);
     registry.program("gated_mean", gated_mean);
+    registry.program("head_weighted_sum", head_weighted_sum);
     registry.program("gat_attention", [] { return gsparse_examples::gat_attention(); });
     registry.program("gat_attention_lse", [] { return gsparse_examples::gat_attention("gat_attention_lse", true); });
     registry.program("gat_attention_shifted_lse",
