@@ -9,6 +9,7 @@
 
 #include "bindings.h"
 #include "core/error.h"
+#include "dsl/builtin_programs.h"
 #include "dsl/plugin.h"
 #include "dsl/user_gradients.h"
 #include "graph/graph_view.h"
@@ -69,6 +70,22 @@ UserKernel compile(const dsl::Plugin &plugin, const std::string &program, int fe
     dsl::SpmmProgram p = plugin.registry.make_program(program);
     const dsl::ScheduleDef def = schedule_of(plugin, schedule);
     return describe(plugin.handle, p.compile(features, device_of(device), def, point), p, program, features, device);
+}
+
+/// The built-in g-SpMM operator (op, reduce) on operands of these feature shapes as a user program
+/// (dsl/builtin_programs.h), compiled under the plugin's schedule of that name (or the default user
+/// schedule): the same algorithm through the public DSL, beside the built-in operator.
+UserKernel compile_builtin(const dsl::Plugin &plugin, const std::string &op, const std::string &reduce,
+                           const std::vector<int64_t> &lhs_feat, const std::vector<int64_t> &rhs_feat,
+                           const std::string &device, const std::optional<std::string> &schedule,
+                           const std::map<std::string, int64_t> &point) {
+    const SpmmSpec spec{parse_binary_op(op), parse_reduce_op(reduce)};
+    const std::vector<int64_t> lf = uses_lhs(spec.op) ? lhs_feat : std::vector<int64_t>{};
+    const std::vector<int64_t> rf = uses_rhs(spec.op) ? rhs_feat : std::vector<int64_t>{};
+    dsl::SpmmProgram p = dsl::spmm_program(spec, lf, rf);
+    const int features = static_cast<int>(dsl::program_features(spec.op, lf, rf));
+    const dsl::ScheduleDef def = schedule_of(plugin, schedule);
+    return describe(plugin.handle, p.compile(features, device_of(device), def, point), p, p.name(), features, device);
 }
 
 /// The plugin's edge schedule of that name, or the default edge schedule for none.
@@ -199,6 +216,12 @@ void bind_plugins(py::module_ &m) {
              py::arg("point"), py::call_guard<py::gil_scoped_release>(),
              "The program compiled for `features` output features on 'cpu' or 'cuda', under the plugin's schedule "
              "of that name (None: the default user schedule) at `point` (knobs left out take their defaults).")
+        .def("compile_builtin", &compile_builtin, py::arg("op"), py::arg("reduce"), py::arg("lhs_feat"),
+             py::arg("rhs_feat"), py::arg("device"), py::arg("schedule"), py::arg("point"),
+             py::call_guard<py::gil_scoped_release>(),
+             "The built-in g-SpMM operator (op, reduce) on operands of these feature shapes as a user program "
+             "(dsl/builtin_programs.h: operands lhs and rhs, max/min without arg ids), compiled under the plugin's "
+             "schedule of that name (None: the default user schedule) at `point`.")
         .def("compile_gradients", &compile_gradients, py::arg("program"), py::arg("features"), py::arg("device"),
              py::arg("edges") = false, py::call_guard<py::gil_scoped_release>(),
              "The derived backward (dsl/user_gradients.h) of a program that sums, maximises, minimises or "

@@ -78,6 +78,23 @@ class Plugin:
                                               plugin=self, name=name)
         return self._compiled[key]
 
+    def builtin_program(self, op, reduce, lhs_shape, rhs_shape=(), device="cpu", schedule=None, point=None):
+        """The built-in g-SpMM operator gsparse.gspmm(g, op, reduce, lhs, rhs) as a user program (the
+        same algorithm through the public DSL, dsl/builtin_programs.h) under the plugin's schedule
+        `schedule` (None: the default user schedule) at `point`: lhs_shape and rhs_shape are the
+        operands' feature shapes (broadcast by DGL's rules; the one op does not read is ignored), its
+        operands lhs [num_src, prod(lhs_shape)] and rhs [num_edges, prod(rhs_shape)] (one column a
+        head where they broadcast), its output [num_dst, F] (F: the broadcast shape's product);
+        max and min give the values without arg ids. Compiled once per argument set."""
+        device = _device_type(device)
+        point = {str(k): int(v) for k, v in (point or {}).items()}
+        lhs_shape, rhs_shape = [int(x) for x in lhs_shape], [int(x) for x in rhs_shape]
+        key = ("builtin", op, reduce, tuple(lhs_shape), tuple(rhs_shape), device, schedule, tuple(sorted(point.items())))
+        if key not in self._compiled:
+            self._compiled[key] = UserProgram(
+                self._native.compile_builtin(op, reduce, lhs_shape, rhs_shape, device, schedule, point))
+        return self._compiled[key]
+
     def gradients(self, name, features, device="cpu"):
         """The backward of program `name` derived from its message (programs that sum their message,
         optionally with a finalize linear in the sum such as a mean, programs that take its maximum,

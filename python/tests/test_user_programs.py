@@ -252,6 +252,34 @@ def test_operand_of_one_column_a_head(plugin, device, dynamic):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_builtin_operators_as_user_programs(plugin, device):
+    # Plugin.builtin_program: gsparse.gspmm's operators through the public DSL (dsl/builtin_programs.h),
+    # under the default user schedule and the plugin's staged_tiles, against the built-in operators.
+    g, _ = graph()
+    gen = torch.Generator().manual_seed(13)
+    for op, reduce, lf, rf in [("copy_lhs", "sum", [8], []), ("mul", "mean", [8], [1]), ("mul", "sum", [4, 3], [4, 1]),
+                               ("add", "max", [6], [6]), ("copy_rhs", "min", [], [2, 3])]:
+        lhs = torch.randn([g.num_src] + lf, generator=gen).to(device) if lf else None
+        rhs = torch.rand([g.num_edges] + rf, generator=gen).to(device) + 0.5 if rf else None
+        want = gsparse.gspmm(g, op, reduce, lhs, rhs).reshape(g.num_dst, -1)
+        ops = {}
+        if lhs is not None and op != "copy_rhs":
+            ops["lhs"] = lhs.reshape(g.num_src, -1)
+        if rhs is not None and op != "copy_lhs":
+            ops["rhs"] = rhs.reshape(g.num_edges, -1)
+        for schedule in (None, "staged_tiles"):
+            prog = plugin.builtin_program(op, reduce, lf, rf, device=device, schedule=schedule)
+            assert prog.name == ("copy_u" if op == "copy_lhs" else "copy_e" if op == "copy_rhs" else f"u_{op}_e") + \
+                f"_{reduce}"
+            torch.testing.assert_close(prog(g, **ops), want, rtol=1e-5, atol=1e-5,
+                                       msg=lambda m, op=op, schedule=schedule: f"{op} {reduce} {schedule}: {m}")
+    heads = plugin.builtin_program("mul", "sum", [4, 3], [4, 1], device=device)
+    assert heads.operands == [("lhs", "source", False, 0), ("rhs", "edge", False, 4)]
+    with pytest.raises(gsparse.ShapeError, match="broadcast"):
+        plugin.builtin_program("mul", "sum", [4, 3], [2, 1], device=device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_attention_layer_of_user_programs_with_derived_backwards(plugin, device):
     # GAT's aggregation from user programs alone: per-edge scores (a per-edge program), edge softmax,
     # the weighted sum (a g-SpMM program); both backwards derived from the messages.

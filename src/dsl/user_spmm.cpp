@@ -70,13 +70,16 @@ NnzLanes ScheduleContext::split_nnz_lanes(int lanes, int steps) {
     return split_lanes_impl(*this, lanes, steps);
 }
 
-RowSegmentSplit ScheduleContext::split_rows(int length, int64_t src_tile) {
+RowSegmentSplit ScheduleContext::split_rows(int length, int64_t src_tile, int lanes, int steps) {
     if (!split_rows_impl) fail<ScheduleError>("split_rows: this context has no program to split");
     if (length < 1 || length > (1 << 20))
         fail<ScheduleError>("split_rows: a segment of ", length, " positions is not in 1..", 1 << 20);
     if (src_tile < 0 || src_tile > (int64_t(1) << 30) || (src_tile & (src_tile - 1)))
         fail<ScheduleError>("split_rows: a source tile of ", src_tile, " ids is not 0 or a power of two up to 2^30");
-    return split_rows_impl(*this, length, src_tile);
+    if (lanes < 1 || lanes > 32) fail<ScheduleError>("split_rows: ", lanes, " lanes is not in 1..32");
+    if (steps < 1 || steps > 8) fail<ScheduleError>("split_rows: ", steps, " steps is not in 1..8");
+    if (steps > 1 && lanes == 1) fail<ScheduleError>("split_rows: steps are of the lanes of a segment (lanes > 1)");
+    return split_rows_impl(*this, length, src_tile, lanes, steps);
 }
 
 NeighbourTiles ScheduleContext::stage_neighbours(int tile, const Var &row_block, int rows_per_block) {
@@ -728,7 +731,7 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
     ImageParam seg_ptr(Int(32), 1, "seg_ptr"), seg_row(Int(32), 1, "seg_row"), row_segs(Int(32), 1, "row_segs");
     ImageParam seg_ids(Int(32), 1, "seg_ids");  // with source tiles: row v's segments, in tile order
     Param<int32_t> num_segs("num_segs"), max_segments("max_segments"), max_segment_len("max_segment_len");
-    ctx.split_rows_impl = [&](ScheduleContext &c, int length, int64_t src_tile) {
+    ctx.split_rows_impl = [&](ScheduleContext &c, int length, int64_t src_tile, int L, int U) {
         begin_split("split_rows");
         c.rows_split = length;
         c.rows_split_tile = src_tile;
@@ -736,17 +739,39 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         r.length = length;
         r.src_tile = src_tile;
         r.s = v_;
-        RDom ks(0, max_segment_len, name_ + "_ks");
-        const Expr start = seg_ptr(v_);
-        ks.where(ks < seg_ptr(v_ + 1) - start);
-        r.k = ks.x;
+        const Expr start = seg_ptr(v_), length_of = seg_ptr(v_ + 1) - start;
         // The message at position start + k: the source and the edge of that position, the degree
         // and the destination (operands included) of the segment's row.
         const Expr rows = out.output_buffers()[0].dim(1).extent();
         const Expr row = unsafe_promise_clamped(seg_row(v_), 0, rows - 1);
-        const std::vector<Expr> at_segment = message_at(start + ks.x, ks.x, row);
+        std::vector<Func> segment_stages;
         r.segment_acc = Func(name_ + "_segment_acc");
-        reduce_into(r.segment_acc, {f_, v_}, at_segment, Expr());
+        if (L == 1) {
+            RDom ks(0, max_segment_len, name_ + "_ks");
+            ks.where(ks < length_of);
+            r.k = ks.x;
+            reduce_into(r.segment_acc, {f_, v_}, message_at(start + ks.x, ks.x, row), Expr());
+        } else {
+            // Lanes of the segment's positions, as split_nnz_lanes takes a row's: k = (ko * U + step)
+            // * L + lane, the lanes then merged in lane order into segment_acc.
+            NnzLanes &n = r.lanes;
+            n.count = L;
+            n.steps = U;
+            n.lane = Var("lane");
+            RDom dom(0, U, 0, (max_segment_len + (L * U - 1)) / (L * U), name_ + "_sko");
+            n.step = dom.x;
+            n.ko = dom.y;
+            const Expr k = (dom.y * U + dom.x) * L + n.lane;
+            dom.where(U == 1 ? k < length_of : dom.y * (L * U) < length_of);
+            const Expr k_read = U == 1 ? k : min(k, length_of - 1);
+            n.lanes = Func(name_ + "_segment_lanes");
+            reduce_into(n.lanes, {f_, v_, n.lane}, message_at(start + k_read, k_read, row),
+                        U > 1 ? k < length_of : Expr());
+            RDom l(0, L, name_ + "_segment_lane");
+            n.merge = l.x;
+            merge_into(r.segment_acc, n.lanes, {f_, v_, l.x});
+            segment_stages.push_back(n.lanes);
+        }
         r.segments = Func(name_ + "_segments");
         r.segments(f_, v_) = tuples ? Tuple(r.segment_acc(f_, v_)) : Tuple(Expr(r.segment_acc(f_, v_)));
         // The row's segments merged in order (segment ids lie in [0, num_segs) by construction):
@@ -763,7 +788,9 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         define_out(segment_out, merged);
         ext::SparseLayout by_segment;
         by_segment.csr(seg_ptr, num_edges_).nnz_index_array(col_idx_, num_src_).nnz_index_array(edge_ids_, num_edges_);
-        ext::infer_ragged_bounds({r.segments, r.segment_acc}, by_segment);
+        segment_stages.push_back(r.segments);
+        segment_stages.push_back(r.segment_acc);
+        ext::infer_ragged_bounds(segment_stages, by_segment);
         ext::infer_ragged_bounds({segment_out, merged}, sparse);
         c.acc = merged;
         c.out = segment_out;

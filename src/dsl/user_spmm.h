@@ -127,8 +127,12 @@ struct RowSegmentSplit {
     Halide::Func segments;     ///< the segments' results (pure): a stage of its own, schedule it like out
     Halide::Func segment_acc;  ///< the reduction over a segment (pure: identity; update over k)
     Halide::Var s;             ///< the segment (segments' and segment_acc's second variable)
-    Halide::RVar k;            ///< segment_acc's reduction variable: the position within the segment
+    Halide::RVar k;            ///< segment_acc's reduction variable: the position within the segment (no lanes)
     Halide::RVar merge;        ///< acc's reduction variable over the row's segments
+    /// With lanes (split_rows(length, src_tile, lanes, steps), lanes > 1): the segment's positions
+    /// over lanes (NnzLanes over the segment s instead of the row v), and segment_acc the merge of
+    /// lanes(f, s, 0 .. L - 1) over lanes.merge; count = 0 without.
+    NnzLanes lanes;
     int length = 0;            ///< the most positions a segment holds
     int64_t src_tile = 0;      ///< the source tile (0: segments of rows in position order)
 };
@@ -275,8 +279,11 @@ struct ScheduleContext : KnobValues {
     /// compute_root: on CUDA a kernel of its own before the rows'). Call it before scheduling acc or
     /// out. ScheduleError when the program's monoid declares no merge, with split_nnz_lanes or
     /// balanced_rows, or on a second call. With src_tile (a power of two, 1 .. 2^30) > 0: source
-    /// tiles (RowSegmentSplit::src_tile).
-    RowSegmentSplit split_rows(int length, int64_t src_tile = 0);
+    /// tiles (RowSegmentSplit::src_tile). With lanes (2..32) > 1, each segment's positions are
+    /// split over that many lanes of `steps` (1..8) positions an iteration, as split_nnz_lanes splits
+    /// a row's (RowSegmentSplit::lanes; segment_acc is then their merge): the built-in g-SpMM's
+    /// rows split into segments with lanes of nonzeros.
+    RowSegmentSplit split_rows(int length, int64_t src_tile = 0, int lanes = 1, int steps = 1);
     int rows_split = 0;  ///< the segment length of split_rows (0: rows whole)
     int64_t rows_split_tile = 0;  ///< its source tile (0: none)
 
@@ -356,7 +363,7 @@ struct ScheduleContext : KnobValues {
 
     /// Set by SpmmProgram::compile: builds the lane form and the segment form.
     std::function<NnzLanes(ScheduleContext &, int, int)> split_lanes_impl;
-    std::function<RowSegmentSplit(ScheduleContext &, int, int64_t)> split_rows_impl;
+    std::function<RowSegmentSplit(ScheduleContext &, int, int64_t, int, int)> split_rows_impl;
     std::function<NeighbourTiles(ScheduleContext &, int, const Halide::Var &, int)> stage_impl;
     std::function<NonzeroScatter(ScheduleContext &, int)> scatter_impl;
     std::function<RowTailSplit(ScheduleContext &, int)> tails_impl;

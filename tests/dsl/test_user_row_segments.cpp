@@ -125,6 +125,69 @@ TEST(UserRowSegments, SegmentsMatchPlainLoopsAndTheInOrderReduction) {
     }
 }
 
+TEST(UserRowSegments, SegmentLanesMatchPlainLoops) {
+    // Segments of 3 and 64 positions, each over 2, 4 and 32 lanes of 1 or 3 steps (the lanes' last
+    // iteration past the segment's end), sum and max, against plain loops on the CPU.
+    for (const bool max : {false, true}) {
+        SpmmProgram p = weighted(max ? "seg_lanes_max" : "seg_lanes_sum", max ? Monoid::max() : Monoid::sum());
+        dsl::ScheduleDef def;
+        def.name = "cpu_segment_lanes";
+        def.knobs = {{"length", {3, 64}, 3}, {"lanes", {2, 4, 32}, 2}, {"steps", {1, 3}, 1}};
+        def.apply = [](dsl::ScheduleContext &c) {
+            const dsl::RowSegmentSplit r = c.split_rows(static_cast<int>(c.knob("length")), 0,
+                                                        static_cast<int>(c.knob("lanes")),
+                                                        static_cast<int>(c.knob("steps")));
+            EXPECT_EQ(r.lanes.count, c.knob("lanes"));
+            EXPECT_EQ(r.lanes.steps, c.knob("steps"));
+            Halide::Func segments = r.segments, segment_acc = r.segment_acc, lanes = r.lanes.lanes;
+            segments.compute_root().parallel(r.s);
+            segment_acc.compute_at(segments, r.s);
+            lanes.compute_at(segments, r.s);
+            c.out.parallel(c.v);
+            c.acc.compute_at(c.out, c.v);
+        };
+        for (int F : {1, 6}) {
+            std::vector<dsl::SpmmKernel> kernels;
+            for (const auto &point : def.space(F, Device::CPU)) kernels.push_back(p.compile(F, Device::CPU, def, point));
+            ASSERT_EQ(kernels.size(), 12u);
+            for (const Case &c : graphs()) {
+                Graph g = test::random_graph(60 + F, c.opt);
+                Tensor x = test::random_tensor({g.num_src(), F}, 1), w = test::random_tensor({g.num_edges(), 1}, 2),
+                       y = test::random_tensor({g.num_dst(), F}, 3);
+                const Tensor want = weighted_reference(g, F, x, w, y, max);
+                for (const dsl::SpmmKernel &k : kernels) {
+                    Tensor got = Tensor::empty({g.num_dst(), F}, DType::F32);
+                    k.run(g, {{"x", x}, {"w", w}, {"y", y}}, got);
+                    expect_close(got, want, 1e-5, std::string(c.name) + " F=" + std::to_string(F) + " " + k.schedule());
+                }
+            }
+        }
+    }
+    SpmmProgram p = weighted("seg_lanes_bad", Monoid::sum());
+    dsl::ScheduleDef bad;
+    bad.name = "bad_segment_lanes";
+    bad.knobs = {{"lanes", {1, 33}, 1}, {"steps", {1, 2}, 1}};
+    bad.apply = [](dsl::ScheduleContext &c) {
+        c.split_rows(8, 0, static_cast<int>(c.knob("lanes")), static_cast<int>(c.knob("steps")));
+    };
+    EXPECT_TRUE(test::throws_with<ScheduleError>([&] { p.compile(4, Device::CPU, bad, {{"lanes", 33}}); },
+                                                 {"33 lanes is not in 1..32"}));
+    EXPECT_TRUE(test::throws_with<ScheduleError>([&] { p.compile(4, Device::CPU, bad, {{"steps", 2}}); },
+                                                 {"steps are of the lanes of a segment"}));
+}
+
+TEST(UserRowSegments, CudaSegmentLanesMergeThroughShuffles) {
+    // The CUDA form (tests/support/cuda_user_schedules.h): the segments' lanes merge through warp
+    // shuffles, no shared memory; a second kernel merges each row's segments.
+    SpmmProgram p = weighted("seg_lanes_cuda", Monoid::sum());
+    for (const auto &point : std::vector<std::map<std::string, int64_t>>{{{"lanes", 8}}, {{"lanes", 32}, {"steps", 2}}}) {
+        const std::string ptx = p.compile(4, Device::CUDA, test::cuda_segment_lanes_schedule(), point).assembly();
+        EXPECT_GE(test::count_of(ptx, "shfl.sync"), 1u) << ptx;
+        EXPECT_EQ(ptx.find(".shared"), std::string::npos);
+        EXPECT_EQ(test::count_of(ptx, ".entry"), 2u);
+    }
+}
+
 TEST(UserRowSegments, SourceTilesMatchPlainLoops) {
     // Source tiles of 1, 4 and 64 ids (a tile per source, a few sources, most of the graph), runs
     // cut after 3 positions or uncut: a row's segments come from several tiles and merge in tile

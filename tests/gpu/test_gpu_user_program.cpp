@@ -746,5 +746,24 @@ TEST_F(GpuUserProgram, ColumnOperandsMatchTheCpu) {
     }
 }
 
+TEST_F(GpuUserProgram, SegmentLanesMatchTheCpu) {
+    // Segments of 32 and 1024 positions over 8 or 32 lanes merged through warp shuffles
+    // (split_rows with lanes, tests/support/cuda_user_schedules.h), against the CPU: lanes reorder a
+    // sum's additions, so to rounding.
+    dsl::SpmmProgram cpu_p = weighted_program("seg_lanes_ref"), gpu_p = weighted_program("seg_lanes_gpu");
+    const dsl::ScheduleDef def = test::cuda_segment_lanes_schedule();
+    for (int F : {1, 4, 13}) {
+        dsl::SpmmKernel kc = cpu_p.compile(F);
+        Named kernels;
+        for (const auto &pt : def.space(F, Device::CUDA))
+            kernels.emplace_back(dsl::point_str(def, pt), gpu_p.compile(F, Device::CUDA, def, pt));
+        const auto shapes = three_shapes(5000);
+        for (size_t i = 0; i < shapes.size(); ++i)
+            expect_weighted_match(kc, kernels, test::random_graph(900 + i + F, shapes[i]), F, 1e-4,
+                                  "segment lanes shape " + std::to_string(i));
+        expect_zeros_without_edges(kernels.front().second, F, "segment lanes");
+    }
+}
+
 }  // namespace
 }  // namespace gsparse

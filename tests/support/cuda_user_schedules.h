@@ -114,4 +114,41 @@ inline gsparse::dsl::ScheduleDef vector_rows_schedule() {
     return d;
 }
 
+/// split_rows(length, 0, lanes, steps) on CUDA: a block per segment and `features` (at most 32)
+/// feature threads, each `lanes` lanes of the warp (gpu_lanes) reducing every lanes-th position of
+/// the segment and merged through warp shuffles on lane 0 (int32_indexing); then the rows merging
+/// their segments a thread per feature and row. The built-in g-SpMM's default form on skewed graphs
+/// at small F (segments of 1024 with lanes of nonzeros).
+inline gsparse::dsl::ScheduleDef cuda_segment_lanes_schedule() {
+    gsparse::dsl::ScheduleDef d;
+    d.name = "cuda_segment_lanes";
+    d.knobs = {{"length", {32, 1024}, 32}, {"lanes", {2, 8, 32}, 8}, {"steps", {1, 2}, 1}};
+    d.why_invalid = [](const gsparse::dsl::SchedulePoint &p, int features, Device) -> std::string {
+        if (features * p.at("lanes") > 1024) return "feature threads x lanes exceed a block";
+        return "";
+    };
+    d.apply = [](gsparse::dsl::ScheduleContext &c) {
+        c.int32_indexing();
+        const gsparse::dsl::RowSegmentSplit r = c.split_rows(static_cast<int>(c.knob("length")), 0,
+                                                             static_cast<int>(c.knob("lanes")),
+                                                             static_cast<int>(c.knob("steps")));
+        const gsparse::dsl::NnzLanes &n = r.lanes;
+        Halide::Func segments = r.segments, segment_acc = r.segment_acc, lanes = n.lanes;
+        const int lt = std::min(c.features, 32);
+        Halide::Var fo("fo"), fi("fi"), fl("fl");
+        segments.compute_root()
+            .split(c.f, fo, fi, lt, Halide::TailStrategy::GuardWithIf)
+            .split(fi, fi, fl, 1)
+            .reorder(fl, fi, r.s, fo)
+            .gpu_blocks(r.s, fo)
+            .gpu_threads(fl, fi);
+        segment_acc.compute_at(segments, fl).update().unroll(n.merge);
+        lanes.compute_at(segments, fi).gpu_lanes(n.lane);
+        lanes.update().reorder(n.step, n.lane, n.ko).unroll(n.step).gpu_lanes(n.lane);
+        c.acc.compute_at(c.out, thread_per_feature_and_row(c.out, c.f, c.v, feature_threads_of(c.features),
+                                                           row_threads_of(c.features)));
+    };
+    return d;
+}
+
 }  // namespace gsparse::test
