@@ -6,6 +6,7 @@ attention fused into one user program (docs/examples/fused_gat.py) against GATCo
 
 import importlib.util
 import os
+import re
 
 import pytest
 import torch
@@ -277,6 +278,27 @@ def test_builtin_operators_as_user_programs(plugin, device):
     assert heads.operands == [("lhs", "source", False, 0), ("rhs", "edge", False, 4)]
     with pytest.raises(gsparse.ShapeError, match="broadcast"):
         plugin.builtin_program("mul", "sum", [4, 3], [2, 1], device=device)
+
+
+def test_builtin_schedule_through_the_public_api(plugin):
+    # builtin_gpu_spmm (dsl/builtin_schedules.h): the built-in CUDA schedule written with the public
+    # directives, at the very point the built-in operator takes on the graph (CUDA code is compiled
+    # without a GPU); any plugin resolves it by name.
+    g, _ = graph()
+    for F in (1, 32):
+        text = g.default_schedule("spmm", "copy_lhs", "sum", lhs_feat=[F], device="cuda")
+        name, body = re.fullmatch(r"(\w+)\{(.*)\}", text).groups()
+        assert name == "gpu_spmm"
+        point = {k.strip(): int(v) for k, v in (kv.split("=") for kv in body.split(","))}
+        prog = plugin.builtin_program("copy_lhs", "sum", [F], [], device="cuda", schedule="builtin_gpu_spmm",
+                                      point=point)
+        assert prog.schedule.startswith("builtin_gpu_spmm{")
+        assert f"kNnzLanes={point['kNnzLanes']}" in prog.schedule
+    with pytest.raises(gsparse.ScheduleError, match="CUDA schedule"):
+        plugin.builtin_program("copy_lhs", "sum", [8], [], device="cpu", schedule="builtin_gpu_spmm")
+    with pytest.raises(gsparse.ScheduleError, match="rowTails"):
+        plugin.builtin_program("copy_lhs", "sum", [32], [], device="cuda", schedule="builtin_gpu_spmm",
+                               point={"rowTails": 1})
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "dsl/builtin_schedules.h"
 
 namespace gsparse::dsl {
 namespace {
@@ -75,6 +76,8 @@ SpmmProgram PluginRegistry::make_program(const std::string &name) const {
 }
 ScheduleDef PluginRegistry::make_schedule(const std::string &name) const {
     if (name == default_schedule().name && !schedules_.count(name)) return default_schedule();
+    // The built-in schedule written with the public directives, for every plugin's programs.
+    if (name == builtin_gpu_spmm_schedule().name && !schedules_.count(name)) return builtin_gpu_spmm_schedule();
     return make<ScheduleDef>(schedules_, "schedule", name);
 }
 

@@ -58,7 +58,9 @@ public:
     /// A new program from the factory `name`; Error naming the registered programs when there is
     /// none of that name, or carrying the factory's error when it throws.
     SpmmProgram make_program(const std::string &name) const;
-    /// The same for schedules; the default user schedule's name (default_schedule()) gives it.
+    /// The same for schedules; the default user schedule's name (default_schedule()) gives it, and
+    /// "builtin_gpu_spmm" the built-in CUDA schedule written with the public directives
+    /// (dsl/builtin_schedules.h), unless the plugin registers schedules of those names.
     ScheduleDef make_schedule(const std::string &name) const;
     /// The same for per-edge programs.
     SddmmProgram make_edge_program(const std::string &name) const;

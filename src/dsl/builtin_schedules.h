@@ -1,0 +1,32 @@
+// The built-in CUDA g-SpMM schedule (schedules/gpu_spmm.cpp) written with the public directives of
+// user schedules (dsl/user_spmm.h): the same knobs under the same names, so that a point the
+// built-in operator runs (gsparse::gspmm_default_schedule, Graph.default_schedule in Python) runs
+// on the same algorithm as a user program (dsl/builtin_programs.h) through the public API.
+//
+//   rows   blocks of kMTile rows x kNTile * kNRegTile * kVecWidth features; thread ft owns kNRegTile
+//          groups of kVecWidth consecutive features at stride kNTile * kVecWidth (aligned_rows for
+//          vector loads), the block's accumulators in registers (register_tiles); one guarded
+//          feature tile where it is wider than F
+//   ids    smemColIdx = 1: each block's neighbour ids staged kNnzTile at a time in shared memory
+//          (stage_neighbours)
+//   lanes  kNnzLanes = L > 1: each feature thread of a row is L lanes of the warp (split_nnz_lanes,
+//          kNnzUnroll positions a lane an iteration), merged through warp shuffles (int32_indexing)
+//   split  kRowSplit > 0: rows split into segments (split_rows, with lanes where L > 1), a kernel of
+//          its own, then the rows merging theirs
+//   order  rowBalance = 1 / 2: rows in order of in-degree (balanced_rows) / the locality order
+//          (locality_rows)
+// Not expressed yet (the knob's only choice is 0, so such points are a ScheduleError naming it):
+// source tiles (kSrcTile), row tails (rowTails) and the relabeled graph (rowBalance = 3), whose
+// user forms exist (split_rows(L, T), split_row_tails, relabel_sources) but are not mapped here;
+// ids staged together with split rows (stage_neighbours does not combine with split_rows).
+// CUDA only.
+#pragma once
+
+#include "dsl/user_spmm.h"
+
+namespace gsparse::dsl {
+
+/// The schedule "builtin_gpu_spmm" (see the header comment).
+const ScheduleDef &builtin_gpu_spmm_schedule();
+
+}  // namespace gsparse::dsl
