@@ -18,6 +18,26 @@ int64_t pow2_ceil(int64_t x) {
     return p;
 }
 
+/// The layout of the row tails' kernel (as the built-in's): V features a thread (4, 2 or 1, dividing
+/// F; at most the rows' own vector width where they load vectors), T threads over a tail's feature
+/// groups (the largest divisor of F / V up to 32), M tails a block.
+struct TailLayout {
+    int V = 1, T = 1, M = 128;
+};
+TailLayout tail_layout(int F, int row_vector) {
+    TailLayout l;
+    l.V = F % 4 == 0 ? 4 : F % 2 == 0 ? 2 : 1;
+    if (row_vector > 1) l.V = std::min(l.V, row_vector);
+    const int groups = F / l.V;
+    for (int t = std::min(32, groups); t >= 1; t--)
+        if (groups % t == 0) {
+            l.T = t;
+            break;
+        }
+    l.M = std::max(1, 128 / l.T);
+    return l;
+}
+
 std::string why_invalid(const SchedulePoint &p, int F, Device device) {
     if (device != Device::CUDA) return "builtin_gpu_spmm is a CUDA schedule";
     const int64_t M = p.at("kMTile"), T = p.at("kNTile"), R = p.at("kNRegTile"), KT = p.at("kNnzTile"),
@@ -28,7 +48,14 @@ std::string why_invalid(const SchedulePoint &p, int F, Device device) {
     if (U > 1 && L == 1) return "kNnzUnroll > 1 unrolls the lanes' loop; it needs kNnzLanes > 1";
     if (split && balance) return "rowBalance orders whole rows; it cannot be combined with kRowSplit";
     if (split && split < KT) return "kRowSplit must be at least kNnzTile";
-    if (smem && split)
+    if (p.at("rowTails")) {
+        if (!split) return "rowTails = 1 cuts rows after kRowSplit nonzeros; it needs kRowSplit > 0";
+        if (smem || L > 1 || balance) return "rowTails = 1 takes whole rows in order on one thread: no smemColIdx, "
+                                             "kNnzLanes or rowBalance";
+        const TailLayout l = tail_layout(F, static_cast<int>(V));
+        if (l.T < 8 && l.T < F / l.V) return "rowTails = 1 at these features gives the tails' kernel under 8 threads";
+    }
+    if (smem && split && !p.at("rowTails"))
         return "smemColIdx with kRowSplit: stage_neighbours does not combine with split_rows in user schedules";
     if (L > 1) {
         if (smem) return "kNnzLanes > 1 reads neighbour ids directly; it cannot be combined with smemColIdx";
@@ -53,9 +80,12 @@ void apply(ScheduleContext &c) {
               R = static_cast<int>(c.knob("kNRegTile")), KT = static_cast<int>(c.knob("kNnzTile")),
               split = static_cast<int>(c.knob("kRowSplit")), L = static_cast<int>(c.knob("kNnzLanes")),
               V = static_cast<int>(c.knob("kVecWidth")), U = static_cast<int>(c.knob("kNnzUnroll"));
-    const bool smem = c.knob("smemColIdx") != 0;
+    const bool smem = c.knob("smemColIdx") != 0, tails = c.knob("rowTails") != 0;
     const int64_t balance = c.knob("rowBalance");
-    if (V > 1) c.aligned_rows(V);
+    const TailLayout tail = tail_layout(c.features, V);
+    // The tails' kernel loads vectors of its own where the rows do not (aligned rows are the
+    // program's: one vector for both).
+    if (V > 1 || (tails && tail.V > 1)) c.aligned_rows(V > 1 ? V : tail.V);
     if (balance == 1) c.balanced_rows();
     if (balance == 2) c.locality_rows();
     Var fo("fo"), fi("fi"), fr("fr"), fw("fw"), ft("ft"), fv("fv"), fl("fl"), vo("vo"), vi("vi");
@@ -95,15 +125,17 @@ void apply(ScheduleContext &c) {
         if (split) merge_segments();
         return;
     }
-    Func rows = c.out, acc = c.acc;
-    RVar k = c.k;
-    if (split) {
-        RowSegmentSplit r = c.split_rows(split);
-        rows = r.segments, acc = r.segment_acc, k = r.k;
-        rows.compute_root();
-    }
+    // The directives first: they redefine out and acc (and give the segments' Funcs).
+    RowTailSplit row_tails;
+    RowSegmentSplit segments;
+    if (tails) row_tails = c.split_row_tails(split);
+    else if (split) segments = c.split_rows(split);
     NeighbourTiles tiles;
     if (smem) tiles = c.stage_neighbours(KT, vo, M);
+    const bool segmented = split && !tails;
+    Func rows = segmented ? segments.segments : c.out, acc = segmented ? segments.segment_acc : c.acc;
+    const RVar k = segmented ? segments.k : c.k;
+    if (segmented) rows.compute_root();
     // f = fo * (T * R * V) + fr * (T * V) + ft * V + fv; one guarded tile where T * R * V exceeds F.
     const bool guarded = static_cast<int64_t>(T) * R * V > c.features;
     auto split_features = [&](auto &&stage, TailStrategy tail) -> decltype(auto) {
@@ -136,7 +168,30 @@ void apply(ScheduleContext &c) {
         vectorized(split_features(acc.update(), TailStrategy::Auto).reorder(fv, fr, k, ft, c.v, fo).unroll(fr))
             .gpu_threads(ft, c.v);
     }
-    if (split) merge_segments();
+    if (segmented) merge_segments();
+    if (tails) {
+        // The tails, a kernel after the rows: a tail's features over tail.T threads of tail.V
+        // consecutive features, tail.M tails a block, each thread's tail sum in registers (vector
+        // loads) added to its row atomically.
+        Var tfo("tfo"), tfi("tfi"), tft("tft"), tfv("tfv"), tvo("tvo"), tv("tv");
+        RVar tro("tro"), tri("tri");
+        Halide::Stage merge = c.out.update();
+        merge.split(c.f, tfo, tfi, tail.T * tail.V, TailStrategy::GuardWithIf)
+            .split(tfi, tft, tfv, tail.V, TailStrategy::GuardWithIf)
+            .split(row_tails.r, tro, tri, tail.M, TailStrategy::GuardWithIf)
+            .reorder(tfv, tft, tri, tro, tfo)
+            .unroll(tfv)
+            .gpu_threads(tft, tri)
+            .gpu_blocks(tro, tfo);
+        Func tail_acc = row_tails.tail_acc;
+        tail_acc.compute_at(c.out, tft).store_in(Halide::MemoryType::Register).bound_extent(c.f, tail.V);
+        if (tail.V > 1) {
+            tail_acc.split(c.f, tvo, tv, tail.V).vectorize(tv);
+            tail_acc.update().split(c.f, tvo, tv, tail.V).vectorize(tv).reorder(tv, row_tails.k, tvo);
+        } else {
+            tail_acc.update().reorder(c.f, row_tails.k);
+        }
+    }
 }
 
 }  // namespace
@@ -145,7 +200,7 @@ const ScheduleDef &builtin_gpu_spmm_schedule() {
     static const ScheduleDef def = [] {
         ScheduleDef d;
         d.name = "builtin_gpu_spmm";
-        // The built-in space's knobs (schedules/gpu_spmm.cpp); kSrcTile and rowTails take 0 only.
+        // The built-in space's knobs (schedules/gpu_spmm.cpp); kSrcTile takes 0 only.
         d.knobs = {{"kMTile", {1, 2, 4, 8, 16, 32, 64, 128, 256}, 4},
                    {"kNTile", {1, 2, 4, 8, 16, 32, 64, 128}, 32},
                    {"kNRegTile", {1, 2, 4, 8}, 1},
@@ -157,7 +212,7 @@ const ScheduleDef &builtin_gpu_spmm_schedule() {
                    {"kVecWidth", {1, 2, 4}, 1},
                    {"kNnzUnroll", {1, 2, 4}, 1},
                    {"kSrcTile", {0}, 0},
-                   {"rowTails", {0}, 0}};
+                   {"rowTails", {0, 1}, 0}};
         d.why_invalid = why_invalid;
         d.apply = apply;
         return d;

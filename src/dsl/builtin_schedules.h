@@ -15,10 +15,12 @@
 //          its own, then the rows merging theirs
 //   order  rowBalance = 1 / 2: rows in order of in-degree (balanced_rows) / the locality order
 //          (locality_rows)
-// Not expressed yet (the knob's only choice is 0, so such points are a ScheduleError naming it):
-// source tiles (kSrcTile), row tails (rowTails) and the relabeled graph (rowBalance = 3), whose
-// user forms exist (split_rows(L, T), split_row_tails, relabel_sources) but are not mapped here;
-// ids staged together with split rows (stage_neighbours does not combine with split_rows).
+//   tails  rowTails = 1: rows keep their first kRowSplit positions and the rest comes in tails
+//          added to them atomically by a kernel of its own (split_row_tails; sum without finalize)
+// Not expressed yet (the knob's only choices exclude them, so such points are a ScheduleError
+// naming it): source tiles (kSrcTile) and the relabeled graph (rowBalance = 3), whose user forms
+// exist (split_rows(L, T), relabel_sources) but are not mapped here; ids staged together with split
+// rows (stage_neighbours does not combine with split_rows).
 // CUDA only.
 #pragma once
 

@@ -1134,7 +1134,10 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
         for (const auto &buf : out.output_buffers()) {
             OutputImageParam o = buf;
             o.dim(0).set_min(0).set_extent(features);
-            o.dim(1).set_min(0).set_stride(features);
+            // Stores bound to a row order (balanced, locality, relabeled) are remapped by the
+            // BindBufferStores pass, which finds their row term by the output's row stride: it
+            // stays a parameter there (their feature extent still makes whole tiles).
+            if (!ctx.rows_balanced && !ctx.sources_relabeled) o.dim(1).set_min(0).set_stride(features);
             o.set_host_alignment(ctx.row_vector * type_.bytes());
         }
     s->arguments = {row_ptr_, col_idx_, edge_ids_};

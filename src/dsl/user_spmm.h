@@ -268,6 +268,8 @@ struct ScheduleContext : KnobValues {
     /// vector = 4 at 32 bits) instead of `vector` scalar ones. `vector` is 1, 2, 4 or 8 and must
     /// divide the features (ScheduleError otherwise). A run refuses (ShapeError) an operand or
     /// output whose data is not aligned so; tensors from allocators (Tensor::empty, PyTorch's) are.
+    /// (With rows bound to an order, balanced_rows, locality_rows or relabel_sources, the output's
+    /// row stride stays a parameter: its stores are remapped by row.)
     void aligned_rows(int vector);
     int row_vector = 0;  ///< the vector of aligned_rows (0: rows of unknown stride and alignment)
     Halide::Type type;            ///< the program's element type (warp shuffles move 32 bits)

@@ -1,7 +1,7 @@
 // The built-in CUDA g-SpMM schedule written with the public directives (dsl/builtin_schedules.h)
 // against the built-in schedule itself, without a GPU: at the points the built-in operator takes by
 // default on graphs of several shapes (skewed rows, rows of varying length, short even rows) and
-// feature lengths 1, 8, 32 and 128 (copy_lhs and u_mul_e), every point the port expresses compiles to PTX of the same form as the
+// feature lengths 1, 32 and 128 (copy_lhs and u_mul_e), every point the port expresses compiles to PTX of the same form as the
 // built-in kernel (the same number of kernels; warp shuffles, barriers and shared memory, 128-bit
 // and 64-bit loads exactly where the built-in has them); the points it does not express are refused
 // by name.
@@ -83,40 +83,45 @@ TEST(BuiltinSchedules, DefaultPointsCompileToTheBuiltInForms) {
         {"skewed", stats(100000, 1200000, 20000, 3.0)},
         {"varying", stats(100000, 1200000, 300, 1.5)},
         {"even", stats(100000, 300000, 6, 0.3)}};
+    // (graph, u_mul_e, F): both operators at three F on the skewed graph, a sample elsewhere.
+    const std::vector<std::tuple<size_t, bool, int64_t>> cases = {
+        {0, false, 1}, {0, false, 32}, {0, false, 128}, {0, true, 1}, {0, true, 32}, {0, true, 128},
+        {1, false, 1}, {1, false, 32}, {1, true, 128}, {2, false, 1}, {2, false, 32}, {2, true, 128}};
     int expressed = 0, refused = 0;
-    for (const auto &[gname, st] : graphs)
-        for (const bool edge_weight : {false, true})
-            for (int64_t F : {1, 8, 32, 128}) {
-                const SpmmSpec spec{edge_weight ? BinaryOp::Mul : BinaryOp::CopyLhs, ReduceOp::Sum};
-                const std::vector<int64_t> lf = {F}, rf = edge_weight ? std::vector<int64_t>{1} : std::vector<int64_t>{};
-                const FeatureLayout layout = plan_op_features(spec.op, lf, rf);
-                const Problem problem = spmm_problem(spec, layout, st);
-                const ScheduleParams p = default_spmm_schedule(Device::CUDA).default_params(problem);
-                const std::string what = std::string(gname) + " " + spec.name() + " F=" + std::to_string(F) + " " + p.str();
-                std::map<std::string, int64_t> point(p.values.begin(), p.values.end());
-                if (!point.count("rowTails")) point["rowTails"] = 0;
-                if (!point.count("kNnzUnroll")) point["kNnzUnroll"] = 1;
-                if (!point.count("kSrcTile")) point["kSrcTile"] = 0;
-                dsl::SpmmProgram prog = dsl::spmm_program(spec, lf, rf);
-                std::optional<dsl::SpmmKernel> k;
-                try {
-                    k = prog.compile(static_cast<int>(F), Device::CUDA, dsl::builtin_gpu_spmm_schedule(), point);
-                } catch (const ScheduleError &e) {
-                    // Forms the port does not map: row tails, source tiles, the relabeled graph, ids
-                    // staged with split rows.
-                    const std::string msg = e.what();
-                    EXPECT_TRUE(msg.find("rowTails") != std::string::npos || msg.find("kSrcTile") != std::string::npos ||
-                                msg.find("rowBalance") != std::string::npos || msg.find("smemColIdx") != std::string::npos)
-                        << what << ": " << msg;
-                    refused++;
-                    continue;
-                }
-                const Form mine = form_of(k->assembly()), theirs = form_of(builtin_ptx(spec, F, p, problem));
-                EXPECT_TRUE(mine == theirs) << what << ": user schedule " << str(mine) << ", built-in " << str(theirs);
-                expressed++;
-            }
-    // 24 points: 14 expressed, 10 refused (row tails, source tiles, the relabeled graph).
-    EXPECT_GE(expressed, 12) << refused << " refused";
+    for (const auto &[gi, edge_weight, F] : cases) {
+        const char *gname = graphs[gi].first;
+        const GraphStats &st = graphs[gi].second;
+        const SpmmSpec spec{edge_weight ? BinaryOp::Mul : BinaryOp::CopyLhs, ReduceOp::Sum};
+        const std::vector<int64_t> lf = {F}, rf = edge_weight ? std::vector<int64_t>{1} : std::vector<int64_t>{};
+        const FeatureLayout layout = plan_op_features(spec.op, lf, rf);
+        const Problem problem = spmm_problem(spec, layout, st);
+        const ScheduleParams p = default_spmm_schedule(Device::CUDA).default_params(problem);
+        const std::string what = std::string(gname) + " " + spec.name() + " F=" + std::to_string(F) + " " + p.str();
+        std::map<std::string, int64_t> point(p.values.begin(), p.values.end());
+        if (!point.count("rowTails")) point["rowTails"] = 0;
+        if (!point.count("kNnzUnroll")) point["kNnzUnroll"] = 1;
+        if (!point.count("kSrcTile")) point["kSrcTile"] = 0;
+        dsl::SpmmProgram prog = dsl::spmm_program(spec, lf, rf);
+        std::optional<dsl::SpmmKernel> k;
+        try {
+            k = prog.compile(static_cast<int>(F), Device::CUDA, dsl::builtin_gpu_spmm_schedule(), point);
+        } catch (const ScheduleError &e) {
+            // Forms the port does not map: source tiles, the relabeled graph, ids staged with
+            // split rows.
+            const std::string msg = e.what();
+            EXPECT_TRUE(msg.find("kSrcTile = ") != std::string::npos ||
+                        msg.find("rowBalance = 3 is not one of") != std::string::npos ||
+                        msg.find("stage_neighbours does not combine") != std::string::npos)
+                << what << ": " << msg;
+            refused++;
+            continue;
+        }
+        const Form mine = form_of(k->assembly()), theirs = form_of(builtin_ptx(spec, F, p, problem));
+        EXPECT_TRUE(mine == theirs) << what << ": user schedule " << str(mine) << ", built-in " << str(theirs);
+        expressed++;
+    }
+    // At this commit 11 of the 12 are expressed; the other is the relabeled graph (rowBalance 3).
+    EXPECT_GE(expressed, 10) << refused << " refused";
 }
 
 TEST(BuiltinSchedules, PointsItDoesNotExpressAreRefusedByName) {
