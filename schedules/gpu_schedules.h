@@ -21,6 +21,21 @@ SpmmScheduleDef gpu_spmm_schedule();
 /// the zoo's training part).
 ScheduleParams gpu_spmm_expert_default(const Problem &p);
 
+/// The layout of gpu_spmm's tails' kernel (rowTails = 1): V features a thread (4, 2 or 1; at most
+/// the rows' own vector width max_vec where the rows load vectors, else 0), T threads over a row's
+/// feature groups (the largest divisor of f0 / V up to 32: the tiles cover the rows exactly, since a
+/// thread's tail sum is computed for its whole group outside any guard), M tails a block. The user
+/// schedule builtin_gpu_spmm (dsl/builtin_schedules.h) takes the same.
+struct RowTailLayout {
+    int V = 1, T = 1, M = 128;
+};
+RowTailLayout row_tail_layout(int64_t f0, int64_t max_vec);
+/// The fewest feature threads a tails' kernel may run unless they cover a row's feature groups:
+/// below it (groups without a divisor from 8 to 32, e.g. the prime 47) few threads walk a tail's
+/// whole row of features, and the kernel ran 5.5x slower than cuSPARSE (bip-h-8m, F = 47, H100,
+/// 2026-11-28).
+inline constexpr int kRowTailsMinThreads = 8;
+
 /// The row-tail form of a gpu_spmm row point that does not split rows: the same tile with rows cut
 /// after kRowTailsGateSplit nonzeros and their tails added by the tails' kernel (rowTails = 1);
 /// nullopt where that point is invalid, the problem has no graph statistics, or row tails are off

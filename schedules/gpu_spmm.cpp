@@ -154,31 +154,6 @@ std::optional<FeatureTile> fewest_idle_slots_tile(int64_t groups) {
     return best;
 }
 
-/// The layout of the tails' kernel (schedule_row_tails): V features a thread (4, 2 or 1; at most
-/// the rows' own vector width max_vec where the rows load vectors, else 0), T threads over a row's
-/// feature groups (the largest divisor of f0 / V up to 32: the tiles cover the rows exactly, since a
-/// thread's tail sum is computed for its whole group outside any guard), M tails a block.
-struct RowTailLayout {
-    int V = 1, T = 1, M = 128;
-};
-RowTailLayout row_tail_layout(int64_t f0, int64_t max_vec) {
-    RowTailLayout l;
-    l.V = f0 % 4 == 0 ? 4 : f0 % 2 == 0 ? 2 : 1;
-    if (max_vec > 0) l.V = static_cast<int>(std::min<int64_t>(l.V, max_vec));
-    const int64_t groups = f0 / l.V;
-    for (int64_t t = std::min<int64_t>(32, groups); t >= 1; t--)
-        if (groups % t == 0) {
-            l.T = static_cast<int>(t);
-            break;
-        }
-    l.M = std::max(1, 128 / l.T);
-    return l;
-}
-/// The fewest feature threads a tails' kernel may run unless they cover a row's feature groups:
-/// below it (groups without a divisor from 8 to 32, e.g. the prime 47) few threads walk a tail's
-/// whole row of features, and the kernel ran 5.5x slower than cuSPARSE (bip-h-8m, F = 47, H100,
-/// 2026-11-28).
-constexpr int kRowTailsMinThreads = 8;
 
 /// kNnzTile sizes the shared tile of neighbour ids and nothing else: without smemColIdx (and in the
 /// lane form, which cannot stage ids) every kNnzTile gives the same kernel, named by the smallest.
@@ -977,6 +952,20 @@ void apply(SpmmAlgorithm &a, const ScheduleParams &s) {
 }  // namespace
 
 ScheduleParams gpu_spmm_expert_default(const Problem &p) { return expert_params(p); }
+
+RowTailLayout row_tail_layout(int64_t f0, int64_t max_vec) {
+    RowTailLayout l;
+    l.V = f0 % 4 == 0 ? 4 : f0 % 2 == 0 ? 2 : 1;
+    if (max_vec > 0) l.V = static_cast<int>(std::min<int64_t>(l.V, max_vec));
+    const int64_t groups = f0 / l.V;
+    for (int64_t t = std::min<int64_t>(32, groups); t >= 1; t--)
+        if (groups % t == 0) {
+            l.T = static_cast<int>(t);
+            break;
+        }
+    l.M = std::max(1, 128 / l.T);
+    return l;
+}
 
 int gpu_spmm_register_limit(const SpmmSpec &spec, const ScheduleParams &s) {
     if (s.schedule != kName || !register_limits_enabled() || !uses_rhs(spec.op)) return 0;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "schedules/gpu_schedules.h"
+
 namespace gsparse::dsl {
 
 using Halide::Func;
@@ -18,26 +20,6 @@ int64_t pow2_ceil(int64_t x) {
     return p;
 }
 
-/// The layout of the row tails' kernel (as the built-in's): V features a thread (4, 2 or 1, dividing
-/// F; at most the rows' own vector width where they load vectors), T threads over a tail's feature
-/// groups (the largest divisor of F / V up to 32), M tails a block.
-struct TailLayout {
-    int V = 1, T = 1, M = 128;
-};
-TailLayout tail_layout(int F, int row_vector) {
-    TailLayout l;
-    l.V = F % 4 == 0 ? 4 : F % 2 == 0 ? 2 : 1;
-    if (row_vector > 1) l.V = std::min(l.V, row_vector);
-    const int groups = F / l.V;
-    for (int t = std::min(32, groups); t >= 1; t--)
-        if (groups % t == 0) {
-            l.T = t;
-            break;
-        }
-    l.M = std::max(1, 128 / l.T);
-    return l;
-}
-
 std::string why_invalid(const SchedulePoint &p, int F, Device device) {
     if (device != Device::CUDA) return "builtin_gpu_spmm is a CUDA schedule";
     const int64_t M = p.at("kMTile"), T = p.at("kNTile"), R = p.at("kNRegTile"), KT = p.at("kNnzTile"),
@@ -46,15 +28,22 @@ std::string why_invalid(const SchedulePoint &p, int F, Device device) {
     if (V > 1 && F % V != 0) return "kVecWidth must divide the features (aligned rows)";
     if (V > 1 && L > 1) return "kVecWidth > 1 applies to kNnzLanes = 1";
     if (U > 1 && L == 1) return "kNnzUnroll > 1 unrolls the lanes' loop; it needs kNnzLanes > 1";
-    if (split && balance) return "rowBalance orders whole rows; it cannot be combined with kRowSplit";
+    if (split && (balance == 1 || balance == 2))
+        return "rowBalance 1 and 2 order whole rows; they cannot be combined with kRowSplit";
     if (split && split < KT) return "kRowSplit must be at least kNnzTile";
     if (p.at("rowTails")) {
         if (!split) return "rowTails = 1 cuts rows after kRowSplit nonzeros; it needs kRowSplit > 0";
         if (smem || L > 1 || balance) return "rowTails = 1 takes whole rows in order on one thread: no smemColIdx, "
                                              "kNnzLanes or rowBalance";
-        const TailLayout l = tail_layout(F, static_cast<int>(V));
-        if (l.T < 8 && l.T < F / l.V) return "rowTails = 1 at these features gives the tails' kernel under 8 threads";
+        const RowTailLayout l = row_tail_layout(F, V > 1 ? V : 0);
+        if (l.T < kRowTailsMinThreads && l.T < F / l.V)
+            return "rowTails = 1 at these features gives the tails' kernel under " +
+                   std::to_string(kRowTailsMinThreads) + " threads";
     }
+    const int64_t tile = p.at("kSrcTile");
+    if (tile && balance) return "rowBalance orders whole rows; it cannot be combined with kSrcTile";
+    if (tile && smem) return "smemColIdx with kSrcTile: stage_neighbours does not combine with split_rows in user schedules";
+    if (tile * F * 4 > (int64_t(64) << 20)) return "kSrcTile * F * 4 bytes exceed 64 MiB";
     if (smem && split && !p.at("rowTails"))
         return "smemColIdx with kRowSplit: stage_neighbours does not combine with split_rows in user schedules";
     if (L > 1) {
@@ -81,8 +70,20 @@ void apply(ScheduleContext &c) {
               split = static_cast<int>(c.knob("kRowSplit")), L = static_cast<int>(c.knob("kNnzLanes")),
               V = static_cast<int>(c.knob("kVecWidth")), U = static_cast<int>(c.knob("kNnzUnroll"));
     const bool smem = c.knob("smemColIdx") != 0, tails = c.knob("rowTails") != 0;
-    const int64_t balance = c.knob("rowBalance");
-    const TailLayout tail = tail_layout(c.features, V);
+    const int64_t balance = c.knob("rowBalance"), src_tile = c.knob("kSrcTile");
+    // Rows split into segments (by length, or runs within source tiles), except in the tail form.
+    const bool segmented = (split > 0 || src_tile > 0) && !tails;
+    const int segment_length = split > 0 ? split : 1 << 20;
+    if (balance == 3) {
+        // The graph relabeled in its locality order: first, before the other directives. The source
+        // features gathered into the new order, a thread per element (a kernel of its own).
+        const RelabeledSources relabeled = c.relabel_sources();
+        for (Func x : relabeled.sources) {
+            Var fused("fused"), xo("xo"), xi("xi");
+            x.compute_root().fuse(c.f, relabeled.i, fused).gpu_tile(fused, xo, xi, 256, TailStrategy::GuardWithIf);
+        }
+    }
+    const RowTailLayout tail = row_tail_layout(c.features, V > 1 ? V : 0);
     // The tails' kernel loads vectors of its own where the rows do not (aligned rows are the
     // program's: one vector for both).
     if (V > 1 || (tails && tail.V > 1)) c.aligned_rows(V > 1 ? V : tail.V);
@@ -105,8 +106,8 @@ void apply(ScheduleContext &c) {
         c.int32_indexing();
         Func rows = c.out, acc = c.acc;
         NnzLanes n;
-        if (split) {
-            RowSegmentSplit r = c.split_rows(split, 0, L, U);
+        if (segmented) {
+            RowSegmentSplit r = c.split_rows(segment_length, src_tile, L, U);
             rows = r.segments, acc = r.segment_acc, n = r.lanes;
             rows.compute_root();
         } else {
@@ -122,17 +123,16 @@ void apply(ScheduleContext &c) {
         acc.compute_at(rows, fl).update().unroll(n.merge);
         n.lanes.compute_at(rows, ft).gpu_lanes(n.lane);
         n.lanes.update().reorder(n.step, n.lane, n.ko).unroll(n.step).gpu_lanes(n.lane);
-        if (split) merge_segments();
+        if (segmented) merge_segments();
         return;
     }
     // The directives first: they redefine out and acc (and give the segments' Funcs).
     RowTailSplit row_tails;
     RowSegmentSplit segments;
     if (tails) row_tails = c.split_row_tails(split);
-    else if (split) segments = c.split_rows(split);
+    else if (segmented) segments = c.split_rows(segment_length, src_tile);
     NeighbourTiles tiles;
     if (smem) tiles = c.stage_neighbours(KT, vo, M);
-    const bool segmented = split && !tails;
     Func rows = segmented ? segments.segments : c.out, acc = segmented ? segments.segment_acc : c.acc;
     const RVar k = segmented ? segments.k : c.k;
     if (segmented) rows.compute_root();
@@ -200,18 +200,18 @@ const ScheduleDef &builtin_gpu_spmm_schedule() {
     static const ScheduleDef def = [] {
         ScheduleDef d;
         d.name = "builtin_gpu_spmm";
-        // The built-in space's knobs (schedules/gpu_spmm.cpp); kSrcTile takes 0 only.
+        // The built-in space's knobs (schedules/gpu_spmm.cpp).
         d.knobs = {{"kMTile", {1, 2, 4, 8, 16, 32, 64, 128, 256}, 4},
                    {"kNTile", {1, 2, 4, 8, 16, 32, 64, 128}, 32},
                    {"kNRegTile", {1, 2, 4, 8}, 1},
                    {"kNnzTile", {16, 32, 64, 128}, 32},
                    {"smemColIdx", {0, 1}, 0},
                    {"kRowSplit", {0, 64, 128, 256, 1024, 4096}, 0},
-                   {"rowBalance", {0, 1, 2}, 0},
+                   {"rowBalance", {0, 1, 2, 3}, 0},
                    {"kNnzLanes", {1, 2, 4, 8, 16, 32}, 1},
                    {"kVecWidth", {1, 2, 4}, 1},
                    {"kNnzUnroll", {1, 2, 4}, 1},
-                   {"kSrcTile", {0}, 0},
+                   {"kSrcTile", {0, 32768, 65536}, 0},
                    {"rowTails", {0, 1}, 0}};
         d.why_invalid = why_invalid;
         d.apply = apply;

@@ -17,10 +17,12 @@
 //          (locality_rows)
 //   tails  rowTails = 1: rows keep their first kRowSplit positions and the rest comes in tails
 //          added to them atomically by a kernel of its own (split_row_tails; sum without finalize)
-// Not expressed yet (the knob's only choices exclude them, so such points are a ScheduleError
-// naming it): source tiles (kSrcTile) and the relabeled graph (rowBalance = 3), whose user forms
-// exist (split_rows(L, T), relabel_sources) but are not mapped here; ids staged together with split
-// rows (stage_neighbours does not combine with split_rows).
+//   tiles  kSrcTile = T > 0: rows reduced in runs within tiles of T source ids (split_rows(L, T))
+//   relabel rowBalance = 3: the kernel on the graph relabeled in its locality order, the source
+//          features gathered into the new order by a kernel of their own (relabel_sources)
+// Not expressed (a ScheduleError names the knobs): ids staged together with split rows or source
+// tiles (stage_neighbours does not combine with split_rows). The validity rule is the built-in's
+// where the forms meet (threads a block, shared memory, lanes, vectors, row tails).
 // CUDA only.
 #pragma once
 

@@ -17,6 +17,7 @@
 #include "support/text_count.h"
 #include "support/throws_with.h"
 #include "support/user_program_cases.h"
+#include "support/weighted_program.h"
 
 namespace gsparse {
 namespace {
@@ -27,39 +28,10 @@ using dsl::SpmmProgram;
 using test::count_of;
 using test::expect_close;
 
-/// x_u * w_e + y_v with a broadcast edge weight: source, edge and destination operands.
-SpmmProgram weighted(const std::string &name, Monoid m) {
-    SpmmProgram p(name);
-    Halide::Expr x = p.operand("x", At::Src);
-    Halide::Expr w = p.operand("w", At::Edge, true);
-    Halide::Expr y = p.operand("y", At::Dst);
-    p.message(x * w + y);
-    p.reduce(std::move(m));
-    return p;
-}
-
-Tensor reference(const Graph &g, int F, const Tensor &x, const Tensor &w, const Tensor &y, bool max) {
-    const CSR &csr = g.csr();
-    Tensor out = Tensor::zeros({csr.num_rows, F}, DType::F32);
-    for (int64_t v = 0; v < csr.num_rows; ++v) {
-        if (csr.row_length(v) == 0) continue;
-        for (int f = 0; f < F; ++f) {
-            double acc = max ? -INFINITY : 0.0;
-            for (int64_t p = csr.row_ptr[v]; p < csr.row_ptr[v + 1]; ++p) {
-                const double m = double(x.data_as<float>()[csr.col_idx[p] * F + f]) * w.data_as<float>()[csr.edge_id(p)] +
-                                 double(y.data_as<float>()[v * F + f]);
-                acc = max ? std::max(acc, m) : acc + m;
-            }
-            out.data_as<float>()[v * F + f] = static_cast<float>(acc);
-        }
-    }
-    return out;
-}
-
 TEST(UserAlignedRows, VectorRowsMatchPlainLoops) {
     const dsl::ScheduleDef def = test::vector_rows_schedule();
     for (const auto &[max, F] : std::vector<std::pair<bool, int>>{{false, 1}, {false, 7}, {false, 8}, {false, 24}, {true, 12}}) {
-        SpmmProgram p = weighted(max ? "aligned_max" : "aligned_sum", max ? Monoid::max() : Monoid::sum());
+        SpmmProgram p = test::weighted_program(max ? "aligned_max" : "aligned_sum", max ? Monoid::max() : Monoid::sum());
         std::vector<dsl::SpmmKernel> kernels;
         for (int64_t V : {1, 2, 4, 8})
             for (int64_t aligned : {0, 1})
@@ -78,7 +50,7 @@ TEST(UserAlignedRows, VectorRowsMatchPlainLoops) {
             Graph g = test::random_graph(50 + F, c.opt);
             Tensor x = test::random_tensor({g.num_src(), F}, 1), w = test::random_tensor({g.num_edges(), 1}, 2),
                    y = test::random_tensor({g.num_dst(), F}, 3);
-            const Tensor want = reference(g, F, x, w, y, max);
+            const Tensor want = test::weighted_reference(g, F, x, w, y, max);
             for (const dsl::SpmmKernel &k : kernels) {
                 Tensor got = test::random_tensor({g.num_dst(), F}, 4);
                 k.run(g, {{"x", x}, {"w", w}, {"y", y}}, got);
@@ -92,7 +64,7 @@ TEST(UserAlignedRows, LayoutIsCheckedOnlyWhereDeclared) {
     // The operands' layout belongs to the program and is shared by its kernels: a kernel compiled
     // without aligned_rows after one with it checks no layout and runs on misaligned rows.
     const int F = 8;
-    SpmmProgram p = weighted("aligned_layout", Monoid::sum());
+    SpmmProgram p = test::weighted_program("aligned_layout", Monoid::sum());
     const dsl::ScheduleDef def = test::vector_rows_schedule();
     dsl::SpmmKernel aligned = p.compile(F, Device::CPU, def, {{"vector", 4}, {"aligned", 1}});
     dsl::SpmmKernel loose = p.compile(F, Device::CPU, def, {{"vector", 4}, {"aligned", 0}});
@@ -110,7 +82,7 @@ TEST(UserAlignedRows, LayoutIsCheckedOnlyWhereDeclared) {
     Graph g = test::random_graph(77, test::graphs()[0].opt);
     Tensor x = test::random_tensor({g.num_src(), F}, 1), w = test::random_tensor({g.num_edges(), 1}, 2),
            y = test::random_tensor({g.num_dst(), F}, 3);
-    const Tensor want = reference(g, F, x, w, y, false);
+    const Tensor want = test::weighted_reference(g, F, x, w, y, false);
     // x's rows one element off their allocation's alignment.
     Tensor storage = Tensor::empty({g.num_src() * F + 1}, DType::F32);
     std::copy(x.data_as<float>(), x.data_as<float>() + x.numel(), storage.data_as<float>() + 1);
@@ -130,7 +102,7 @@ TEST(UserAlignedRows, LayoutIsCheckedOnlyWhereDeclared) {
 }
 
 TEST(UserAlignedRows, VectorsThatDoNotDivideTheFeaturesAreRefused) {
-    SpmmProgram p = weighted("aligned_bad", Monoid::sum());
+    SpmmProgram p = test::weighted_program("aligned_bad", Monoid::sum());
     dsl::ScheduleDef def;
     def.name = "aligned_by_knob";
     def.knobs = {{"vector", {3, 4}, 4}};
@@ -144,7 +116,7 @@ TEST(UserAlignedRows, VectorsThatDoNotDivideTheFeaturesAreRefused) {
 TEST(UserAlignedRows, CudaKernelLoadsAndStoresVectors) {
     // 4-wide groups: with aligned rows the gathers of x, the loads of y and the stores of out are
     // 128-bit loads and the outputs wider stores; without, Halide cannot prove them aligned and the back end splits them.
-    SpmmProgram p = weighted("aligned_cuda", Monoid::sum());
+    SpmmProgram p = test::weighted_program("aligned_cuda", Monoid::sum());
     const dsl::ScheduleDef def = test::vector_rows_schedule();
     const std::string vec = p.compile(16, Device::CUDA, def, {{"vector", 4}, {"aligned", 1}}).assembly();
     const std::string scalar = p.compile(16, Device::CUDA, def, {{"vector", 4}, {"aligned", 0}}).assembly();

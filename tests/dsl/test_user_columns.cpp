@@ -67,8 +67,9 @@ TEST(UserColumns, HeadOperandsMatchPlainLoops) {
         const int F = H * D;
         for (const bool max : {false, true}) {
             SpmmProgram p = heads(max ? "heads_max" : "heads_sum", H, D, max ? Monoid::max() : Monoid::sum());
-            std::vector<dsl::SpmmKernel> kernels = {p.compile(F), p.compile(F, Device::CPU, dsl::default_schedule(),
-                                                                            {{"vector_width", 4}, {"rows_per_task", 1}})};
+            std::vector<dsl::SpmmKernel> kernels;
+            kernels.push_back(p.compile(F));
+            kernels.push_back(p.compile(F, Device::CPU, dsl::default_schedule(), {{"vector_width", 4}, {"rows_per_task", 1}}));
             if (F % 4 == 0)
                 kernels.push_back(p.compile(F, Device::CPU, test::vector_rows_schedule(), {{"vector", 4}}));
             for (const test::Case &c : test::graphs()) {
@@ -163,8 +164,11 @@ TEST(UserColumns, DerivedBackwardKnowsTheColumns) {
     EXPECT_EQ(grads.operands[1].form, dsl::OperandGradient::Form::Edges);
     // The gradient programs declare the operands they read with the same columns.
     ASSERT_TRUE(grads.operands[0].rows);
-    for (const dsl::OperandInfo &o : grads.operands[0].rows->operands())
-        if (o.name == "a") EXPECT_EQ(o.columns, 2);
+    for (const dsl::OperandInfo &o : grads.operands[0].rows->operands()) {
+        if (o.name == "a") {
+            EXPECT_EQ(o.columns, 2);
+        }
+    }
 }
 
 TEST(UserColumns, CudaKernelsCompile) {

@@ -15,6 +15,7 @@
 #include "support/text_count.h"
 #include "support/throws_with.h"
 #include "support/user_program_cases.h"
+#include "support/weighted_program.h"
 #include "user_plugin/gat_attention.h"
 #include "user_plugin/staged_tiles.h"
 
@@ -27,36 +28,6 @@ using dsl::SpmmProgram;
 using test::Case;
 using test::expect_close;
 using test::graphs;
-
-/// x_u * w_e + y_v: a message of a source, an edge and a destination operand.
-SpmmProgram weighted(const std::string &name, Monoid m) {
-    SpmmProgram p(name);
-    Halide::Expr x = p.operand("x", At::Src);
-    Halide::Expr w = p.operand("w", At::Edge, true);
-    Halide::Expr y = p.operand("y", At::Dst);
-    p.message(x * w + y);
-    p.reduce(std::move(m));
-    return p;
-}
-
-/// The same as plain loops over the CSR (sum or max).
-Tensor weighted_reference(const Graph &g, int F, const Tensor &x, const Tensor &w, const Tensor &y, bool max) {
-    const CSR &csr = g.csr();
-    Tensor out = Tensor::zeros({csr.num_rows, F}, DType::F32);
-    for (int64_t v = 0; v < csr.num_rows; ++v) {
-        if (csr.row_length(v) == 0) continue;
-        for (int f = 0; f < F; ++f) {
-            double acc = max ? -INFINITY : 0.0;
-            for (int64_t p = csr.row_ptr[v]; p < csr.row_ptr[v + 1]; ++p) {
-                const double m = double(x.data_as<float>()[csr.col_idx[p] * F + f]) * w.data_as<float>()[csr.edge_id(p)] +
-                                 double(y.data_as<float>()[v * F + f]);
-                acc = max ? std::max(acc, m) : acc + m;
-            }
-            out.data_as<float>()[v * F + f] = static_cast<float>(acc);
-        }
-    }
-    return out;
-}
 
 /// staged_tiles with balanced rows on top (the rows of a block then come from the row order).
 dsl::ScheduleDef staged_balanced() {
@@ -75,7 +46,7 @@ TEST(UserStagedTiles, StagedRowsMatchPlainLoops) {
     // (400 neighbours) takes many tiles, most rows part of one; the last block of rows runs past the
     // graph's end. Sum at F = 1, 5 and 32, max at F = 5.
     for (const auto &[max, F] : std::vector<std::pair<bool, int>>{{false, 1}, {false, 5}, {false, 32}, {true, 5}}) {
-        SpmmProgram p = weighted(max ? "staged_max" : "staged_sum", max ? Monoid::max() : Monoid::sum());
+        SpmmProgram p = test::weighted_program(max ? "staged_max" : "staged_sum", max ? Monoid::max() : Monoid::sum());
         {
             std::vector<std::pair<std::string, dsl::SpmmKernel>> kernels;
             for (int64_t rows : {1, 8, 128})
@@ -90,7 +61,7 @@ TEST(UserStagedTiles, StagedRowsMatchPlainLoops) {
                 Graph g = test::random_graph(30 + F, c.opt);
                 Tensor x = test::random_tensor({g.num_src(), F}, 1), w = test::random_tensor({g.num_edges(), 1}, 2),
                        y = test::random_tensor({g.num_dst(), F}, 3);
-                const Tensor want = weighted_reference(g, F, x, w, y, max);
+                const Tensor want = test::weighted_reference(g, F, x, w, y, max);
                 for (const auto &[point, k] : kernels) {
                     Tensor got = Tensor::empty({g.num_dst(), F}, DType::F32);
                     k.run(g, {{"x", x}, {"w", w}, {"y", y}}, got);
@@ -160,7 +131,7 @@ TEST(UserStagedTiles, TheTilesLoopRunsToTheBlocksLongestRow) {
     // The ko loop's extent is bounded by the lengths of the block's rows read from row_ptr (the
     // BlockUniformLoop pass, on the block loop's index), not by the graph's longest row alone. A
     // serial schedule: its loops stay in the lowered statement (parallel ones go to closures).
-    SpmmProgram p = weighted("bounded", Monoid::sum());
+    SpmmProgram p = test::weighted_program("bounded", Monoid::sum());
     dsl::ScheduleDef serial;
     serial.name = "serial_tiles";
     serial.apply = [](dsl::ScheduleContext &c) {
@@ -189,11 +160,11 @@ TEST(UserStagedTiles, TheTilesLoopRunsToTheBlocksLongestRow) {
     Tensor x = test::random_tensor({g.num_src(), 4}, 1), w = test::random_tensor({g.num_edges(), 1}, 2),
            y = test::random_tensor({g.num_dst(), 4}, 3), got = Tensor::empty({g.num_dst(), 4}, DType::F32);
     p.compile(4, Device::CPU, serial).run(g, {{"x", x}, {"w", w}, {"y", y}}, got);
-    expect_close(got, weighted_reference(g, 4, x, w, y, false), 1e-5, "serial tiles");
+    expect_close(got, test::weighted_reference(g, 4, x, w, y, false), 1e-5, "serial tiles");
 }
 
 TEST(UserStagedTiles, StagingErrorsNameTheReason) {
-    SpmmProgram p = weighted("errors", Monoid::sum());
+    SpmmProgram p = test::weighted_program("errors", Monoid::sum());
     auto with = [](std::function<void(dsl::ScheduleContext &)> apply) {
         dsl::ScheduleDef d;
         d.name = "broken";
@@ -254,7 +225,7 @@ TEST(UserStagedTiles, CudaKernelStagesIdsInSharedMemoryAndKeepsAccumulatorsInReg
     // PTX of the CUDA kernel (no GPU needed): the tiles live in shared memory between barriers; with
     // register_tiles the block-wide accumulator tile becomes each thread's registers (no local
     // depot), without it Halide's per-thread copy of the whole tile stays in local memory.
-    SpmmProgram p = weighted("staged_cuda", Monoid::sum());
+    SpmmProgram p = test::weighted_program("staged_cuda", Monoid::sum());
     const std::map<std::string, int64_t> point = {{"rows", 4}, {"nnz_tile", 32}, {"feature_threads", 16}, {"register_tile", 2}};
     dsl::SpmmKernel k = p.compile(64, Device::CUDA, gsparse_examples::staged_tiles(), point);
     const std::string ptx = k.assembly();
@@ -276,7 +247,7 @@ TEST(UserStagedTiles, CudaKernelStagesIdsInSharedMemoryAndKeepsAccumulatorsInReg
 TEST(UserStagedTiles, CudaVectorGroupsLoadVectorsFromRegisters) {
     // vector = 4 (aligned_rows): each of a thread's register_tile outputs is a group of 4 features,
     // gathered with 128-bit loads, still in registers; vector = 1 loads scalars.
-    SpmmProgram p = weighted("staged_vec", Monoid::sum());
+    SpmmProgram p = test::weighted_program("staged_vec", Monoid::sum());
     std::map<std::string, int64_t> point = {{"rows", 8}, {"nnz_tile", 32}, {"feature_threads", 8}, {"register_tile", 2},
                                             {"vector", 4}};
     const std::string vec = p.compile(64, Device::CUDA, gsparse_examples::staged_tiles(), point).assembly();

@@ -726,8 +726,9 @@ TEST_F(GpuUserProgram, ColumnOperandsMatchTheCpu) {
         const int F = H * D;
         dsl::SpmmProgram cpu_p = make("cols_cpu", H, D), gpu_p = make("cols_gpu", H, D);
         dsl::SpmmKernel kc = cpu_p.compile(F);
-        std::vector<dsl::SpmmKernel> kernels = {gpu_p.compile(F, Device::CUDA),
-                                                gpu_p.compile(F, Device::CUDA, dsl::default_schedule(), {{"nnz_lanes", 1}})};
+        std::vector<dsl::SpmmKernel> kernels;
+        kernels.push_back(gpu_p.compile(F, Device::CUDA));
+        kernels.push_back(gpu_p.compile(F, Device::CUDA, dsl::default_schedule(), {{"nnz_lanes", 1}}));
         if (F % 4 == 0) kernels.push_back(gpu_p.compile(F, Device::CUDA, test::vector_rows_schedule(), {{"vector", 4}}));
         const auto shapes = three_shapes(900);
         for (size_t i = 0; i < shapes.size(); ++i) {
