@@ -671,32 +671,42 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
             merged(f_, v_) = monoid_->merge(merged(f_, v_), parts(at));
         }
     };
+    // Lanes over a range of `length` positions (at most max_length) of v (a row, or a segment):
+    // lanes(f, v, lane) reduces the messages at positions k = (ko * U + step) * L + lane < length
+    // (message_of(k)), named <prefix>_lanes, <prefix>_ko and <prefix>_lane (the merge's RVar).
+    // (step, ko): step innermost. One step: the predicate is exact. Several: it bounds ko only, and
+    // the steps past the range's end keep the lane's value; they read its last position (cached),
+    // not the next range's.
+    auto reduce_in_lanes = [&](int L, int U, const Expr &length, const Expr &max_length, const std::string &prefix,
+                               const std::function<std::vector<Expr>(const Expr &)> &message_of) {
+        NnzLanes n;
+        n.count = L;
+        n.steps = U;
+        n.lane = Var("lane");
+        RDom dom(0, U, 0, (max_length + (L * U - 1)) / (L * U), prefix + "_ko");
+        n.step = dom.x;
+        n.ko = dom.y;
+        const Expr k = (dom.y * U + dom.x) * L + n.lane;
+        dom.where(U == 1 ? k < length : dom.y * (L * U) < length);
+        n.lanes = Func(prefix + "_lanes");
+        // Several steps combine only the positions inside the range.
+        reduce_into(n.lanes, {f_, v_, n.lane}, message_of(U == 1 ? k : min(k, length - 1)),
+                    U > 1 ? k < length : Expr());
+        RDom l(0, L, prefix + "_lane");
+        n.merge = l.x;
+        return n;
+    };
     // The lane form (ScheduleContext::split_nnz_lanes): the messages at position k = ko * L + lane.
     ctx.split_lanes_impl = [&](ScheduleContext &c, int L, int U) {
         begin_split("split_nnz_lanes");
-        NnzLanes r;
-        r.count = L;
-        r.steps = U;
-        r.lane = Var("lane");
-        // (step, ko): step innermost. One step: the predicate is exact. Several: it bounds ko only,
-        // and the steps past the row's end keep the lane's value; they read the row's last
-        // position (cached), not the next rows' neighbours.
-        RDom dom(0, U, 0, (max_degree_ + (L * U - 1)) / (L * U), name_ + "_ko");
-        r.step = dom.x;
-        r.ko = dom.y;
-        const Expr k = (dom.y * U + dom.x) * L + r.lane;
-        dom.where(U == 1 ? k < degree_ : dom.y * (L * U) < degree_);
-        const Expr k_read = U == 1 ? k : min(k, degree_ - 1);
-        std::vector<Expr> at_k;
-        for (const Expr &m : msg) at_k.push_back(Internal::substitute(k_.x.name(), k_read, m));
-        r.lanes = Func(name_ + "_lanes");
-        // Several steps combine only the positions inside the row.
-        reduce_into(r.lanes, {f_, v_, r.lane}, at_k, U > 1 ? k < degree_ : Expr());
+        NnzLanes r = reduce_in_lanes(L, U, degree_, max_degree_, name_, [&](const Expr &k) {
+            std::vector<Expr> at_k;
+            for (const Expr &m : msg) at_k.push_back(Internal::substitute(k_.x.name(), k, m));
+            return at_k;
+        });
         // The lanes merged in lane order.
         Func merged(name_ + "_merged");
-        RDom l(0, L, name_ + "_lane");
-        r.merge = l.x;
-        merge_into(merged, r.lanes, {f_, v_, l.x});
+        merge_into(merged, r.lanes, {f_, v_, r.merge});
         Func lane_out = output_func();
         define_out(lane_out, merged);
         ext::infer_ragged_bounds({lane_out, merged, r.lanes}, sparse);
@@ -752,25 +762,12 @@ SpmmKernel SpmmProgram::compile(int features, Device device, const ScheduleDef &
             r.k = ks.x;
             reduce_into(r.segment_acc, {f_, v_}, message_at(start + ks.x, ks.x, row), Expr());
         } else {
-            // Lanes of the segment's positions, as split_nnz_lanes takes a row's: k = (ko * U + step)
-            // * L + lane, the lanes then merged in lane order into segment_acc.
-            NnzLanes &n = r.lanes;
-            n.count = L;
-            n.steps = U;
-            n.lane = Var("lane");
-            RDom dom(0, U, 0, (max_segment_len + (L * U - 1)) / (L * U), name_ + "_sko");
-            n.step = dom.x;
-            n.ko = dom.y;
-            const Expr k = (dom.y * U + dom.x) * L + n.lane;
-            dom.where(U == 1 ? k < length_of : dom.y * (L * U) < length_of);
-            const Expr k_read = U == 1 ? k : min(k, length_of - 1);
-            n.lanes = Func(name_ + "_segment_lanes");
-            reduce_into(n.lanes, {f_, v_, n.lane}, message_at(start + k_read, k_read, row),
-                        U > 1 ? k < length_of : Expr());
-            RDom l(0, L, name_ + "_segment_lane");
-            n.merge = l.x;
-            merge_into(r.segment_acc, n.lanes, {f_, v_, l.x});
-            segment_stages.push_back(n.lanes);
+            // Lanes of the segment's positions, as split_nnz_lanes takes a row's, merged in lane order
+            // into segment_acc.
+            r.lanes = reduce_in_lanes(L, U, length_of, max_segment_len, name_ + "_segment",
+                                      [&](const Expr &k) { return message_at(start + k, k, row); });
+            merge_into(r.segment_acc, r.lanes.lanes, {f_, v_, r.lanes.merge});
+            segment_stages.push_back(r.lanes.lanes);
         }
         r.segments = Func(name_ + "_segments");
         r.segments(f_, v_) = tuples ? Tuple(r.segment_acc(f_, v_)) : Tuple(Expr(r.segment_acc(f_, v_)));
