@@ -1,6 +1,7 @@
 #include "dsl/builtin_programs.h"
 
 #include "core/error.h"
+#include "ops/binary.h"
 #include "ops/broadcast.h"
 
 namespace gsparse::dsl {
@@ -8,8 +9,8 @@ namespace gsparse::dsl {
 namespace {
 
 /// The index in an operand's row of output feature f: over the canonical dimensions (innermost
-/// first), f's coordinate in each one the operand varies in, at the operand's own strides.
-/// nullopt-like: `varies_all` / `varies_none` tell the caller to declare a plain or broadcast operand.
+/// first), f's coordinate in each one the operand varies in, at the operand's own strides. `all` /
+/// `none`: the operand varies in every dimension / in none (a plain or a broadcast operand).
 struct OperandRead {
     bool all = true, none = true;
     int64_t columns = 1;
@@ -43,19 +44,6 @@ Halide::Expr declare(Program &p, const char *name, At at, const FeatureLayout &l
     return p.operand(name, at, Columns{static_cast<int>(r.columns), r.column});
 }
 
-Halide::Expr combine(BinaryOp op, const Halide::Expr &x, const Halide::Expr &y) {
-    switch (op) {
-    case BinaryOp::Add: return x + y;
-    case BinaryOp::Sub: return x - y;
-    case BinaryOp::Mul: return x * y;
-    case BinaryOp::Div: return x / y;
-    case BinaryOp::CopyLhs: return x;
-    case BinaryOp::CopyRhs: return y;
-    case BinaryOp::Dot: break;
-    }
-    fail<ShapeError>("dot is not an element-wise operator");
-}
-
 At at_of(OperandTarget t) { return t == OperandTarget::Src ? At::Src : t == OperandTarget::Dst ? At::Dst : At::Edge; }
 
 }  // namespace
@@ -72,7 +60,7 @@ SpmmProgram spmm_program(const SpmmSpec &spec, const std::vector<int64_t> &lhs_f
     Halide::Expr x, y;
     if (uses_lhs(spec.op)) x = declare(p, "lhs", At::Src, l, l.lhs_varies);
     if (uses_rhs(spec.op)) y = declare(p, "rhs", At::Edge, l, l.rhs_varies);
-    p.message(combine(spec.op, x, y));
+    p.message(apply_binary(spec.op, x, y));
     switch (spec.reduce) {
     case ReduceOp::Sum: p.reduce(Monoid::sum()); break;
     case ReduceOp::Mean:
@@ -96,7 +84,7 @@ SddmmProgram sddmm_program(const SddmmSpec &spec, const std::vector<int64_t> &lh
     Halide::Expr x, y;
     if (uses_lhs(spec.op)) x = declare(p, "lhs", at_of(spec.lhs), l, l.lhs_varies);
     if (uses_rhs(spec.op)) y = declare(p, "rhs", at_of(spec.rhs), l, l.rhs_varies);
-    p.edge_value(combine(spec.op, x, y));
+    p.edge_value(apply_binary(spec.op, x, y));
     return p;
 }
 
